@@ -1,0 +1,1 @@
+//! `#[mrtr_handler]`. Use it through the `mrtr` crate, which re-exports it.

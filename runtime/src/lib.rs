@@ -1,0 +1,2 @@
+//! The runtime behind `#[mrtr_handler]`.
+pub use mrtr_macros::*;

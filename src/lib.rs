@@ -1,0 +1,4 @@
+//! `cargo mcp-lint`: finds legacy server-to-client MCP requests and unsafe `requestState` handling
+//! in Rust MCP servers. See `docs/architecture.md` for the data flow.
+
+pub mod finding;
