@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark cargo-mcp-lint against the floors and a declarative rule engine, on two corpora:
+#   vendor    the project's own dependency tree, laid out with `cargo vendor` (over 1.8 M lines)
+#   mcp-tree  a generated tree of rmcp server files that all contain trigger tokens (all parsed)
+# Tools, side by side in one hyperfine run per corpus:
+#   mcp-lint      the release binary, default settings, JSON report to /dev/null
+#   mcp-lint-1t   the same with RAYON_NUM_THREADS=1 (how much the parallelism buys)
+#   rg            ripgrep with a regex of the same trigger names: the floor for reading the files
+#   ast-grep      `ast-grep scan` with the legacy-call rules in bench/ast-grep/rules
+#   syn-floor     `syn::parse_file` of every file on one thread: the floor for parsing everything
+# then peak memory (`/usr/bin/time -v`) and a table of medians and ratios against the targets.
+#
+# usage: bench/run.sh [--runs N] [--files N] [--only vendor|mcp-tree]
+# needs: hyperfine, rg (Debian packages `hyperfine ripgrep`), ast-grep (PyPI `ast-grep-cli`), python3.
+# Run it on a quiet machine: the numbers are wall-clock times on all cores.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/bench/out
+RUNS=5
+FILES=3000
+ONLY=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --runs) RUNS=$2; shift 2 ;;
+        --files) FILES=$2; shift 2 ;;
+        --only) ONLY=$2; shift 2 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        *) echo "unknown argument: $1" >&2; exit 2 ;;
+    esac
+done
+
+for tool in hyperfine rg ast-grep python3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || {
+        echo "missing $tool: apt-get install -y hyperfine ripgrep time; pip install ast-grep-cli" >&2
+        exit 2
+    }
+done
+mkdir -p "$OUT"
+
+echo "== build (release)"
+(cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint)
+(cd "$ROOT/bench/syn-floor" && cargo build --release --locked)
+LINT=$ROOT/target/release/cargo-mcp-lint
+FLOOR=$ROOT/bench/syn-floor/target/release/syn-floor
+
+echo "== corpora"
+# The vendored tree follows Cargo.lock: re-vendor only when the lock file changed.
+lock_sum=$(sha256sum "$ROOT/Cargo.lock" | cut -d' ' -f1)
+if [ "$(cat "$OUT/vendor.stamp" 2>/dev/null)" != "$lock_sum" ]; then
+    rm -rf "$OUT/vendor"
+    (cd "$ROOT" && cargo vendor --locked --versioned-dirs "$OUT/vendor" >/dev/null)
+    echo "$lock_sum" >"$OUT/vendor.stamp"
+fi
+gen_sum=$(cat "$ROOT/bench/gen_mcp_tree.py" | sha256sum | cut -d' ' -f1)-$FILES
+if [ "$(cat "$OUT/mcp-tree.stamp" 2>/dev/null)" != "$gen_sum" ]; then
+    python3 "$ROOT/bench/gen_mcp_tree.py" "$OUT/mcp-tree" --files "$FILES"
+    echo "$gen_sum" >"$OUT/mcp-tree.stamp"
+fi
+
+# The names the linter's legacy-call rules trigger on (rules/ is the source of truth; this list
+# mirrors the rmcp and raw JSON-RPC trigger tokens). Plain alternation, no \b: a word-boundary
+# regex sends rg down a much slower path and would make the floor look worse than it is.
+TRIGGERS='create_elicitation|elicit|create_message|list_roots|send_request|send_cancellable_request|ServerRequest|elicitation/create|sampling/createMessage|roots/list|request_state|requestState'
+
+cd "$OUT"
+corpora="vendor mcp-tree"
+[ -n "$ONLY" ] && corpora=$ONLY
+for corpus in $corpora; do
+    echo
+    echo "== $corpus: $(find "$corpus" -name '*.rs' | wc -l) .rs files, $(find "$corpus" -name '*.rs' -print0 | xargs -0 cat | wc -l) lines; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$FLOOR" "$corpus" | tee "$corpus.floor.txt"
+    "$LINT" --format json "$corpus" >"$corpus.report.json" || true
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['summary']; print('mcp-lint summary:', s)" "$corpus.report.json"
+    hyperfine --style basic --warmup 1 --runs "$RUNS" --ignore-failure --export-json "$corpus.hyperfine.json" \
+        -n mcp-lint "$LINT --format json $corpus" \
+        -n mcp-lint-1t "RAYON_NUM_THREADS=1 $LINT --format json $corpus" \
+        -n rg "rg -c -t rust '$TRIGGERS' $corpus" \
+        -n ast-grep "ast-grep scan -c $ROOT/bench/ast-grep/sgconfig.yml --json=compact $corpus" \
+        -n syn-floor "$FLOOR $corpus"
+    for cmd in mcp-lint mcp-lint-1t; do
+        threads=""
+        [ $cmd = mcp-lint-1t ] && threads="env RAYON_NUM_THREADS=1"
+        /usr/bin/time -v $threads "$LINT" --format json "$corpus" 2>"$corpus.$cmd.time.txt" >/dev/null || true
+    done
+done
+
+python3 "$ROOT/bench/report.py" "$OUT" $corpora

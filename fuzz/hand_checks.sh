@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Hostile inputs the fuzzer cannot make: each must give a finding or an error line, never a
+# crash (signal, panic, exit status other than 0/1/2) or a hang (the timeout below).
+#   nested-parens / nested-blocks   100k levels of ( and { : recursion depth
+#   huge-line                       one 50 MB line that contains trigger tokens
+#   invalid-utf8                    a .rs file with bytes that are not UTF-8, next to trigger tokens
+#   unreadable                      chmod 000 (only meaningful when not root: root reads anything)
+#   vanishing                       files deleted while the linter runs
+#   fifo, dev-zero                  a FIFO and a symlink to /dev/zero named *.rs in the tree
+# and: the same report, byte for byte, with RAYON_NUM_THREADS=1 and =8 on the given tree.
+#
+# usage: fuzz/hand_checks.sh [TREE_FOR_DETERMINISM]   (default bench/out/vendor)
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LINT=$ROOT/target/release/cargo-mcp-lint
+TREE=${1:-$ROOT/bench/out/vendor}
+LIMIT=${LIMIT:-60}
+(cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint) || exit 2
+WORK=$(mktemp -d)
+trap 'chmod -R u+rwx "$WORK"; rm -rf "$WORK"' EXIT
+failures=0
+
+# run NAME DIR: lint DIR, classify the outcome, keep the first lines of output for the report.
+run() {
+    local name=$1 dir=$2 start end status
+    start=$(date +%s.%N)
+    (cd "$dir" && timeout -k 5 "$LIMIT" /usr/bin/time -f '%M' -o "$WORK/$name.rss" \
+        "$LINT" --format json . >"$WORK/$name.out" 2>"$WORK/$name.err")
+    status=$?
+    end=$(date +%s.%N)
+    local verdict=ok
+    if [ $status -eq 124 ] || [ $status -eq 137 ]; then verdict="HANG (killed after ${LIMIT}s)"
+    elif [ $status -gt 2 ]; then verdict="CRASH (exit $status)"
+    elif grep -q "panicked" "$WORK/$name.err"; then verdict="PANIC"
+    elif ! python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["findings"] or r["errors"] else 1)' "$WORK/$name.out" 2>/dev/null
+    then verdict="NO FINDING AND NO ERROR LINE"
+    fi
+    [ "$verdict" = ok ] || failures=$((failures + 1))
+    printf '%-15s %-32s exit=%s %6.2fs rss=%sKB\n' "$name" "$verdict" "$status" "$(echo "$end - $start" | bc)" "$(tail -1 "$WORK/$name.rss" 2>/dev/null)"
+    python3 - "$WORK/$name.out" <<'EOF' 2>/dev/null || head -c 300 "$WORK/$name.err"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for e in r["errors"][:2]:
+    print("    error:  ", e["path"], "-", e["message"][:140])
+for f in r["findings"][:2]:
+    print("    finding:", f["code"], f["path"], f["line"], "-", f["message"][:120])
+EOF
+}
+
+case_dir() { mkdir -p "$WORK/$1/src" && echo "$WORK/$1"; }
+trigger='fn t(ctx: RequestContext<RoleServer>) { ctx.peer.list_roots(); }'
+
+d=$(case_dir nested-parens)
+python3 -c "import sys; sys.stdout.write('fn f() { let x = ' + '('*100000 + '1' + ')'*100000 + '; }\n$trigger\n')" >"$d/src/lib.rs"
+run nested-parens "$d"
+
+d=$(case_dir nested-blocks)
+python3 -c "import sys; sys.stdout.write('fn f() ' + '{'*100000 + '}'*100000 + '\n$trigger\n')" >"$d/src/lib.rs"
+run nested-blocks "$d"
+
+d=$(case_dir nested-unclosed)
+python3 -c "import sys; sys.stdout.write('$trigger\nfn f() { ' + '[('*60000 + '\n')" >"$d/src/lib.rs"
+run nested-unclosed "$d"
+
+d=$(case_dir huge-line)
+python3 -c "
+import sys
+call = 'ctx.peer.create_message(p); '
+body = call * (50 * 1024 * 1024 // len(call))
+sys.stdout.write('async fn t(ctx: RequestContext<RoleServer>) { ' + body + '}')" >"$d/src/lib.rs"
+run huge-line "$d"
+
+d=$(case_dir invalid-utf8)
+{ printf '%s\n// caf\xe9 \xff\xfe\n' "$trigger"; } >"$d/src/lib.rs"
+printf '%s\n' "$trigger" >"$d/src/ok.rs"
+run invalid-utf8 "$d"
+
+d=$(case_dir unreadable)
+printf '%s\n' "$trigger" >"$d/src/locked.rs"
+printf '%s\n' "$trigger" >"$d/src/ok.rs"
+chmod 000 "$d/src/locked.rs"
+run unreadable "$d"
+[ "$(id -u)" = 0 ] && echo "    (running as root: chmod 000 does not stop root from reading; see the vanishing case)"
+
+d=$(case_dir fifo)
+mkfifo "$d/src/pipe.rs"
+printf '%s\n' "$trigger" >"$d/src/ok.rs"
+run fifo "$d"
+
+d=$(case_dir dev-zero)
+ln -s /dev/zero "$d/src/zero.rs"
+printf '%s\n' "$trigger" >"$d/src/ok.rs"
+run dev-zero "$d"
+
+# Vanishing files: many trigger files, a background loop deletes and re-creates them (and flips
+# their mode) while the linter walks and reads. Every run must end with a report.
+d=$(case_dir vanishing)
+for i in $(seq 1 2000); do printf '%s\n' "$trigger" >"$d/src/f$i.rs"; done
+(for _ in $(seq 1 200); do
+    for i in $(seq 1 2000 | shuf -n 200 --random-source=<(yes)); do
+        rm -f "$d/src/f$i.rs"; printf '%s\n' "$trigger" >"$d/src/f$i.rs"; chmod 000 "$d/src/f$i.rs"
+    done
+done) &
+churn=$!
+for n in 1 2 3; do run "vanishing-$n" "$d"; done
+kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null
+
+echo
+echo "== determinism on $TREE: RAYON_NUM_THREADS=1 vs 8"
+if [ -d "$TREE" ]; then
+    (cd "$TREE" && RAYON_NUM_THREADS=1 "$LINT" --format json . >"$WORK/t1.json" 2>/dev/null)
+    (cd "$TREE" && RAYON_NUM_THREADS=8 "$LINT" --format json . >"$WORK/t8.json" 2>/dev/null)
+    if cmp -s "$WORK/t1.json" "$WORK/t8.json"; then
+        echo "identical ($(wc -c <"$WORK/t1.json") bytes, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$WORK/t1.json") findings)"
+    else
+        echo "DIFFERENT:"; diff <(python3 -m json.tool "$WORK/t1.json") <(python3 -m json.tool "$WORK/t8.json") | head -20
+        failures=$((failures + 1))
+    fi
+else
+    echo "skipped: $TREE does not exist (run bench/run.sh first)"
+fi
+
+echo
+echo "$failures failure(s)"
+[ $failures -eq 0 ]
