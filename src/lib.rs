@@ -2,3 +2,4 @@
 //! in Rust MCP servers. See `docs/architecture.md` for the data flow.
 
 pub mod finding;
+pub mod suppress;

@@ -1,0 +1,1123 @@
+//! Suppression comments: `// mcp-lint: allow(CODE[, CODE]) -- reason`.
+//!
+//! rustc rejects `#[allow(tool::lint)]` for tools it does not know (E0710), so a suppression is a
+//! line comment. Where it stands decides what it covers:
+//!
+//! - at the end of a line of code: findings on that line;
+//! - alone on its line: the statement or item that starts on the next line of code (skipping other
+//!   comment lines; a blank line ends the search). An item covers everything inside it, attributes
+//!   and doc comments included. If no statement or item starts there, it covers that one line;
+//! - `//! mcp-lint: allow(..)` anywhere, or a `// mcp-lint: allow(..)` in the comment block at the
+//!   top of the file that is not directly followed by code: the whole file.
+//!
+//! Only `//` and `//!` comments whose text starts with `mcp-lint:` are directives; `///` docs, block
+//! comments and prose that merely mentions the syntax are not. A directive that suppresses nothing is
+//! reported as MCP901 with a safe fix that deletes it; a malformed one, one naming an unknown code,
+//! or one without a reason when the policy requires one is reported as MCP902 and suppresses
+//! nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{LineColumn, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+
+use crate::finding::{Applicability, Edit, Finding, Fix, Level};
+
+pub const UNUSED_CODE: &str = "MCP901";
+pub const UNUSED_NAME: &str = "unused-suppression";
+pub const INVALID_CODE: &str = "MCP902";
+pub const INVALID_NAME: &str = "invalid-suppression";
+
+/// Maps byte offsets to 1-based (line, column); columns count chars, like the engine's spans.
+pub struct LineIndex<'a> {
+    src: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(src: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { src, starts }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Byte offset where 1-based `line` starts (the end of the text past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.src.len())
+    }
+
+    /// The text of 1-based `line`, without its line terminator.
+    pub fn line_text(&self, line: usize) -> &'a str {
+        if line == 0 || line > self.starts.len() {
+            return "";
+        }
+        let start = self.starts[line - 1];
+        let end = self
+            .starts
+            .get(line)
+            .map(|&s| s - 1)
+            .unwrap_or(self.src.len());
+        self.src[start..end].trim_end_matches('\r')
+    }
+
+    pub fn position(&self, byte: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= byte);
+        let start = self.starts[line - 1];
+        let col = self.src[start..byte.min(self.src.len())].chars().count() + 1;
+        (line, col)
+    }
+
+    pub fn edit(&self, start: usize, end: usize, replacement: String) -> Edit {
+        let (line, column) = self.position(start);
+        let (end_line, end_column) = self.position(end);
+        Edit {
+            start,
+            end,
+            line,
+            column,
+            end_line,
+            end_column,
+            replacement,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexing: just enough of Rust's lexical grammar to find real comments (not text in strings).
+
+#[derive(Debug, Clone)]
+struct LineComment {
+    start: usize,
+    end: usize,
+    line: usize,
+    /// `//!`
+    inner: bool,
+    /// `///` (not `////`): documentation, never a directive.
+    outer_doc: bool,
+    /// Code precedes the comment on its line.
+    trailing: bool,
+    /// No code token appears before it in the file.
+    in_header: bool,
+}
+
+struct Lexed {
+    comments: Vec<LineComment>,
+    /// Index `line - 1`: the line holds at least one code token.
+    has_code: Vec<bool>,
+    /// Index `line - 1`: the line starts inside a string or block comment.
+    starts_in_token: Vec<bool>,
+}
+
+fn lex(src: &str) -> Lexed {
+    let b = src.as_bytes();
+    let lines = src.matches('\n').count() + 1;
+    let mut out = Lexed {
+        comments: Vec::new(),
+        has_code: vec![false; lines],
+        starts_in_token: vec![false; lines],
+    };
+    let mut line = 1usize;
+    let mut seen_code = false;
+    let mut i = 0usize;
+
+    // Advances over `from..to`, counting newlines; lines begun inside are inside a token.
+    let skip_span = |from: usize, to: usize, line: &mut usize, out: &mut Lexed, code: bool| {
+        for &c in &b[from..to] {
+            if c == b'\n' {
+                *line += 1;
+                if let Some(s) = out.starts_in_token.get_mut(*line - 1) {
+                    *s = true;
+                }
+            }
+        }
+        if code {
+            out.has_code[*line - 1] = true;
+        }
+    };
+
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = src[i..].find('\n').map(|e| i + e).unwrap_or(b.len());
+                let text = &src[i..end];
+                out.comments.push(LineComment {
+                    start: i,
+                    end,
+                    line,
+                    inner: text.starts_with("//!"),
+                    outer_doc: text.starts_with("///") && !text.starts_with("////"),
+                    trailing: out.has_code[line - 1],
+                    in_header: !seen_code,
+                });
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                let mut j = i;
+                while j < b.len() {
+                    if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
+                        depth += 1;
+                        j += 2;
+                    } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
+                        depth -= 1;
+                        j += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                skip_span(i, j.min(b.len()), &mut line, &mut out, false);
+                i = j.min(b.len());
+            }
+            b'"' => {
+                let end = quoted_end(b, i + 1, b'"');
+                out.has_code[line - 1] = true;
+                skip_span(i, end, &mut line, &mut out, true);
+                seen_code = true;
+                i = end;
+            }
+            b'\'' => {
+                out.has_code[line - 1] = true;
+                seen_code = true;
+                i = char_or_lifetime_end(src, i);
+            }
+            c if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
+                let start = i;
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric() || b[i] >= 0x80)
+                {
+                    i += 1;
+                }
+                out.has_code[line - 1] = true;
+                seen_code = true;
+                let ident = &src[start..i];
+                let next = b.get(i).copied();
+                if matches!(ident, "r" | "br" | "cr") && matches!(next, Some(b'"') | Some(b'#')) {
+                    if let Some(end) = raw_string_end(b, i) {
+                        skip_span(i, end, &mut line, &mut out, true);
+                        i = end;
+                    }
+                } else if matches!(ident, "b" | "c") && next == Some(b'"') {
+                    let end = quoted_end(b, i + 1, b'"');
+                    skip_span(i, end, &mut line, &mut out, true);
+                    i = end;
+                } else if ident == "b" && next == Some(b'\'') {
+                    let end = quoted_end(b, i + 1, b'\'');
+                    i = end;
+                }
+            }
+            _ => {
+                out.has_code[line - 1] = true;
+                seen_code = true;
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// End (exclusive) of a `"`/`'`-delimited literal whose body starts at `from`.
+fn quoted_end(b: &[u8], from: usize, quote: u8) -> usize {
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            c if c == quote => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// `at` points just after `r`/`br`/`cr`: `#*"..."#*`. None for a raw identifier (`r#type`).
+fn raw_string_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut hashes = 0;
+    let mut j = at;
+    while b.get(j) == Some(&b'#') {
+        hashes += 1;
+        j += 1;
+    }
+    if b.get(j) != Some(&b'"') {
+        return None;
+    }
+    j += 1;
+    while j < b.len() {
+        if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes
+        {
+            return Some(j + 1 + hashes);
+        }
+        j += 1;
+    }
+    Some(b.len())
+}
+
+/// `'x'`, `'\n'` are char literals; `'a` in `&'a str` or `'outer:` is a lifetime or label.
+fn char_or_lifetime_end(src: &str, at: usize) -> usize {
+    let b = src.as_bytes();
+    if b.get(at + 1) == Some(&b'\\') {
+        return quoted_end(b, at + 1, b'\'');
+    }
+    match src[at + 1..].chars().next() {
+        Some(ch) => {
+            let after = at + 1 + ch.len_utf8();
+            if b.get(after) == Some(&b'\'') {
+                after + 1
+            } else {
+                at + 1
+            }
+        }
+        None => at + 1,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Syntax scopes: items and statements with their line ranges, from one syn parse.
+
+/// An item (fn, impl, mod, trait, ...) with its extent; `head_line` is the line of its first token
+/// after outer attributes and doc comments.
+#[derive(Debug, Clone)]
+pub struct ItemScope {
+    /// `tools::<Server as ServerHandler>::call_tool`: the path of enclosing items, no line numbers.
+    pub path: String,
+    pub start: (usize, usize),
+    pub end: (usize, usize),
+    pub head_line: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SourceScopes {
+    pub items: Vec<ItemScope>,
+    /// Statements: (start line, end line).
+    pub stmts: Vec<(usize, usize)>,
+}
+
+impl SourceScopes {
+    /// None when the file does not parse; callers then treat it as one flat scope.
+    pub fn parse(src: &str) -> Option<SourceScopes> {
+        let file = syn::parse_file(src).ok()?;
+        let mut c = ScopeCollector {
+            stack: Vec::new(),
+            scopes: SourceScopes::default(),
+        };
+        c.visit_file(&file);
+        Some(c.scopes)
+    }
+
+    /// The innermost item containing the 1-based position, as a path (`""` at file level).
+    pub fn enclosing_item(&self, line: usize, column: usize) -> &str {
+        let pos = (line, column.saturating_sub(1));
+        self.items
+            .iter()
+            .filter(|it| it.start <= pos && pos < it.end)
+            .max_by_key(|it| (it.start, std::cmp::Reverse(it.end)))
+            .map(|it| it.path.as_str())
+            .unwrap_or("")
+    }
+
+    /// Lines covered by a directive that targets `line`: the outermost item or statement that
+    /// starts there, or just the line.
+    fn coverage_from(&self, line: usize) -> (usize, usize) {
+        let items = self
+            .items
+            .iter()
+            .filter(|it| it.start.0 <= line && line <= it.head_line)
+            .map(|it| (it.start.0, it.end.0));
+        let stmts = self
+            .stmts
+            .iter()
+            .filter(|s| s.0 == line)
+            .map(|&(s, e)| (s, e));
+        items
+            .chain(stmts)
+            .max_by_key(|&(s, e)| (e - s, std::cmp::Reverse(s)))
+            .map(|(s, e)| (s.min(line), e.max(line)))
+            .unwrap_or((line, line))
+    }
+}
+
+struct ScopeCollector {
+    stack: Vec<String>,
+    scopes: SourceScopes,
+}
+
+fn loc(lc: LineColumn) -> (usize, usize) {
+    (lc.line, lc.column)
+}
+
+/// Line of the first token that is not part of an outer attribute (`#[..]`, `///`).
+fn head_line(tokens: TokenStream) -> Option<usize> {
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(tt) = iter.next() {
+        if let TokenTree::Punct(p) = &tt {
+            if p.as_char() == '#' {
+                if let Some(TokenTree::Group(_)) = iter.peek() {
+                    iter.next();
+                    continue;
+                }
+            }
+        }
+        return Some(tt.span().start().line);
+    }
+    None
+}
+
+fn type_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        other => other
+            .to_token_stream()
+            .to_string()
+            .split_whitespace()
+            .collect(),
+    }
+}
+
+fn item_name(item: &syn::Item) -> Option<String> {
+    use syn::Item::*;
+    Some(match item {
+        Const(i) => i.ident.to_string(),
+        Enum(i) => i.ident.to_string(),
+        Fn(i) => i.sig.ident.to_string(),
+        Impl(i) => match &i.trait_ {
+            Some((_, path, _)) => format!(
+                "<{} as {}>",
+                type_name(&i.self_ty),
+                path.segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default()
+            ),
+            None => type_name(&i.self_ty),
+        },
+        Macro(i) => format!("{}!", i.ident.as_ref()?),
+        Mod(i) => i.ident.to_string(),
+        Static(i) => i.ident.to_string(),
+        Struct(i) => i.ident.to_string(),
+        Trait(i) => i.ident.to_string(),
+        Type(i) => i.ident.to_string(),
+        Union(i) => i.ident.to_string(),
+        _ => return None,
+    })
+}
+
+impl ScopeCollector {
+    fn enter(&mut self, name: String, node: &dyn ToTokensSpanned) -> usize {
+        self.stack.push(name);
+        let span = node.whole_span();
+        let head = head_line(node.tokens()).unwrap_or(span.start().line);
+        self.scopes.items.push(ItemScope {
+            path: self.stack.join("::"),
+            start: loc(span.start()),
+            end: loc(span.end()),
+            head_line: head,
+        });
+        self.scopes.items.len() - 1
+    }
+}
+
+trait ToTokensSpanned {
+    fn whole_span(&self) -> proc_macro2::Span;
+    fn tokens(&self) -> TokenStream;
+}
+
+impl<T: ToTokens + Spanned> ToTokensSpanned for T {
+    fn whole_span(&self) -> proc_macro2::Span {
+        self.span()
+    }
+    fn tokens(&self) -> TokenStream {
+        self.to_token_stream()
+    }
+}
+
+impl<'ast> Visit<'ast> for ScopeCollector {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        match item_name(item) {
+            Some(name) => {
+                self.enter(name, item);
+                visit::visit_item(self, item);
+                self.stack.pop();
+            }
+            None => visit::visit_item(self, item),
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.enter(f.sig.ident.to_string(), f);
+        visit::visit_impl_item_fn(self, f);
+        self.stack.pop();
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        self.enter(f.sig.ident.to_string(), f);
+        visit::visit_trait_item_fn(self, f);
+        self.stack.pop();
+    }
+
+    fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+        let span = s.span();
+        self.scopes.stmts.push((span.start().line, span.end().line));
+        visit::visit_stmt(self, s);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Directives
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coverage {
+    File,
+    Lines(usize, usize),
+    /// An own-line directive followed by a blank line or the end of the file.
+    Nothing,
+}
+
+#[derive(Debug, Clone)]
+pub struct Directive {
+    pub line: usize,
+    /// Byte range of the comment (from `//` to the end of the line, newline excluded).
+    pub start: usize,
+    pub end: usize,
+    /// Each code with the byte range of its text.
+    pub codes: Vec<(String, usize, usize)>,
+    pub reason: Option<String>,
+    pub coverage: Coverage,
+    pub trailing: bool,
+}
+
+/// A comment that starts like a directive but cannot be read as one.
+#[derive(Debug, Clone)]
+pub struct Malformed {
+    pub start: usize,
+    pub end: usize,
+    pub problem: String,
+}
+
+/// Reads the text after `//` or `//!`. `Ok(None)`: not a directive at all.
+fn parse_directive_text(
+    text: &str,
+    base: usize,
+) -> Result<Option<(Vec<(String, usize, usize)>, Option<String>)>, String> {
+    let trimmed = text.trim_start();
+    let Some(rest) = trimmed.strip_prefix("mcp-lint:") else {
+        return Ok(None);
+    };
+    let mut offset = base + (text.len() - trimmed.len()) + "mcp-lint:".len();
+    let r = rest.trim_start();
+    offset += rest.len() - r.len();
+    let Some(r) = r.strip_prefix("allow") else {
+        return Err("expected `allow(CODE, ...)` after `mcp-lint:`".into());
+    };
+    offset += "allow".len();
+    let r2 = r.trim_start();
+    offset += r.len() - r2.len();
+    let Some(inner_and_rest) = r2.strip_prefix('(') else {
+        return Err("expected `(` after `allow`".into());
+    };
+    offset += 1;
+    let Some(close) = inner_and_rest.find(')') else {
+        return Err("missing `)` after the codes".into());
+    };
+    let inner = &inner_and_rest[..close];
+    let mut codes = Vec::new();
+    let mut pos = 0;
+    for part in inner.split(',') {
+        let t = part.trim();
+        let lead = part.len() - part.trim_start().len();
+        if t.is_empty() {
+            return Err("empty code in `allow(..)`".into());
+        }
+        if !t.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(format!("`{t}` is not a rule code"));
+        }
+        let s = offset + pos + lead;
+        codes.push((t.to_string(), s, s + t.len()));
+        pos += part.len() + 1;
+    }
+    let after = inner_and_rest[close + 1..].trim();
+    let reason = if after.is_empty() {
+        None
+    } else if let Some(reason) = after.strip_prefix("--") {
+        let reason = reason.trim();
+        (!reason.is_empty()).then(|| reason.to_string())
+    } else {
+        return Err(format!(
+            "unexpected `{after}` after `)`; write the reason as `-- reason`"
+        ));
+    };
+    Ok(Some((codes, reason)))
+}
+
+/// Every directive in `src`, with what it covers.
+pub fn directives(src: &str, scopes: Option<&SourceScopes>) -> (Vec<Directive>, Vec<Malformed>) {
+    let lexed = lex(src);
+    let mut found = Vec::new();
+    let mut bad = Vec::new();
+    let comment_lines: BTreeSet<usize> = lexed
+        .comments
+        .iter()
+        .filter(|c| !c.trailing)
+        .map(|c| c.line)
+        .collect();
+    let empty = SourceScopes::default();
+    let scopes = scopes.unwrap_or(&empty);
+    for c in &lexed.comments {
+        if c.outer_doc {
+            continue;
+        }
+        let prefix = if c.inner { 3 } else { 2 };
+        let text = &src[c.start + prefix..c.end];
+        let (codes, reason) = match parse_directive_text(text, c.start + prefix) {
+            Ok(Some(d)) => d,
+            Ok(None) => continue,
+            Err(problem) => {
+                bad.push(Malformed {
+                    start: c.start,
+                    end: c.end,
+                    problem,
+                });
+                continue;
+            }
+        };
+        let target = if c.trailing || c.inner {
+            None
+        } else {
+            next_code_line(c.line, &lexed, &comment_lines)
+        };
+        let coverage = if c.inner {
+            Coverage::File
+        } else if c.trailing {
+            Coverage::Lines(c.line, c.line)
+        } else {
+            match target {
+                None if c.in_header => Coverage::File,
+                None => Coverage::Nothing,
+                Some(t) => {
+                    let (s, e) = scopes.coverage_from(t);
+                    Coverage::Lines(s, e)
+                }
+            }
+        };
+        found.push(Directive {
+            line: c.line,
+            start: c.start,
+            end: c.end,
+            codes,
+            reason,
+            coverage,
+            trailing: c.trailing,
+        });
+    }
+    (found, bad)
+}
+
+/// The next line after `line` that holds code, passing over comment-only lines; a blank line stops.
+fn next_code_line(line: usize, lexed: &Lexed, comment_lines: &BTreeSet<usize>) -> Option<usize> {
+    let mut l = line + 1;
+    while l <= lexed.has_code.len() {
+        if lexed.has_code[l - 1] {
+            return Some(l);
+        }
+        if !comment_lines.contains(&l) {
+            return None;
+        }
+        l += 1;
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying directives to findings
+
+pub struct Policy<'a> {
+    pub require_reason: bool,
+    /// Every code of the catalog (a directive naming another code is invalid).
+    pub known_codes: &'a BTreeSet<String>,
+    /// Whether a rule is enabled for this file; unused-suppression stays quiet about disabled rules.
+    pub enabled: &'a dyn Fn(&str) -> bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Findings no directive covers, plus MCP901/MCP902 findings about the directives.
+    pub findings: Vec<Finding>,
+    pub suppressed: usize,
+}
+
+/// Removes findings covered by a valid directive of `src` and reports useless or invalid directives.
+pub fn apply(path: &str, src: &str, findings: Vec<Finding>, policy: &Policy) -> Outcome {
+    if !src.contains("mcp-lint:") {
+        return Outcome {
+            findings,
+            suppressed: 0,
+        };
+    }
+    let scopes = SourceScopes::parse(src);
+    let (dirs, bad) = directives(src, scopes.as_ref());
+    let index = LineIndex::new(src);
+    let mut meta = Vec::new();
+    for m in &bad {
+        meta.push(meta_finding(
+            path,
+            &index,
+            (m.start, m.end),
+            INVALID_CODE,
+            INVALID_NAME,
+            format!("malformed suppression: {}", m.problem),
+            None,
+        ));
+    }
+    // Per directive, per code: did it cover anything?
+    let mut valid: Vec<(usize, &Directive)> = Vec::new();
+    for (di, d) in dirs.iter().enumerate() {
+        let unknown: Vec<&str> = d
+            .codes
+            .iter()
+            .map(|c| c.0.as_str())
+            .filter(|c| !policy.known_codes.contains(*c))
+            .collect();
+        if !unknown.is_empty() {
+            let valid_list: Vec<&str> = policy.known_codes.iter().map(|s| s.as_str()).collect();
+            meta.push(meta_finding(
+                path,
+                &index,
+                (d.start, d.end),
+                INVALID_CODE,
+                INVALID_NAME,
+                format!(
+                    "unknown rule code{} {} in suppression; valid codes: {}",
+                    if unknown.len() > 1 { "s" } else { "" },
+                    unknown.join(", "),
+                    valid_list.join(", ")
+                ),
+                None,
+            ));
+            continue;
+        }
+        if policy.require_reason && d.reason.is_none() {
+            meta.push(meta_finding(
+                path,
+                &index,
+                (d.start, d.end),
+                INVALID_CODE,
+                INVALID_NAME,
+                "suppression without a reason; the policy `require-suppression-reason` asks for \
+                 `-- reason` after the codes"
+                    .to_string(),
+                None,
+            ));
+            continue;
+        }
+        valid.push((di, d));
+    }
+    let mut used: BTreeMap<(usize, usize), bool> = BTreeMap::new();
+    let mut kept = Vec::new();
+    let mut suppressed = 0;
+    for f in findings {
+        let mut hit = false;
+        for (di, d) in &valid {
+            let covers = match d.coverage {
+                Coverage::File => true,
+                Coverage::Lines(s, e) => s <= f.line && f.line <= e,
+                Coverage::Nothing => false,
+            };
+            if !covers {
+                continue;
+            }
+            if let Some(ci) = d.codes.iter().position(|c| c.0 == f.code) {
+                used.insert((*di, ci), true);
+                hit = true;
+            }
+        }
+        if hit {
+            suppressed += 1;
+        } else {
+            kept.push(f);
+        }
+    }
+    for (di, d) in &valid {
+        let unused: Vec<usize> = (0..d.codes.len())
+            .filter(|ci| !used.contains_key(&(*di, *ci)) && (policy.enabled)(&d.codes[*ci].0))
+            .collect();
+        if unused.is_empty() {
+            continue;
+        }
+        let names: Vec<&str> = unused.iter().map(|&ci| d.codes[ci].0.as_str()).collect();
+        let fix = removal_fix(src, &index, d, &unused);
+        let message = if matches!(d.coverage, Coverage::Nothing) {
+            format!(
+                "suppression of {} applies to nothing: no code follows it before a blank line",
+                names.join(", ")
+            )
+        } else {
+            format!(
+                "unused suppression: no {} finding here to suppress",
+                names.join(", ")
+            )
+        };
+        meta.push(meta_finding(
+            path,
+            &index,
+            (d.start, d.end),
+            UNUSED_CODE,
+            UNUSED_NAME,
+            message,
+            Some(fix),
+        ));
+    }
+    kept.extend(meta);
+    kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Outcome {
+        findings: kept,
+        suppressed,
+    }
+}
+
+fn meta_finding(
+    path: &str,
+    index: &LineIndex,
+    (start, end): (usize, usize),
+    code: &str,
+    name: &str,
+    message: String,
+    fix: Option<Fix>,
+) -> Finding {
+    let (line, column) = index.position(start);
+    let (end_line, end_column) = index.position(end);
+    Finding {
+        code: code.to_string(),
+        name: name.to_string(),
+        level: Level::Warning,
+        path: path.to_string(),
+        line,
+        column,
+        end_line,
+        end_column,
+        message,
+        mcp_method: None,
+        sdk: None,
+        help: Some(if code == UNUSED_CODE {
+            "delete the suppression (the fix does it), or correct the code it names".to_string()
+        } else {
+            "write `// mcp-lint: allow(CODE, ...) -- reason` with codes from `cargo mcp-lint rule`"
+                .to_string()
+        }),
+        fix,
+    }
+}
+
+/// The safe fix for an unused directive: drop the codes that suppress nothing, or the whole
+/// comment (and its line, when it stands alone) when none is used.
+fn removal_fix(src: &str, index: &LineIndex, d: &Directive, unused: &[usize]) -> Fix {
+    let edit = if unused.len() == d.codes.len() {
+        if d.trailing {
+            let code_end = src[..d.start].trim_end_matches([' ', '\t']).len();
+            index.edit(code_end, d.end, String::new())
+        } else {
+            let line_start = index.line_start(d.line);
+            let line_end = index.line_start(d.line + 1);
+            index.edit(line_start, line_end.max(d.end), String::new())
+        }
+    } else {
+        let keep: Vec<&str> = d
+            .codes
+            .iter()
+            .enumerate()
+            .filter(|(ci, _)| !unused.contains(ci))
+            .map(|(_, c)| c.0.as_str())
+            .collect();
+        let first = d.codes.first().map(|c| c.1).unwrap_or(d.start);
+        let last = d.codes.last().map(|c| c.2).unwrap_or(d.start);
+        index.edit(first, last, keep.join(", "))
+    };
+    Fix {
+        applicability: Applicability::Safe,
+        message: "remove the unused suppression".to_string(),
+        edits: vec![edit],
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// --add-suppressions
+
+/// Inserts `// mcp-lint: allow(CODES) -- reason` above every line that carries a finding.
+/// Returns the new text and the number of directives written, or why the file was left alone.
+pub fn add_suppressions(src: &str, findings: &[&Finding], reason: &str) -> Result<(String, usize), String> {
+    if reason.contains('\n') || reason.contains('\r') {
+        return Err("the reason must be one line".into());
+    }
+    let lexed = lex(src);
+    let index = LineIndex::new(src);
+    let mut per_line: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+    for f in findings {
+        let line = f.line.clamp(1, index.line_count());
+        if lexed.starts_in_token.get(line - 1).copied().unwrap_or(false) {
+            return Err(format!(
+                "line {line} starts inside a string or block comment; a suppression cannot be placed above it"
+            ));
+        }
+        per_line.entry(line).or_default().insert(f.code.as_str());
+    }
+    let mut out = String::with_capacity(src.len() + per_line.len() * 64);
+    let mut last = 0;
+    for (&line, codes) in &per_line {
+        let at = index.line_start(line);
+        out.push_str(&src[last..at]);
+        let indent: String = index
+            .line_text(line)
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        let codes: Vec<&str> = codes.iter().copied().collect();
+        out.push_str(&indent);
+        out.push_str("// mcp-lint: allow(");
+        out.push_str(&codes.join(", "));
+        out.push(')');
+        if !reason.trim().is_empty() {
+            out.push_str(" -- ");
+            out.push_str(reason.trim());
+        }
+        out.push_str(if src.contains("\r\n") { "\r\n" } else { "\n" });
+        last = at;
+    }
+    out.push_str(&src[last..]);
+    if syn::parse_file(src).is_ok() && syn::parse_file(&out).is_err() {
+        return Err("inserting the suppressions would break the file's syntax; left unchanged".into());
+    }
+    Ok((out, per_line.len()))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(code: &str, line: usize) -> Finding {
+        Finding {
+            code: code.into(),
+            name: "legacy-sampling-request".into(),
+            level: Level::Error,
+            path: "src/lib.rs".into(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 10,
+            message: "m".into(),
+            mcp_method: Some("sampling/createMessage".into()),
+            sdk: Some("rmcp".into()),
+            help: None,
+            fix: None,
+        }
+    }
+
+    fn known() -> BTreeSet<String> {
+        ["MCP001", "MCP002", "MCP003", UNUSED_CODE, INVALID_CODE]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    fn run(src: &str, findings: Vec<Finding>, require_reason: bool) -> Outcome {
+        let known = known();
+        let enabled = |_: &str| true;
+        apply(
+            "src/lib.rs",
+            src,
+            findings,
+            &Policy {
+                require_reason,
+                known_codes: &known,
+                enabled: &enabled,
+            },
+        )
+    }
+
+    fn codes(o: &Outcome) -> Vec<(String, usize)> {
+        o.findings.iter().map(|f| (f.code.clone(), f.line)).collect()
+    }
+
+    #[test]
+    fn trailing_covers_its_line_only() {
+        let src = "fn f() {\n    a(); // mcp-lint: allow(MCP001) -- ok\n    b();\n}\n";
+        let o = run(src, vec![finding("MCP001", 2), finding("MCP001", 3)], false);
+        assert_eq!(codes(&o), vec![("MCP001".into(), 3)]);
+        assert_eq!(o.suppressed, 1);
+    }
+
+    #[test]
+    fn own_line_covers_the_whole_next_statement() {
+        let src = "fn f() {\n    // mcp-lint: allow(MCP001) -- ok\n    let r = ctx\n        .peer\n        .create_message(p);\n    other();\n}\n";
+        let o = run(src, vec![finding("MCP001", 5), finding("MCP001", 6)], false);
+        assert_eq!(codes(&o), vec![("MCP001".into(), 6)]);
+    }
+
+    #[test]
+    fn before_an_item_covers_the_item_through_attributes_and_docs() {
+        let src = "impl S {\n    // mcp-lint: allow(MCP001) -- migrating in #12\n    /// Docs.\n    #[tool(description = \"x\")]\n    async fn ask(&self) {\n        one();\n        two();\n    }\n    fn other(&self) { three(); }\n}\n";
+        let o = run(
+            src,
+            vec![finding("MCP001", 6), finding("MCP001", 7), finding("MCP001", 9)],
+            false,
+        );
+        assert_eq!(codes(&o), vec![("MCP001".into(), 9)]);
+        assert_eq!(o.suppressed, 2);
+    }
+
+    #[test]
+    fn between_attribute_and_fn_still_covers_the_item() {
+        let src = "impl S {\n    #[tool]\n    // mcp-lint: allow(MCP001) -- r\n    async fn ask(&self) {\n        one();\n    }\n}\n";
+        let o = run(src, vec![finding("MCP001", 5)], false);
+        assert!(o.findings.is_empty(), "{:?}", o.findings);
+    }
+
+    #[test]
+    fn inner_doc_directive_covers_the_file() {
+        let src = "//! Tools.\n//! mcp-lint: allow(MCP001, MCP002) -- legacy module\n\nfn a() { x(); }\nfn b() { y(); }\n";
+        let o = run(src, vec![finding("MCP001", 4), finding("MCP002", 5), finding("MCP003", 5)], false);
+        assert_eq!(codes(&o), vec![("MCP003".into(), 5)]);
+    }
+
+    #[test]
+    fn header_comment_followed_by_blank_line_covers_the_file() {
+        let src = "// mcp-lint: allow(MCP001) -- whole file\n\nuse x::y;\nfn a() { x(); }\n";
+        let o = run(src, vec![finding("MCP001", 4)], false);
+        assert!(o.findings.is_empty(), "{:?}", o.findings);
+        // Directly above code, the same comment covers only what follows it.
+        let src = "// mcp-lint: allow(MCP001) -- first fn\nfn a() { x(); }\nfn b() { x(); }\n";
+        let o = run(src, vec![finding("MCP001", 2), finding("MCP001", 3)], false);
+        assert_eq!(codes(&o), vec![("MCP001".into(), 3)]);
+    }
+
+    #[test]
+    fn unused_suppression_is_reported_with_a_removal_fix() {
+        let src = "fn f() {\n    // mcp-lint: allow(MCP001) -- stale\n    a();\n}\n";
+        let o = run(src, vec![], false);
+        assert_eq!(codes(&o), vec![(UNUSED_CODE.into(), 2)]);
+        let fix = o.findings[0].fix.as_ref().unwrap();
+        assert_eq!(fix.applicability, Applicability::Safe);
+        let e = &fix.edits[0];
+        let mut fixed = src.to_string();
+        fixed.replace_range(e.start..e.end, &e.replacement);
+        assert_eq!(fixed, "fn f() {\n    a();\n}\n");
+        syn::parse_file(&fixed).unwrap();
+    }
+
+    #[test]
+    fn partly_unused_suppression_keeps_the_used_code() {
+        let src = "fn f() {\n    a(); // mcp-lint: allow(MCP001, MCP002) -- r\n}\n";
+        let o = run(src, vec![finding("MCP001", 2)], false);
+        assert_eq!(codes(&o), vec![(UNUSED_CODE.into(), 2)]);
+        assert!(o.findings[0].message.contains("MCP002"));
+        let e = &o.findings[0].fix.as_ref().unwrap().edits[0];
+        let mut fixed = src.to_string();
+        fixed.replace_range(e.start..e.end, &e.replacement);
+        assert_eq!(fixed, "fn f() {\n    a(); // mcp-lint: allow(MCP001) -- r\n}\n");
+    }
+
+    #[test]
+    fn trailing_unused_fix_keeps_the_code() {
+        let src = "fn f() {\n    a(); // mcp-lint: allow(MCP001)\n}\n";
+        let o = run(src, vec![], false);
+        let e = &o.findings[0].fix.as_ref().unwrap().edits[0];
+        let mut fixed = src.to_string();
+        fixed.replace_range(e.start..e.end, &e.replacement);
+        assert_eq!(fixed, "fn f() {\n    a();\n}\n");
+    }
+
+    #[test]
+    fn reason_policy_makes_reasonless_directives_invalid() {
+        let src = "fn f() {\n    a(); // mcp-lint: allow(MCP001)\n}\n";
+        let o = run(src, vec![finding("MCP001", 2)], true);
+        assert_eq!(
+            codes(&o),
+            vec![("MCP001".into(), 2), (INVALID_CODE.into(), 2)]
+        );
+        let o = run(src, vec![finding("MCP001", 2)], false);
+        assert!(o.findings.is_empty());
+    }
+
+    #[test]
+    fn unknown_codes_and_malformed_directives_are_reported() {
+        let src = "fn f() {\n    a(); // mcp-lint: allow(MCP999) -- r\n    b(); // mcp-lint: alow(MCP001)\n}\n";
+        let o = run(src, vec![finding("MCP001", 3)], false);
+        assert_eq!(
+            codes(&o),
+            vec![
+                (INVALID_CODE.into(), 2),
+                ("MCP001".into(), 3),
+                (INVALID_CODE.into(), 3)
+            ]
+        );
+        assert!(o.findings[0].message.contains("MCP999"));
+        assert!(o.findings[0].message.contains("MCP001, MCP002"));
+    }
+
+    #[test]
+    fn directive_text_in_strings_and_docs_is_ignored() {
+        let src = "/// Write `// mcp-lint: allow(MCP001)` to silence.\nfn f() {\n    let s = \"// mcp-lint: allow(MCP001)\";\n    let r = r#\"\n// mcp-lint: allow(MCP001)\n\"#;\n    a();\n}\n";
+        let o = run(src, vec![finding("MCP001", 7)], false);
+        assert_eq!(codes(&o), vec![("MCP001".into(), 7)]);
+    }
+
+    #[test]
+    fn lexer_tells_lifetimes_from_chars() {
+        let src = "fn f<'a>(x: &'a str) -> char { let c = '\"'; c } // mcp-lint: allow(MCP001)\n";
+        let (d, bad) = directives(src, None);
+        assert!(bad.is_empty());
+        assert_eq!(d.len(), 1);
+        assert!(d[0].trailing);
+    }
+
+    #[test]
+    fn add_suppressions_round_trips_through_apply() {
+        let src = "impl S {\n    #[tool]\n    async fn ask(&self) {\n        let r = self\n            .peer\n            .create_message(p)\n            .await;\n        two(); three();\n    }\n}\n";
+        let fs = [finding("MCP001", 6), finding("MCP002", 8), finding("MCP003", 8)];
+        let refs: Vec<&Finding> = fs.iter().collect();
+        let (out, n) = add_suppressions(src, &refs, "adopting mcp-lint").unwrap();
+        assert_eq!(n, 2);
+        assert!(out.contains("            // mcp-lint: allow(MCP001) -- adopting mcp-lint\n            .create_message"));
+        assert!(out.contains("        // mcp-lint: allow(MCP002, MCP003) -- adopting mcp-lint\n        two();"));
+        syn::parse_file(&out).unwrap();
+        // Lines moved: the findings now sit one and two lines lower.
+        let moved = vec![finding("MCP001", 7), finding("MCP002", 10), finding("MCP003", 10)];
+        let o = run(&out, moved, true);
+        assert!(o.findings.is_empty(), "{:?}", o.findings);
+    }
+
+    #[test]
+    fn add_suppressions_refuses_lines_inside_strings() {
+        let src = "fn f() {\n    let s = \"\nx\";\n}\n";
+        let f = finding("MCP001", 3);
+        assert!(add_suppressions(src, &[&f], "r").is_err());
+    }
+
+    #[test]
+    fn enclosing_item_paths_name_impls_and_traits() {
+        let src = "mod tools {\n    impl ServerHandler for Server {\n        async fn call_tool(&self) {\n            x();\n        }\n    }\n    impl Server {\n        fn ask(&self) { y(); }\n    }\n}\n";
+        let s = SourceScopes::parse(src).unwrap();
+        assert_eq!(s.enclosing_item(4, 13), "tools::<Server as ServerHandler>::call_tool");
+        assert_eq!(s.enclosing_item(8, 25), "tools::Server::ask");
+        assert_eq!(s.enclosing_item(1, 1), "tools");
+    }
+}
