@@ -1,0 +1,284 @@
+//! `Flow`: the stepping engine that `#[mrtr_handler]` expansions drive.
+//!
+//! The macro cuts a handler into groups of statements that start at an ask. Each round re-enters
+//! the handler; the flow knows the step the previous round suspended at (from the sealed
+//! `requestState`), so groups that finished in an earlier round are skipped and their bindings
+//! restored from the state, the branch taken at each `if`/`match` holding an ask is replayed from
+//! the state without re-evaluating its condition, and the ask at the resume step reads its
+//! answer. A suspension seals what later code needs and hands an [`InputRequired`] back to the
+//! wrapper, which returns it through [`Completes::input_required`].
+//!
+//! Data kept in `StateBody::data` (opaque to the client, sealed by the runtime):
+//! - `"v:<key>"`: a saved binding, serialized as JSON;
+//! - `"b:<id>"`: the arm taken at branch `<id>`;
+//! - `"a:<key>"`: a raw answer already received for the suspended step (a batch answered in
+//!   part keeps the answered part here and asks only for the rest).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+pub use crate::ask::Ask;
+pub use crate::context::{Mrtr, StateBody};
+pub use crate::error::MrtrError;
+pub use crate::wire::{Completes, InputRequired};
+
+const SAVED: &str = "v:";
+const BRANCH: &str = "b:";
+const ANSWER: &str = "a:";
+const SUSPENDED: &str = "mrtr: flow suspended (the #[mrtr_handler] wrapper turns this into an InputRequiredResult)";
+
+/// A value a handler keeps across an ask: it travels in the sealed `requestState`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be kept across an ask: it is not `Serialize + DeserializeOwned`",
+    label = "this binding is used after an ask, so it is saved in the sealed requestState",
+    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it"
+)]
+pub trait StateBinding: Serialize + DeserializeOwned {}
+
+impl<T: Serialize + DeserializeOwned> StateBinding for T {}
+
+/// Compile-time check the expansion places (spanned) on every binding kept across an ask, so a
+/// non-serializable binding is reported where the author declared it.
+#[inline(always)]
+pub fn assert_state_binding<T: StateBinding>(_binding: &T) {}
+
+/// Splits a handler's declared `Result<T, E>` (written directly or through an alias).
+pub trait HandlerResult {
+    type Ok;
+    type Err;
+}
+
+impl<T, E> HandlerResult for Result<T, E> {
+    type Ok = T;
+    type Err = E;
+}
+
+/// The outcome of looking up one ask in this round.
+#[derive(Debug)]
+pub enum Polled<T> {
+    /// The answer is here and decoded.
+    Ready(T),
+    /// Not answered yet: the ask is embedded in the next `inputRequests`.
+    Pending,
+    /// The ask cannot be sent (capability not declared, invalid ask) or its answer is malformed.
+    Failed(MrtrError),
+}
+
+impl<T> Polled<T> {
+    pub fn take_error(&mut self) -> Option<MrtrError> {
+        match std::mem::replace(self, Polled::Pending) {
+            Polled::Failed(error) => Some(error),
+            other => {
+                *self = other;
+                None
+            }
+        }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        matches!(self, Polled::Pending)
+    }
+
+    pub fn into_ready(self) -> Result<T, MrtrError> {
+        match self {
+            Polled::Ready(value) => Ok(value),
+            Polled::Failed(error) => Err(error),
+            Polled::Pending => Err(MrtrError::Internal(
+                "an ask was read before its answer arrived".into(),
+            )),
+        }
+    }
+}
+
+/// One handler invocation's view of the multi-round flow.
+pub struct Flow {
+    mrtr: Mrtr,
+    fingerprint: &'static str,
+    flow_id: Option<String>,
+    resume: Option<u32>,
+    data: Map<String, Value>,
+    /// Raw answers received for the step being resolved in this round (kept on re-ask).
+    answered: Map<String, Value>,
+    /// inputRequests collected for the step being resolved in this round.
+    pending: BTreeMap<String, Value>,
+    /// Keys seen at the step being resolved: two asks of one batch may not share a key.
+    step_keys: (u32, BTreeSet<String>),
+    suspended: Option<InputRequired>,
+}
+
+impl std::fmt::Debug for Flow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Saved bindings and answers may be secrets: only their names are shown.
+        f.debug_struct("Flow")
+            .field("fingerprint", &self.fingerprint)
+            .field("resume", &self.resume)
+            .field("data_keys", &self.data.keys().collect::<Vec<_>>())
+            .field("pending", &self.pending.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Flow {
+    /// Opens this request's state (if any). A state minted by a handler of another shape, or one
+    /// that names a step this handler does not have, is `InvalidState`.
+    pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
+        let body = mrtr.open_state_for(fingerprint)?;
+        let (flow_id, resume, data) = match body {
+            None => (None, None, Map::new()),
+            Some(body) => {
+                if body.fingerprint != fingerprint || body.step == 0 || body.step > steps {
+                    return Err(MrtrError::InvalidState);
+                }
+                (Some(body.flow_id), Some(body.step), body.data)
+            }
+        };
+        Ok(Flow {
+            mrtr: mrtr.clone(),
+            fingerprint,
+            flow_id,
+            resume,
+            data,
+            answered: Map::new(),
+            pending: BTreeMap::new(),
+            step_keys: (0, BTreeSet::new()),
+            suspended: None,
+        })
+    }
+
+    /// The step this round resumes at (None in the first round).
+    pub fn resume_step(&self) -> Option<u32> {
+        self.resume
+    }
+
+    /// True when the code before `step` ran in an earlier round and must not run again.
+    pub fn skip_before(&self, step: u32) -> bool {
+        self.resume.is_some_and(|r| r >= step)
+    }
+
+    /// True when this round resumes at a step inside `[first, last]`.
+    pub fn resuming_within(&self, first: u32, last: u32) -> bool {
+        self.resume.is_some_and(|r| first <= r && r <= last)
+    }
+
+    /// A binding saved by an earlier round. Missing or unreadable is `InvalidState`: the state
+    /// is authenticated, so this only happens with a state of another shape.
+    pub fn restore<T: StateBinding>(&self, key: &str) -> Result<T, MrtrError> {
+        let value = self
+            .data
+            .get(&format!("{SAVED}{key}"))
+            .ok_or(MrtrError::InvalidState)?;
+        T::deserialize(value).map_err(|_| MrtrError::InvalidState)
+    }
+
+    /// Saves a binding for later rounds (overwrites an older value under the same key).
+    pub fn save<T: StateBinding>(&mut self, key: &str, value: &T) -> Result<(), MrtrError> {
+        let json = serde_json::to_value(value).map_err(|e| {
+            MrtrError::Internal(format!("saving `{key}` into requestState: {e}"))
+        })?;
+        self.data.insert(format!("{SAVED}{key}"), json);
+        Ok(())
+    }
+
+    /// The arm a previous round took at branch `id`.
+    pub fn branch(&self, id: u32) -> Result<u32, MrtrError> {
+        self.data
+            .get(&format!("{BRANCH}{id}"))
+            .and_then(Value::as_u64)
+            .and_then(|arm| u32::try_from(arm).ok())
+            .ok_or(MrtrError::InvalidState)
+    }
+
+    /// Records the arm taken at branch `id`, so a later round re-enters the same arm.
+    pub fn choose(&mut self, id: u32, arm: u32) {
+        self.data.insert(format!("{BRANCH}{id}"), Value::from(arm));
+    }
+
+    /// Looks up the answer to `ask` at `step`. Answers count only for the step the state was
+    /// suspended at (an answer to another step's key is ignored); unknown answers are ignored.
+    pub fn poll<T>(&mut self, step: u32, default_key: &str, ask: &Ask<T>) -> Polled<T> {
+        let key = ask.explicit_key().unwrap_or(default_key).to_string();
+        if self.step_keys.0 != step {
+            self.step_keys = (step, BTreeSet::new());
+            self.answered.clear();
+            self.pending.clear();
+        }
+        if !self.step_keys.1.insert(key.clone()) {
+            return Polled::Failed(MrtrError::Internal(format!(
+                "two asks of one batch use the inputRequests key `{key}`"
+            )));
+        }
+        if self.resume == Some(step) {
+            let fresh = self.mrtr.answer(&key).cloned();
+            let carried = || self.data.get(&format!("{ANSWER}{key}")).cloned();
+            if let Some(raw) = fresh.or_else(carried) {
+                let decoded = ask.decode(&key, &raw);
+                self.answered.insert(key, raw);
+                return match decoded {
+                    Ok(value) => Polled::Ready(value),
+                    Err(error) => Polled::Failed(error),
+                };
+            }
+        }
+        if let Err(error) = ask.check() {
+            return Polled::Failed(error);
+        }
+        if let Err(error) = self.mrtr.check_capability(&ask.required_capability()) {
+            return Polled::Failed(error);
+        }
+        self.pending.insert(key, ask.input_request());
+        Polled::Pending
+    }
+
+    /// Seals the state at `step` and parks the `InputRequired` for [`Flow::finish`]. Returns the
+    /// error the expansion returns from the handler body: a marker when sealing worked, or the
+    /// real error (e.g. `StateTooLarge`) when it did not.
+    pub fn suspend(&mut self, step: u32) -> MrtrError {
+        self.data.retain(|name, _| !name.starts_with(ANSWER));
+        for (key, raw) in std::mem::take(&mut self.answered) {
+            self.data.insert(format!("{ANSWER}{key}"), raw);
+        }
+        let flow_id = match &self.flow_id {
+            Some(id) => id.clone(),
+            None => match new_flow_id() {
+                Ok(id) => id,
+                Err(error) => return error,
+            },
+        };
+        let body = StateBody {
+            flow_id,
+            step,
+            fingerprint: self.fingerprint.to_string(),
+            data: self.data.clone(),
+        };
+        let sealed = match self.mrtr.seal_state(&body) {
+            Ok(sealed) => sealed,
+            Err(error) => return error,
+        };
+        match InputRequired::new(std::mem::take(&mut self.pending), Some(sealed)) {
+            Ok(result) => {
+                self.suspended = Some(result);
+                MrtrError::Internal(SUSPENDED.into())
+            }
+            Err(error) => error,
+        }
+    }
+
+    /// Turns the body's outcome into the handler's response: the parked `InputRequired` when
+    /// the body suspended, else the completed result.
+    pub fn finish<T: Completes, E>(self, outcome: Result<T, E>) -> Result<T::Response, E> {
+        match self.suspended {
+            Some(input_required) => Ok(T::input_required(input_required)),
+            None => outcome.map(T::complete),
+        }
+    }
+}
+
+fn new_flow_id() -> Result<String, MrtrError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| MrtrError::Internal(format!("no randomness for a flow id: {e}")))?;
+    Ok(hex::encode(bytes))
+}
