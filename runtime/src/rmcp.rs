@@ -1,0 +1,213 @@
+//! The rmcp 3.x adapter: building `Mrtr` from rmcp requests, the `#[tool]` extractor, error and
+//! result conversions.
+
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, InputRequest, InputRequests, InputRequiredResult,
+    JsonObject, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    RequestMetaObject,
+};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::Value;
+
+use crate::config::MrtrConfig;
+use crate::context::{IncomingRequest, McpMethod, Mrtr};
+use crate::error::MrtrError;
+use crate::wire::{Completes, InputRequired};
+
+/// The `_meta` key that carries a request's declared client capabilities.
+pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
+pub trait MrtrServer {
+    fn mrtr_config(&self) -> &MrtrConfig;
+}
+
+/// The authenticated principal of a request. An auth layer inserts it into the request's
+/// extensions (`RequestContext::extensions`); states are then bound to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+fn capabilities(context_meta: &RequestMetaObject, params_meta: Option<&RequestMetaObject>) -> Option<Value> {
+    let from = |meta: &RequestMetaObject| meta.0 .0.get(CLIENT_CAPABILITIES_META_KEY).cloned();
+    from(context_meta).or_else(|| params_meta.and_then(from))
+}
+
+fn principal(context: &RequestContext<RoleServer>) -> Option<String> {
+    context.extensions.get::<Principal>().map(|p| p.0.clone())
+}
+
+fn arguments(arguments: Option<&JsonObject>) -> Value {
+    arguments.map_or(Value::Null, |args| Value::Object(args.clone()))
+}
+
+fn input_responses(responses: Option<&rmcp::model::InputResponses>) -> Option<Value> {
+    responses.map(|responses| {
+        Value::Object(
+            responses
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    })
+}
+
+impl Mrtr {
+    /// For a hand-written `ServerHandler::call_tool`.
+    pub fn from_call_tool(
+        server: &impl MrtrServer,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Mrtr {
+        let incoming = IncomingRequest {
+            method: McpMethod::CallTool,
+            target: request.name.to_string(),
+            arguments: arguments(request.arguments.as_ref()),
+            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
+            principal: principal(context),
+            request_state: request.request_state.clone().map(Value::String),
+            input_responses: input_responses(request.input_responses.as_ref()),
+        };
+        Mrtr::new(incoming, server.mrtr_config())
+    }
+
+    /// For a hand-written `ServerHandler::get_prompt`.
+    pub fn from_get_prompt(
+        server: &impl MrtrServer,
+        request: &GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Mrtr {
+        let incoming = IncomingRequest {
+            method: McpMethod::GetPrompt,
+            target: request.name.clone(),
+            arguments: arguments(request.arguments.as_ref()),
+            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
+            principal: principal(context),
+            request_state: request.request_state.clone().map(Value::String),
+            input_responses: input_responses(request.input_responses.as_ref()),
+        };
+        Mrtr::new(incoming, server.mrtr_config())
+    }
+
+    /// For a hand-written `ServerHandler::read_resource`.
+    pub fn from_read_resource(
+        server: &impl MrtrServer,
+        request: &ReadResourceRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Mrtr {
+        let incoming = IncomingRequest {
+            method: McpMethod::ReadResource,
+            target: request.uri.clone(),
+            arguments: Value::Null,
+            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
+            principal: principal(context),
+            request_state: request.request_state.clone().map(Value::String),
+            input_responses: input_responses(request.input_responses.as_ref()),
+        };
+        Mrtr::new(incoming, server.mrtr_config())
+    }
+}
+
+/// `mrtr: Mrtr` as a parameter of a `#[tool]` function.
+///
+/// rmcp's `Parameters<P>` extractor *takes* the arguments out of the context, so an `Mrtr`
+/// parameter placed after it would see no arguments and could not bind the state to them.
+/// Declare `mrtr: Mrtr` before `Parameters(..)`; this extractor copies the arguments and leaves
+/// them for `Parameters`.
+impl<S: MrtrServer> FromContextPart<ToolCallContext<'_, S>> for Mrtr {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
+        let request_context = &context.request_context;
+        let incoming = IncomingRequest {
+            method: McpMethod::CallTool,
+            target: context.name.to_string(),
+            arguments: arguments(context.arguments.as_ref()),
+            client_capabilities: capabilities(&request_context.meta, None),
+            principal: principal(request_context),
+            request_state: context.request_state.clone().map(Value::String),
+            input_responses: input_responses(context.input_responses.as_ref()),
+        };
+        Ok(Mrtr::new(incoming, context.service.mrtr_config()))
+    }
+}
+
+impl From<MrtrError> for rmcp::ErrorData {
+    fn from(error: MrtrError) -> Self {
+        let code = i32::try_from(error.code()).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
+        rmcp::ErrorData::new(ErrorCode(code), error.message(), error.data())
+    }
+}
+
+/// rmcp's `InputRequiredResult` for an [`InputRequired`].
+///
+/// Entries rmcp cannot represent are left out rather than sent malformed; the runtime only
+/// produces entries of the three allowed methods, so this does not happen for its own asks.
+pub fn to_rmcp_input_required(result: InputRequired) -> InputRequiredResult {
+    let requests: InputRequests = result
+        .input_requests
+        .into_iter()
+        .filter_map(|(key, request)| {
+            serde_json::from_value::<InputRequest>(request)
+                .ok()
+                .map(|request| (key, request))
+        })
+        .collect();
+    let requests = if requests.is_empty() { None } else { Some(requests) };
+    InputRequiredResult::new(requests, result.request_state)
+}
+
+/// An rmcp `InputRequiredResult` back in SDK-neutral form.
+pub fn from_rmcp_input_required(result: &InputRequiredResult) -> InputRequired {
+    InputRequired {
+        input_requests: result
+            .input_requests
+            .iter()
+            .flatten()
+            .map(|(key, request)| {
+                (
+                    key.clone(),
+                    serde_json::to_value(request).unwrap_or(Value::Null),
+                )
+            })
+            .collect(),
+        request_state: result.request_state.clone(),
+    }
+}
+
+impl Completes for CallToolResult {
+    type Response = CallToolResponse;
+
+    fn complete(self) -> CallToolResponse {
+        CallToolResponse::Complete(self)
+    }
+
+    fn input_required(result: InputRequired) -> CallToolResponse {
+        CallToolResponse::InputRequired(to_rmcp_input_required(result))
+    }
+}
+
+impl Completes for GetPromptResult {
+    type Response = GetPromptResponse;
+
+    fn complete(self) -> GetPromptResponse {
+        GetPromptResponse::Complete(self)
+    }
+
+    fn input_required(result: InputRequired) -> GetPromptResponse {
+        GetPromptResponse::InputRequired(to_rmcp_input_required(result))
+    }
+}
+
+impl Completes for ReadResourceResult {
+    type Response = ReadResourceResponse;
+
+    fn complete(self) -> ReadResourceResponse {
+        ReadResourceResponse::Complete(self)
+    }
+
+    fn input_required(result: InputRequired) -> ReadResourceResponse {
+        ReadResourceResponse::InputRequired(to_rmcp_input_required(result))
+    }
+}

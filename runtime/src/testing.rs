@@ -1,0 +1,1 @@
+//! A test client that drives MRTR rounds against a handler in plain unit tests.
