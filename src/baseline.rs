@@ -145,8 +145,12 @@ impl Baseline {
     pub fn load(path: &Path) -> Result<Baseline, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
-        let b: Baseline = serde_json::from_str(&text)
-            .map_err(|e| format!("baseline {} is not a valid baseline file: {e}", path.display()))?;
+        let b: Baseline = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "baseline {} is not a valid baseline file: {e}",
+                path.display()
+            )
+        })?;
         if b.version != FORMAT_VERSION {
             return Err(format!(
                 "baseline {} has version {}; this mcp-lint reads version {FORMAT_VERSION}",
@@ -351,7 +355,10 @@ mod tests {
         assert_eq!(applied.stale.len(), 1);
         let note = stale_note("mcp-lint-baseline.json", &applied).unwrap();
         assert!(note.contains("1 stale entry"), "{note}");
-        assert!(note.contains("src/tools.rs MCP002 in Server::ask"), "{note}");
+        assert!(
+            note.contains("src/tools.rs MCP002 in Server::ask"),
+            "{note}"
+        );
     }
 
     #[test]
@@ -386,7 +393,9 @@ mod tests {
         assert!(text.find("MCP002").unwrap() < text.find("MCP003").unwrap());
         assert_eq!(Baseline::load(&p).unwrap(), b);
         std::fs::write(&p, "{\"version\": 1, \"entries\": [{\"path\": 3}]}").unwrap();
-        assert!(Baseline::load(&p).unwrap_err().contains("not a valid baseline"));
+        assert!(Baseline::load(&p)
+            .unwrap_err()
+            .contains("not a valid baseline"));
         std::fs::write(&p, "{\"version\": 9, \"entries\": []}").unwrap();
         assert!(Baseline::load(&p).unwrap_err().contains("version 9"));
     }

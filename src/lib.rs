@@ -4,3 +4,4 @@
 pub mod finding;
 pub mod suppress;
 pub mod baseline;
+pub mod config;

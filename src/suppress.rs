@@ -258,7 +258,13 @@ fn raw_string_end(b: &[u8], at: usize) -> Option<usize> {
     }
     j += 1;
     while j < b.len() {
-        if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes
+        if b[j] == b'"'
+            && b[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == b'#')
+                .count()
+                == hashes
         {
             return Some(j + 1 + hashes);
         }
@@ -863,7 +869,11 @@ fn removal_fix(src: &str, index: &LineIndex, d: &Directive, unused: &[usize]) ->
 
 /// Inserts `// mcp-lint: allow(CODES) -- reason` above every line that carries a finding.
 /// Returns the new text and the number of directives written, or why the file was left alone.
-pub fn add_suppressions(src: &str, findings: &[&Finding], reason: &str) -> Result<(String, usize), String> {
+pub fn add_suppressions(
+    src: &str,
+    findings: &[&Finding],
+    reason: &str,
+) -> Result<(String, usize), String> {
     if reason.contains('\n') || reason.contains('\r') {
         return Err("the reason must be one line".into());
     }
@@ -872,7 +882,12 @@ pub fn add_suppressions(src: &str, findings: &[&Finding], reason: &str) -> Resul
     let mut per_line: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
     for f in findings {
         let line = f.line.clamp(1, index.line_count());
-        if lexed.starts_in_token.get(line - 1).copied().unwrap_or(false) {
+        if lexed
+            .starts_in_token
+            .get(line - 1)
+            .copied()
+            .unwrap_or(false)
+        {
             return Err(format!(
                 "line {line} starts inside a string or block comment; a suppression cannot be placed above it"
             ));
@@ -903,11 +918,12 @@ pub fn add_suppressions(src: &str, findings: &[&Finding], reason: &str) -> Resul
     }
     out.push_str(&src[last..]);
     if syn::parse_file(src).is_ok() && syn::parse_file(&out).is_err() {
-        return Err("inserting the suppressions would break the file's syntax; left unchanged".into());
+        return Err(
+            "inserting the suppressions would break the file's syntax; left unchanged".into(),
+        );
     }
     Ok((out, per_line.len()))
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -954,7 +970,10 @@ mod tests {
     }
 
     fn codes(o: &Outcome) -> Vec<(String, usize)> {
-        o.findings.iter().map(|f| (f.code.clone(), f.line)).collect()
+        o.findings
+            .iter()
+            .map(|f| (f.code.clone(), f.line))
+            .collect()
     }
 
     #[test]
@@ -977,7 +996,11 @@ mod tests {
         let src = "impl S {\n    // mcp-lint: allow(MCP001) -- migrating in #12\n    /// Docs.\n    #[tool(description = \"x\")]\n    async fn ask(&self) {\n        one();\n        two();\n    }\n    fn other(&self) { three(); }\n}\n";
         let o = run(
             src,
-            vec![finding("MCP001", 6), finding("MCP001", 7), finding("MCP001", 9)],
+            vec![
+                finding("MCP001", 6),
+                finding("MCP001", 7),
+                finding("MCP001", 9),
+            ],
             false,
         );
         assert_eq!(codes(&o), vec![("MCP001".into(), 9)]);
@@ -994,7 +1017,15 @@ mod tests {
     #[test]
     fn inner_doc_directive_covers_the_file() {
         let src = "//! Tools.\n//! mcp-lint: allow(MCP001, MCP002) -- legacy module\n\nfn a() { x(); }\nfn b() { y(); }\n";
-        let o = run(src, vec![finding("MCP001", 4), finding("MCP002", 5), finding("MCP003", 5)], false);
+        let o = run(
+            src,
+            vec![
+                finding("MCP001", 4),
+                finding("MCP002", 5),
+                finding("MCP003", 5),
+            ],
+            false,
+        );
         assert_eq!(codes(&o), vec![("MCP003".into(), 5)]);
     }
 
@@ -1032,7 +1063,10 @@ mod tests {
         let e = &o.findings[0].fix.as_ref().unwrap().edits[0];
         let mut fixed = src.to_string();
         fixed.replace_range(e.start..e.end, &e.replacement);
-        assert_eq!(fixed, "fn f() {\n    a(); // mcp-lint: allow(MCP001) -- r\n}\n");
+        assert_eq!(
+            fixed,
+            "fn f() {\n    a(); // mcp-lint: allow(MCP001) -- r\n}\n"
+        );
     }
 
     #[test]
@@ -1092,15 +1126,25 @@ mod tests {
     #[test]
     fn add_suppressions_round_trips_through_apply() {
         let src = "impl S {\n    #[tool]\n    async fn ask(&self) {\n        let r = self\n            .peer\n            .create_message(p)\n            .await;\n        two(); three();\n    }\n}\n";
-        let fs = [finding("MCP001", 6), finding("MCP002", 8), finding("MCP003", 8)];
+        let fs = [
+            finding("MCP001", 6),
+            finding("MCP002", 8),
+            finding("MCP003", 8),
+        ];
         let refs: Vec<&Finding> = fs.iter().collect();
         let (out, n) = add_suppressions(src, &refs, "adopting mcp-lint").unwrap();
         assert_eq!(n, 2);
         assert!(out.contains("            // mcp-lint: allow(MCP001) -- adopting mcp-lint\n            .create_message"));
-        assert!(out.contains("        // mcp-lint: allow(MCP002, MCP003) -- adopting mcp-lint\n        two();"));
+        assert!(out.contains(
+            "        // mcp-lint: allow(MCP002, MCP003) -- adopting mcp-lint\n        two();"
+        ));
         syn::parse_file(&out).unwrap();
         // Lines moved: the findings now sit one and two lines lower.
-        let moved = vec![finding("MCP001", 7), finding("MCP002", 10), finding("MCP003", 10)];
+        let moved = vec![
+            finding("MCP001", 7),
+            finding("MCP002", 10),
+            finding("MCP003", 10),
+        ];
         let o = run(&out, moved, true);
         assert!(o.findings.is_empty(), "{:?}", o.findings);
     }
@@ -1116,7 +1160,10 @@ mod tests {
     fn enclosing_item_paths_name_impls_and_traits() {
         let src = "mod tools {\n    impl ServerHandler for Server {\n        async fn call_tool(&self) {\n            x();\n        }\n    }\n    impl Server {\n        fn ask(&self) { y(); }\n    }\n}\n";
         let s = SourceScopes::parse(src).unwrap();
-        assert_eq!(s.enclosing_item(4, 13), "tools::<Server as ServerHandler>::call_tool");
+        assert_eq!(
+            s.enclosing_item(4, 13),
+            "tools::<Server as ServerHandler>::call_tool"
+        );
         assert_eq!(s.enclosing_item(8, 25), "tools::Server::ask");
         assert_eq!(s.enclosing_item(1, 1), "tools");
     }
