@@ -278,7 +278,10 @@ fn invalid(key: &str, reason: impl Into<String>) -> MrtrError {
 }
 
 /// Reads the `action` of an ElicitResult.
-fn elicit_action<'a>(key: &str, answer: &'a Value) -> Result<(&'a str, Option<&'a Value>), MrtrError> {
+fn elicit_action<'a>(
+    key: &str,
+    answer: &'a Value,
+) -> Result<(&'a str, Option<&'a Value>), MrtrError> {
     let object = answer
         .as_object()
         .ok_or_else(|| invalid(key, "an elicitation answer must be an object"))?;
@@ -309,7 +312,12 @@ pub(crate) fn decode_form<T: DeserializeOwned>(
             };
             serde_json::from_value(content)
                 .map(Elicitation::Accept)
-                .map_err(|e| invalid(key, format!("content does not match the requested form: {e}")))
+                .map_err(|e| {
+                    invalid(
+                        key,
+                        format!("content does not match the requested form: {e}"),
+                    )
+                })
         }
         ("decline", _) => Ok(Elicitation::Decline),
         _ => Ok(Elicitation::Cancel),
@@ -366,7 +374,10 @@ pub(crate) fn sampling_ask(request: SamplingRequest) -> Ask<SamplingResponse> {
     let capability = request.required_capability();
     let (params, problem) = match serde_json::to_value(&request) {
         Ok(params) => (params, None),
-        Err(e) => (Value::Null, Some(format!("serializing the sampling request: {e}"))),
+        Err(e) => (
+            Value::Null,
+            Some(format!("serializing the sampling request: {e}")),
+        ),
     };
     Ask::new(
         json!({ "method": "sampling/createMessage", "params": params }),

@@ -101,7 +101,10 @@ impl ReplayGuard for InMemoryReplayGuard {
 pub enum ConfigError {
     Key(KeyError),
     /// A numeric environment setting that does not parse.
-    BadSetting { name: String, value: String },
+    BadSetting {
+        name: String,
+        value: String,
+    },
 }
 
 impl fmt::Display for ConfigError {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::ask::{self, Ask, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResponse, UrlElicitation};
+use crate::ask::{
+    self, Ask, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResponse, UrlElicitation,
+};
 use crate::config::MrtrConfig;
 use crate::error::MrtrError;
 use crate::seal::{self, Binding};
@@ -185,7 +187,8 @@ impl Mrtr {
 
     /// True when this request declared form elicitation.
     pub fn supports_elicitation(&self) -> bool {
-        self.check_capability(&serde_json::json!({ "elicitation": {} })).is_ok()
+        self.check_capability(&serde_json::json!({ "elicitation": {} }))
+            .is_ok()
     }
 
     /// True when this request declared URL-mode elicitation.
@@ -196,12 +199,14 @@ impl Mrtr {
 
     /// True when this request declared sampling.
     pub fn supports_sampling(&self) -> bool {
-        self.check_capability(&serde_json::json!({ "sampling": {} })).is_ok()
+        self.check_capability(&serde_json::json!({ "sampling": {} }))
+            .is_ok()
     }
 
     /// True when this request declared roots.
     pub fn supports_roots(&self) -> bool {
-        self.check_capability(&serde_json::json!({ "roots": {} })).is_ok()
+        self.check_capability(&serde_json::json!({ "roots": {} }))
+            .is_ok()
     }
 
     pub fn method(&self) -> McpMethod {

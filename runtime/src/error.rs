@@ -51,9 +51,9 @@ impl MrtrError {
             MrtrError::InvalidAnswer { key, reason } => {
                 format!("Invalid inputResponses[\"{key}\"]: {reason}")
             }
-            MrtrError::StateTooLarge { size, limit } => format!(
-                "requestState too large: {size} bytes sealed, the budget is {limit} bytes"
-            ),
+            MrtrError::StateTooLarge { size, limit } => {
+                format!("requestState too large: {size} bytes sealed, the budget is {limit} bytes")
+            }
             MrtrError::Internal(message) => format!("Internal error: {message}"),
         }
     }

@@ -94,7 +94,8 @@ impl SecretKey {
             .split_once(':')
             .ok_or_else(|| KeyError::BadEntry(redact_entry(entry)))?;
         let material = material.trim();
-        let bytes = decode_material(material).ok_or_else(|| KeyError::BadEntry(redact_entry(entry)))?;
+        let bytes =
+            decode_material(material).ok_or_else(|| KeyError::BadEntry(redact_entry(entry)))?;
         SecretKey::new(kid.trim(), bytes)
     }
 
@@ -132,7 +133,9 @@ fn decode_material(material: &str) -> Option<Vec<u8>> {
         base64::engine::general_purpose::STANDARD_NO_PAD,
         base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ];
-    engines.iter().find_map(|engine| engine.decode(trimmed).ok())
+    engines
+        .iter()
+        .find_map(|engine| engine.decode(trimmed).ok())
 }
 
 fn redact_entry(entry: &str) -> String {

@@ -31,7 +31,10 @@ pub trait MrtrServer {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
-fn capabilities(context_meta: &RequestMetaObject, params_meta: Option<&RequestMetaObject>) -> Option<Value> {
+fn capabilities(
+    context_meta: &RequestMetaObject,
+    params_meta: Option<&RequestMetaObject>,
+) -> Option<Value> {
     let from = |meta: &RequestMetaObject| meta.0 .0.get(CLIENT_CAPABILITIES_META_KEY).cloned();
     from(context_meta).or_else(|| params_meta.and_then(from))
 }
@@ -154,7 +157,11 @@ pub fn to_rmcp_input_required(result: InputRequired) -> InputRequiredResult {
                 .map(|request| (key, request))
         })
         .collect();
-    let requests = if requests.is_empty() { None } else { Some(requests) };
+    let requests = if requests.is_empty() {
+        None
+    } else {
+        Some(requests)
+    };
     InputRequiredResult::new(requests, result.request_state)
 }
 

@@ -34,7 +34,10 @@ fn flatten(schema: &Value, type_name: &str) -> (Value, Option<String>) {
     let mut out = Map::new();
     out.insert("type".into(), Value::from("object"));
     let Some(object) = schema.as_object() else {
-        return (Value::Object(out), Some(format!("{type_name} has no object schema")));
+        return (
+            Value::Object(out),
+            Some(format!("{type_name} has no object schema")),
+        );
     };
     if object.get("type") != Some(&Value::from("object")) {
         return (
@@ -50,9 +53,7 @@ fn flatten(schema: &Value, type_name: &str) -> (Value, Option<String>) {
         for (name, property) in source {
             let flat = primitive(property);
             if let Err(reason) = check_primitive(&flat) {
-                problem.get_or_insert_with(|| {
-                    format!("{type_name}: form field `{name}` {reason}")
-                });
+                problem.get_or_insert_with(|| format!("{type_name}: form field `{name}` {reason}"));
             }
             properties.insert(name.clone(), flat);
         }
@@ -99,13 +100,38 @@ fn primitive(property: &Value) -> Value {
     }
     let allowed: &[&str] = match ty.as_ref().and_then(Value::as_str) {
         Some("string") => &[
-            "title", "description", "minLength", "maxLength", "format", "default", "enum",
-            "enumNames", "oneOf",
+            "title",
+            "description",
+            "minLength",
+            "maxLength",
+            "format",
+            "default",
+            "enum",
+            "enumNames",
+            "oneOf",
         ],
-        Some("number") | Some("integer") => &["title", "description", "minimum", "maximum", "default"],
+        Some("number") | Some("integer") => {
+            &["title", "description", "minimum", "maximum", "default"]
+        }
         Some("boolean") => &["title", "description", "default"],
-        Some("array") => &["title", "description", "minItems", "maxItems", "items", "default"],
-        _ => &["title", "description", "enum", "oneOf", "anyOf", "properties", "items", "default"],
+        Some("array") => &[
+            "title",
+            "description",
+            "minItems",
+            "maxItems",
+            "items",
+            "default",
+        ],
+        _ => &[
+            "title",
+            "description",
+            "enum",
+            "oneOf",
+            "anyOf",
+            "properties",
+            "items",
+            "default",
+        ],
     };
     for key in allowed {
         if let Some(value) = object.get(*key) {
@@ -138,8 +164,7 @@ fn carry_annotations(from: &Map<String, Value>, into: &mut Value) {
 }
 
 fn is_null_schema(schema: &Value) -> bool {
-    schema.get("type") == Some(&Value::from("null"))
-        || schema.get("const") == Some(&Value::Null)
+    schema.get("type") == Some(&Value::from("null")) || schema.get("const") == Some(&Value::Null)
 }
 
 fn check_primitive(property: &Value) -> Result<(), String> {
@@ -147,7 +172,10 @@ fn check_primitive(property: &Value) -> Result<(), String> {
     match ty {
         Some("string") => {
             if let Some(Value::Array(options)) = property.get("oneOf") {
-                if !options.iter().all(|o| o.get("const").is_some_and(Value::is_string)) {
+                if !options
+                    .iter()
+                    .all(|o| o.get("const").is_some_and(Value::is_string))
+                {
                     return Err("has a string choice that is not a plain constant".into());
                 }
             }
@@ -173,6 +201,8 @@ fn check_primitive(property: &Value) -> Result<(), String> {
         Some(other) => Err(format!(
             "has type `{other}`; forms allow only string, number, integer, boolean and enums"
         )),
-        None => Err("has no single primitive type (nested or union types are not allowed in forms)".into()),
+        None => Err(
+            "has no single primitive type (nested or union types are not allowed in forms)".into(),
+        ),
     }
 }

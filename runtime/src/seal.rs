@@ -75,7 +75,8 @@ pub fn seal(config: &MrtrConfig, binding: &Binding, body: &StateBody) -> Result<
     // Checked before encrypting too, so a runaway state costs no crypto; the exact check on
     // the token length follows.
     let limit = config.max_state_bytes;
-    let predicted = PREFIX.len() + key.kid.len() + 1 + b64_len(NONCE_LEN + plaintext.len() + TAG_LEN);
+    let predicted =
+        PREFIX.len() + key.kid.len() + 1 + b64_len(NONCE_LEN + plaintext.len() + TAG_LEN);
     if predicted > limit {
         return Err(MrtrError::StateTooLarge {
             size: predicted,

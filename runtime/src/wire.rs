@@ -109,4 +109,3 @@ impl<T: Serialize> Outcome<T> {
         }
     }
 }
-
