@@ -1,0 +1,67 @@
+//! `--format concise`: one line per finding, `path:line:col: level[CODE] message`, the shape
+//! editors' error matchers and `grep` understand.
+
+use std::fmt::Write as _;
+
+use crate::finding::{Finding, Level};
+
+pub fn level_word(level: Level) -> &'static str {
+    match level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Allow => "allow",
+    }
+}
+
+/// Findings in the order given (the caller sorts), then `note: ..` lines.
+pub fn render(findings: &[Finding], notes: &[String]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        // A message is one line in this format; newlines would split a finding in two.
+        let message = f.message.replace(['\r', '\n'], " ");
+        writeln!(
+            out,
+            "{}:{}:{}: {}[{}] {}",
+            f.path,
+            f.line,
+            f.column,
+            level_word(f.level),
+            f.code,
+            message
+        )
+        .unwrap();
+    }
+    for n in notes {
+        writeln!(out, "note: {n}").unwrap();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_per_finding_even_with_newlines_in_the_message() {
+        let f = Finding {
+            code: "MCP001".into(),
+            name: "legacy-elicitation-request".into(),
+            level: Level::Error,
+            path: "src/tools.rs".into(),
+            line: 42,
+            column: 18,
+            end_line: 42,
+            end_column: 40,
+            message: "legacy request\nreturn InputRequiredResult".into(),
+            mcp_method: None,
+            sdk: None,
+            help: None,
+            fix: None,
+        };
+        let out = render(&[f], &["baseline has 1 stale entry".into()]);
+        assert_eq!(
+            out,
+            "src/tools.rs:42:18: error[MCP001] legacy request return InputRequiredResult\nnote: baseline has 1 stale entry\n"
+        );
+    }
+}
