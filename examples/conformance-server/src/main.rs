@@ -4,16 +4,10 @@
 //! Usage: `conformance-server [PORT]`, or set `CONFORMANCE_PORT`. Port 0 picks a free port. The
 //! first line on stdout is `listening on http://127.0.0.1:<port>/mcp`, which scripts wait for.
 
-mod diagnostics;
-mod server;
-
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use rmcp::transport::streamable_http_server::{
-    session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
-};
+use conformance_server::{router, ConformanceServer, MCP_PATH};
 use tokio_util::sync::CancellationToken;
 
 const PORT_ENV: &str = "CONFORMANCE_PORT";
@@ -49,19 +43,9 @@ async fn main() -> ExitCode {
     let bound = listener.local_addr().unwrap_or(address);
 
     let shutdown = CancellationToken::new();
-    let service = StreamableHttpService::new(
-        || Ok(server::ConformanceServer::new()),
-        Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            // 2026-07-28 has no sessions; every request is served on its own.
-            .with_legacy_session_mode(false)
-            .with_stateless_protocol_metadata_required(true)
-            .with_sse_keep_alive(None)
-            .with_cancellation_token(shutdown.child_token()),
-    );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = router(ConformanceServer::new(), &shutdown);
 
-    println!("listening on http://{bound}/mcp");
+    println!("listening on http://{bound}{MCP_PATH}");
     let stop = shutdown.clone();
     tokio::spawn(async move {
         let _ = tokio::signal::ctrl_c().await;

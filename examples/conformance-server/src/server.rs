@@ -1,6 +1,9 @@
 //! The server: capabilities, protocol version, and the routing of tools and prompts to fixtures.
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use mrtr::{MrtrConfig, MrtrServer};
 
 use rmcp::{
     model::{
@@ -13,12 +16,35 @@ use rmcp::{
 
 pub const SERVER_NAME: &str = "mrtr-conformance-server";
 
-#[derive(Clone, Default)]
-pub struct ConformanceServer {}
+/// One per process; rmcp clones it per request, so the sealing config sits behind an `Arc`.
+#[derive(Clone)]
+pub struct ConformanceServer {
+    mrtr: Arc<MrtrConfig>,
+}
 
 impl ConformanceServer {
+    /// Seals requestState with a key generated for this process (states do not survive a restart,
+    /// which a single-instance test server does not need).
     pub fn new() -> Self {
-        Self {}
+        Self::with_config(MrtrConfig::ephemeral(SERVER_NAME))
+    }
+
+    pub fn with_config(config: MrtrConfig) -> Self {
+        Self {
+            mrtr: Arc::new(config),
+        }
+    }
+}
+
+impl Default for ConformanceServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MrtrServer for ConformanceServer {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        &self.mrtr
     }
 }
 
