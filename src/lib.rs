@@ -1,7 +1,26 @@
 //! `cargo mcp-lint`: finds legacy server-to-client MCP requests and unsafe `requestState` handling
-//! in Rust MCP servers. See `docs/architecture.md` for the data flow.
+//! in Rust MCP servers. See `docs/architecture.md` for the data flow and the rule API.
+//!
+//! Library entry points: [`lint_source`], [`lint_paths`], [`lint_files`], [`catalog::catalog`],
+//! and the [`engine::Rule`] trait new rules implement.
 
-pub mod finding;
-pub mod suppress;
 pub mod baseline;
+pub mod catalog;
+pub mod cli;
 pub mod config;
+pub mod discover;
+pub mod engine;
+pub mod finding;
+pub mod lint;
+pub mod macro_body;
+pub mod parse;
+pub mod prefilter;
+pub mod report;
+pub mod rules;
+pub mod scope;
+pub mod sdk;
+pub mod source;
+pub mod suppress;
+pub mod walk;
+
+pub use lint::{lint_files, lint_paths, lint_paths_with_sources, lint_source, FileResult, Settings, Sources};

@@ -1,4 +1,3 @@
 fn main() {
-    eprintln!("cargo-mcp-lint: not built yet");
-    std::process::exit(2);
+    std::process::exit(mcp_lint::cli::run(std::env::args().collect()));
 }

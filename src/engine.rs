@@ -1,0 +1,153 @@
+//! The rule API: how a rule sees the walk and reports what it finds.
+//!
+//! The engine parses a file once and walks it once (`walk.rs`). At every expression, macro
+//! invocation, type and item it asks each [`Rule`]; the rule reads the scope model through
+//! [`Cx`] and reports with [`Cx::emit`]. Rules hold no per-file state of their own, so one
+//! instance serves every thread.
+
+use proc_macro2::Span;
+
+use crate::scope::{FileFacts, Origin, Value};
+use crate::sdk::McpMethod;
+use crate::source::{LineIndex, Range};
+
+/// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
+/// each of its codes in `rules/<CODE>.toml`.
+pub trait Rule: Send + Sync {
+    /// The catalog codes this rule can emit.
+    fn codes(&self) -> &'static [&'static str];
+    fn check_expr(&self, _cx: &mut Cx<'_>, _expr: &syn::Expr) {}
+    /// A macro invocation, in expression, statement or item position, before its body is walked.
+    fn check_macro(&self, _cx: &mut Cx<'_>, _mac: &syn::Macro) {}
+    fn check_type(&self, _cx: &mut Cx<'_>, _ty: &syn::Type) {}
+    fn check_item(&self, _cx: &mut Cx<'_>, _item: &syn::Item) {}
+}
+
+/// What kind of code encloses the current node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// A request handler that may answer with `InputRequiredResult`: `call_tool`, `get_prompt`,
+    /// `read_resource`, a `#[tool]` or `#[prompt]` method.
+    MrtrRequest,
+    /// A request handler that cannot (`list_tools`, `complete`, `initialize`, ...).
+    OtherRequest,
+    /// A notification hook (`on_initialized`) or another trait method that is not a request.
+    Hook,
+    /// Client-side code (`impl ClientHandler`).
+    Client,
+    /// Anything else: helpers, free functions, `main`.
+    Plain,
+}
+
+/// The function (or closure within it) being walked.
+#[derive(Debug, Clone)]
+pub struct FnContext {
+    pub kind: HandlerKind,
+    /// The enclosing fn's name (`call_tool`), or empty at file level.
+    pub name: String,
+    /// Inside the arguments of a `spawn(..)`: the code runs in another task.
+    pub spawned: bool,
+}
+
+/// Where a request call sits, as far as MRTR is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// Inside (or possibly inside) a request that can return `InputRequiredResult`.
+    Reachable,
+    /// MRTR cannot reach it; the string says why, for the message.
+    Unreachable(String),
+}
+
+/// A finding as a rule reports it; the engine adds the rule's name, level and path.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    pub code: &'static str,
+    pub first: Span,
+    pub last: Span,
+    pub message: String,
+    pub mcp_method: Option<McpMethod>,
+    pub sdk: Option<&'static str>,
+    pub help: Option<String>,
+}
+
+/// The read side of the walk that rules see, plus the place to report.
+pub struct Cx<'a> {
+    pub(crate) state: &'a crate::walk::State<'a>,
+    pub(crate) out: &'a mut Vec<(Range, Draft)>,
+}
+
+impl<'a> Cx<'a> {
+    pub fn facts(&self) -> &FileFacts {
+        self.state.facts
+    }
+
+    /// What the scope model knows about an expression's value.
+    pub fn value_of(&self, e: &syn::Expr) -> Value {
+        self.state.value_of(e)
+    }
+
+    /// The value bound to a local name, if any.
+    pub fn lookup(&self, name: &str) -> Option<&Value> {
+        self.state.lookup(name)
+    }
+
+    pub fn context(&self) -> &FnContext {
+        self.state.context()
+    }
+
+    pub fn line_index(&self) -> &LineIndex<'a> {
+        self.state.lines
+    }
+
+    /// Hand-written request literals in an expression, and those carried by the names it uses.
+    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::scope::RawRequest> {
+        self.state.raw_requests_in_expr(e)
+    }
+
+    /// Same for the tokens of a macro invocation.
+    pub fn raw_requests_in_tokens(&self, ts: &proc_macro2::TokenStream) -> Vec<crate::scope::RawRequest> {
+        self.state.raw_requests_in_tokens(ts)
+    }
+
+    /// The request an expression stands for (`ServerRequest::ListRootsRequest(..)`, or a name
+    /// bound to one).
+    pub fn request_in(&self, e: &syn::Expr) -> Option<McpMethod> {
+        self.state.request_in(e)
+    }
+
+    /// Decides whether a server-to-client request made here, through a peer of `origin`, can be
+    /// turned into an MRTR round.
+    pub fn placement(&self, origin: Origin) -> Placement {
+        let cx = self.context();
+        let name = &cx.name;
+        if cx.spawned {
+            return Placement::Unreachable(
+                "inside a spawned task, which outlives the request that started it".into(),
+            );
+        }
+        match cx.kind {
+            HandlerKind::Hook => Placement::Unreachable(format!(
+                "from `{name}`, a notification hook or handler method that is not a request"
+            )),
+            HandlerKind::OtherRequest => Placement::Unreachable(format!(
+                "from `{name}`, a request that cannot return `InputRequiredResult` (only \
+`tools/call`, `prompts/get` and `resources/read` can)"
+            )),
+            HandlerKind::Plain if origin == Origin::Stored => Placement::Unreachable(format!(
+                "through a stored peer in `{}`, which is not a request handler",
+                if name.is_empty() { "file scope" } else { name }
+            )),
+            HandlerKind::Plain if origin == Origin::Running => Placement::Unreachable(format!(
+                "through a running service in `{}`, outside any request",
+                if name.is_empty() { "file scope" } else { name }
+            )),
+            _ => Placement::Reachable,
+        }
+    }
+
+    /// Reports a finding spanning `first` to `last`.
+    pub fn emit(&mut self, draft: Draft) {
+        let range = self.state.lines.range_between(draft.first, draft.last);
+        self.out.push((range, draft));
+    }
+}

@@ -1,0 +1,284 @@
+//! The library entry points: lint one source text, or files and folders.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use syn::visit::Visit;
+
+use crate::catalog::catalog;
+use crate::engine::Draft;
+use crate::finding::{FileError, Finding, Level, Report, Summary};
+use crate::prefilter::Prefilter;
+use crate::rules;
+use crate::scope::FileFacts;
+use crate::source::{LineIndex, Range};
+
+/// The JSON report's `version`.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Stack for each analysis thread: syn and the walk recurse once per nesting level.
+const STACK_SIZE: usize = 256 << 20;
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Per-code level overrides; `Level::Allow` turns a code off. Codes not listed use the
+    /// catalog's default level.
+    pub levels: BTreeMap<String, Level>,
+    /// Skip files that contain none of the enabled rules' trigger tokens (on by default).
+    pub prefilter: bool,
+    /// Worker threads; `None` uses every core. Output does not depend on it.
+    pub threads: Option<usize>,
+    /// Paths in findings are relative to this directory.
+    pub base_dir: PathBuf,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            levels: BTreeMap::new(),
+            prefilter: true,
+            threads: None,
+            base_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        }
+    }
+}
+
+impl Settings {
+    /// The level a code reports at, after overrides.
+    pub fn level(&self, code: &str) -> Level {
+        self.levels
+            .get(code)
+            .copied()
+            .or_else(|| catalog().get(code).map(|r| r.level))
+            .unwrap_or(Level::Error)
+    }
+
+    /// The trigger tokens of every enabled rule, or none when a rule without triggers is enabled.
+    pub fn trigger_tokens(&self) -> Vec<String> {
+        let mut tokens = Vec::new();
+        for r in &catalog().rules {
+            if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str()) {
+                continue;
+            }
+            if r.triggers.is_empty() {
+                return Vec::new();
+            }
+            tokens.extend(r.triggers.iter().cloned());
+        }
+        tokens.sort();
+        tokens.dedup();
+        tokens
+    }
+}
+
+/// The outcome for one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileResult {
+    pub findings: Vec<Finding>,
+    /// Whether the file was parsed (false: skipped by the prefilter, or did not parse).
+    pub parsed: bool,
+    /// The file's text, when it was parsed or had a finding (for the human report).
+    pub text: Option<String>,
+}
+
+/// Lints one file's bytes. `path` is used as given in the findings. Runs on a thread with a
+/// large stack, so deeply nested input cannot overflow the caller's.
+pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult {
+    let prefilter = settings.prefilter.then(|| Prefilter::new(&settings.trigger_tokens()));
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || lint_here(path, source, settings, prefilter.as_ref()))
+            .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
+            .unwrap_or_else(|_| lint_here(path, source, settings, prefilter.as_ref()))
+    })
+}
+
+fn internal_error(path: &str) -> FileResult {
+    FileResult {
+        findings: vec![meta_finding(path, 1, 1, "internal error while analysing this file; please report it".into())],
+        parsed: false,
+        text: None,
+    }
+}
+
+fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Finding {
+    let name = catalog().get("MCP900").map_or("parse-error".to_string(), |r| r.name.clone());
+    Finding {
+        code: "MCP900".into(),
+        name,
+        level: Level::Error,
+        path: path.to_string(),
+        line,
+        column,
+        end_line: line,
+        end_column: column,
+        message,
+        mcp_method: None,
+        sdk: None,
+        help: Some("fix the syntax error (`cargo check` shows it too); the file's other findings are unknown until it parses".into()),
+        fix: None,
+    }
+}
+
+/// Lints on the current thread.
+fn lint_here(path: &str, source: &[u8], settings: &Settings, prefilter: Option<&Prefilter>) -> FileResult {
+    if prefilter.is_some_and(|p| !p.admits(source)) {
+        return FileResult::default();
+    }
+    let (text, file) = match crate::parse::parse(source) {
+        Ok(ok) => ok,
+        Err(f) => {
+            let mut findings = Vec::new();
+            let level = settings.level("MCP900");
+            if level != Level::Allow {
+                let mut finding = meta_finding(path, f.line, f.column, format!("file does not parse: {}", f.message));
+                finding.level = level;
+                findings.push(finding);
+            }
+            let text = std::str::from_utf8(source).ok().map(str::to_string);
+            return FileResult { findings, parsed: false, text };
+        }
+    };
+    let findings = analyse(path, &text, &file, settings);
+    drop(file);
+    // Spans live in a per-thread table that grows with every file parsed on this thread.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    FileResult { findings, parsed: true, text: Some(text) }
+}
+
+fn analyse(path: &str, text: &str, file: &syn::File, settings: &Settings) -> Vec<Finding> {
+    let facts = FileFacts::gather(file, text);
+    let lines = LineIndex::new(text);
+    let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
+    walker.visit_file(file);
+    let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
+    let mut seen = HashSet::new();
+    let mut findings = Vec::new();
+    for (range, d) in drafts {
+        if !seen.insert((d.code, range.start, range.end)) {
+            continue;
+        }
+        let level = settings.level(d.code);
+        if level == Level::Allow {
+            continue;
+        }
+        let name = catalog().get(d.code).map_or_else(|| d.code.to_string(), |r| r.name.clone());
+        findings.push(Finding {
+            code: d.code.to_string(),
+            name,
+            level,
+            path: path.to_string(),
+            line: range.line,
+            column: range.column,
+            end_line: range.end_line,
+            end_column: range.end_column,
+            message: d.message,
+            mcp_method: d.mcp_method.map(|m| m.wire().to_string()),
+            sdk: d.sdk.map(str::to_string),
+            help: d.help,
+            fix: None,
+        });
+    }
+    sort_findings(&mut findings);
+    findings
+}
+
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// Sources of the files a report mentions, for renderers that show code.
+#[derive(Debug, Default, Clone)]
+pub struct Sources {
+    pub files: BTreeMap<String, String>,
+}
+
+impl Sources {
+    pub fn get(&self, path: &str) -> Option<&str> {
+        self.files.get(path).map(String::as_str)
+    }
+}
+
+/// Lints files and folders (see [`crate::discover::discover`]).
+pub fn lint_paths(paths: &[PathBuf], settings: &Settings) -> Report {
+    lint_paths_with_sources(paths, settings).0
+}
+
+pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Report, Sources) {
+    let (files, errors) = crate::discover::discover(paths, &settings.base_dir);
+    let (mut report, sources) = lint_files(&files, settings);
+    report.errors.extend(errors);
+    report.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    (report, sources)
+}
+
+/// Lints exactly these files, in parallel; the report is the same whatever the thread count.
+pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
+    let prefilter = settings.prefilter.then(|| Prefilter::new(&settings.trigger_tokens()));
+    let base = settings.base_dir.clone();
+    let work = |f: &PathBuf| -> (String, Result<FileResult, String>) {
+        let display = crate::source::display_path(f, &base);
+        match std::fs::read(f) {
+            Ok(bytes) => {
+                let r = lint_here(&display, &bytes, settings, prefilter.as_ref());
+                (display, Ok(r))
+            }
+            Err(e) => (display, Err(format!("cannot read: {e}"))),
+        }
+    };
+    let results: Vec<(String, Result<FileResult, String>)> = match rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.threads.unwrap_or(0))
+        .stack_size(STACK_SIZE)
+        .build()
+    {
+        Ok(pool) => pool.install(|| files.par_iter().map(|f| guarded(f, &work)).collect()),
+        Err(_) => files.iter().map(|f| guarded(f, &work)).collect(),
+    };
+    assemble(results)
+}
+
+fn guarded(
+    f: &PathBuf,
+    work: &(dyn Fn(&PathBuf) -> (String, Result<FileResult, String>) + Sync),
+) -> (String, Result<FileResult, String>) {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(f))).unwrap_or_else(|_| {
+        let display = f.to_string_lossy().replace('\\', "/");
+        (display.clone(), Ok(internal_error(&display)))
+    })
+}
+
+fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sources) {
+    let mut summary = Summary::default();
+    let mut findings = Vec::new();
+    let mut errors = Vec::new();
+    let mut sources = Sources::default();
+    for (path, r) in results {
+        match r {
+            Ok(fr) => {
+                summary.files_seen += 1;
+                if fr.parsed {
+                    summary.files_parsed += 1;
+                }
+                if !fr.findings.is_empty() {
+                    if let Some(t) = fr.text {
+                        sources.files.insert(path.clone(), t);
+                    }
+                }
+                findings.extend(fr.findings);
+            }
+            Err(message) => errors.push(FileError { path, message }),
+        }
+    }
+    sort_findings(&mut findings);
+    summary.findings = findings.len();
+    errors.sort_by(|a, b| a.path.cmp(&b.path));
+    (Report { version: REPORT_VERSION, findings, errors, summary }, sources)
+}
+
+/// `path` relative to the settings' base directory, as findings show it.
+pub fn display_path(path: &Path, settings: &Settings) -> String {
+    crate::source::display_path(path, &settings.base_dir)
+}

@@ -1,0 +1,106 @@
+//! Reading a macro invocation's tokens as Rust, so calls inside `tokio::select!`, `tokio::join!`,
+//! `block_on!` or a project's own macros are seen. Bodies that do not parse are split at
+//! top-level `,` `;` `=>` and `:` and each piece is tried again; groups are tried recursively.
+
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+
+pub enum Piece {
+    Expr(syn::Expr),
+    Stmts(Vec<syn::Stmt>),
+    Items(Vec<syn::Item>),
+}
+
+/// Deepest group nesting explored when a body does not parse as a whole.
+const MAX_DEPTH: usize = 32;
+
+pub fn parse_macro_body(tokens: &TokenStream) -> Vec<Piece> {
+    let mut out = Vec::new();
+    whole_or_split(tokens.clone(), &mut out, 0);
+    out
+}
+
+fn whole(tokens: &TokenStream) -> Option<Piece> {
+    if tokens.is_empty() {
+        return None;
+    }
+    if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        // A single path (`elicit_safe!(T)`) or literal is not worth a walk, but costs nothing.
+        let block: Vec<syn::Stmt> = exprs
+            .into_iter()
+            .map(|e| syn::Stmt::Expr(e, Some(Default::default())))
+            .collect();
+        return Some(Piece::Stmts(block));
+    }
+    if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
+        return Some(Piece::Stmts(stmts));
+    }
+    if let Ok(file) = syn::parse2::<syn::File>(tokens.clone()) {
+        if !file.items.is_empty() {
+            return Some(Piece::Items(file.items));
+        }
+    }
+    None
+}
+
+fn whole_or_split(tokens: TokenStream, out: &mut Vec<Piece>, depth: usize) {
+    if let Some(p) = whole(&tokens) {
+        out.push(p);
+        return;
+    }
+    if depth >= MAX_DEPTH {
+        return;
+    }
+    let toks: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut chunk: Vec<TokenTree> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let tt = &toks[i];
+        let sep_len = match tt {
+            TokenTree::Punct(p) => match p.as_char() {
+                ',' | ';' => 1,
+                '=' if p.spacing() == Spacing::Joint
+                    && matches!(toks.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == '>') =>
+                {
+                    2
+                }
+                ':' if p.spacing() == Spacing::Alone
+                    && !matches!(i.checked_sub(1).and_then(|j| toks.get(j)),
+                        Some(TokenTree::Punct(q)) if q.as_char() == ':' && q.spacing() == Spacing::Joint) =>
+                {
+                    1
+                }
+                _ => 0,
+            },
+            _ => 0,
+        };
+        if sep_len > 0 {
+            flush(&mut chunk, out, depth);
+            i += sep_len;
+            continue;
+        }
+        chunk.push(tt.clone());
+        i += 1;
+    }
+    flush(&mut chunk, out, depth);
+}
+
+fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
+    if chunk.is_empty() {
+        return;
+    }
+    let ts: TokenStream = chunk.iter().cloned().collect();
+    if let Ok(e) = syn::parse2::<syn::Expr>(ts) {
+        out.push(Piece::Expr(e));
+    } else {
+        for tt in chunk.iter() {
+            if let TokenTree::Group(g) = tt {
+                if g.delimiter() != Delimiter::None || !g.stream().is_empty() {
+                    whole_or_split(g.stream(), out, depth + 1);
+                }
+            }
+        }
+    }
+    chunk.clear();
+}

@@ -1,0 +1,169 @@
+//! Turning bytes into a syntax tree without ever crashing: non-UTF-8 text, nesting too deep for
+//! the parser's recursion, and syntax errors all become a parse-error finding (MCP900).
+
+use proc_macro2::LineColumn;
+
+/// Deepest bracket nesting analysed. rustc itself rarely sees more than a few dozen levels; past
+/// this, syn's recursion (and ours) could exhaust the stack, so the file is reported instead.
+pub const MAX_NESTING: usize = 1000;
+
+pub struct ParseFailure {
+    pub line: usize,
+    /// 1-based char column.
+    pub column: usize,
+    pub message: String,
+}
+
+pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let ok = &bytes[..e.valid_up_to()];
+            let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&ok[line_start..]).chars().count() + 1;
+            return Err(ParseFailure {
+                line,
+                column,
+                message: format!("file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
+            });
+        }
+    };
+    if let Some((depth, at)) = too_deep(text) {
+        let line = text[..at].matches('\n').count() + 1;
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        return Err(ParseFailure {
+            line,
+            column: text[line_start..at].chars().count() + 1,
+            message: format!("nesting deeper than {depth} levels; the file was not analysed"),
+        });
+    }
+    match syn::parse_file(text) {
+        Ok(f) => Ok((text.to_string(), f)),
+        Err(e) => {
+            let LineColumn { line, column } = e.span().start();
+            Err(ParseFailure { line: line.max(1), column: column + 1, message: e.to_string() })
+        }
+    }
+}
+
+/// The first place where brackets nest deeper than [`MAX_NESTING`], ignoring strings, chars and
+/// comments.
+fn too_deep(text: &str) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some((MAX_NESTING, i));
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut level = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        level += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        level -= 1;
+                        i += 2;
+                        if level == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'"' => {
+                // Raw strings: r"..", r#".."#.
+                let mut hashes = 0;
+                let mut j = i;
+                while j > 0 && b[j - 1] == b'#' {
+                    hashes += 1;
+                    j -= 1;
+                }
+                let raw = j > 0 && b[j - 1] == b'r';
+                i += 1;
+                while i < b.len() {
+                    if !raw && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == b'"' && (!raw || b[i + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes) {
+                        i += hashes;
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'\'' => {
+                // A char literal ('x', '\n', '\u{..}') or a lifetime ('a): skip only literals.
+                if b.get(i + 1) == Some(&b'\\') {
+                    if let Some(end) = b[i + 2..].iter().position(|&c| c == b'\'') {
+                        i += end + 3;
+                        continue;
+                    }
+                } else if let Some(len) = text[i + 1..].chars().next().map(char::len_utf8) {
+                    if b.get(i + 1 + len) == Some(&b'\'') {
+                        i += len + 2;
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_reported_not_parsed() {
+        let src = format!("fn f() {{ let x = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
+        let err = parse(src.as_bytes()).err().expect("must be refused");
+        assert!(err.message.contains("nesting deeper"), "{}", err.message);
+        assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        let src = format!(
+            "// {}\nfn f() {{ let s = \"{}\"; let r = r#\"{}\"#; let c = '('; }}",
+            "(".repeat(5000),
+            "[".repeat(5000),
+            "{".repeat(5000)
+        );
+        assert!(parse(src.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line() {
+        let mut src = b"fn a() {}\nfn b() { \"".to_vec();
+        src.push(0xff);
+        let err = parse(&src).err().unwrap();
+        assert_eq!((err.line, err.column), (2, 11));
+        assert!(err.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn syntax_errors_carry_syns_message_and_line() {
+        let err = parse(b"fn ok() {}\nfn broken( {\n").err().unwrap();
+        assert_eq!(err.line, 2);
+        assert!(!err.message.is_empty());
+    }
+}

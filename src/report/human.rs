@@ -1,0 +1,125 @@
+//! `--format human`: rustc-style diagnostics rendered with codespan-reporting.
+
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor, Config, Styles, StylesWriter};
+
+use super::RenderOptions;
+use crate::finding::{Finding, Level, Report};
+use crate::lint::Sources;
+use crate::source::LineIndex;
+
+pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> String {
+    let mut files = SimpleFiles::new();
+    let mut ids = std::collections::BTreeMap::new();
+    for (path, text) in &sources.files {
+        ids.insert(path.as_str(), files.add(path.clone(), text.clone()));
+    }
+    let config = Config::default();
+    let styles = Styles::default();
+    let mut out = Vec::new();
+    for f in &report.findings {
+        let diag = diagnostic(f, ids.get(f.path.as_str()).copied(), sources);
+        let ok = if options.color {
+            let mut w = StylesWriter::new(termcolor::Ansi::new(&mut out), &styles);
+            term::emit_to_write_style(&mut w, &config, &files, &diag).is_ok()
+        } else {
+            term::emit_to_io_write(&mut out, &config, &files, &diag).is_ok()
+        };
+        if !ok || diag.labels.is_empty() {
+            // No source to show (unreadable text): one plain line still names the place.
+            out.extend_from_slice(
+                format!(
+                    "{}[{}]: {}\n  --> {}:{}:{}\n\n",
+                    level_word(f.level),
+                    f.code,
+                    f.message,
+                    f.path,
+                    f.line,
+                    f.column
+                )
+                .as_bytes(),
+            );
+        }
+    }
+    let mut s = String::from_utf8_lossy(&out).into_owned();
+    for e in &report.errors {
+        s.push_str(&format!("error: {}: {}\n", e.path, e.message));
+    }
+    s.push_str(&summary_line(report));
+    s
+}
+
+fn level_word(l: Level) -> &'static str {
+    match l {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Allow => "allow",
+    }
+}
+
+fn diagnostic(f: &Finding, file: Option<usize>, sources: &Sources) -> Diagnostic<usize> {
+    let severity = match f.level {
+        Level::Error => Severity::Error,
+        _ => Severity::Warning,
+    };
+    let mut d = Diagnostic::new(severity)
+        .with_code(f.code.clone())
+        .with_message(f.message.clone());
+    if let (Some(id), Some(text)) = (file, sources.get(&f.path)) {
+        let idx = LineIndex::new(text);
+        let start = idx.offset(f.line, f.column.saturating_sub(1));
+        let end = idx
+            .offset(f.end_line, f.end_column.saturating_sub(1))
+            .max(start);
+        let label = match &f.mcp_method {
+            Some(m) => format!("sends `{m}`"),
+            None => f.name.clone(),
+        };
+        d = d.with_labels(vec![Label::primary(id, start..end).with_message(label)]);
+    }
+    let mut notes = Vec::new();
+    if let Some(h) = &f.help {
+        notes.push(format!("help: {h}"));
+    }
+    notes.push(format!(
+        "note: `{}` ({}) is {} by default; `cargo mcp-lint rule {}` explains it",
+        f.name,
+        f.code,
+        crate::catalog::catalog()
+            .get(&f.code)
+            .map_or("on", |r| level_word(r.level)),
+        f.code
+    ));
+    d.with_notes(notes)
+}
+
+fn summary_line(report: &Report) -> String {
+    let errors = report
+        .findings
+        .iter()
+        .filter(|f| f.level == Level::Error)
+        .count();
+    let warnings = report
+        .findings
+        .iter()
+        .filter(|f| f.level == Level::Warning)
+        .count();
+    let s = &report.summary;
+    if report.findings.is_empty() {
+        format!(
+            "no findings ({} files seen, {} parsed)\n",
+            s.files_seen, s.files_parsed
+        )
+    } else {
+        format!(
+            "{} finding{} ({errors} error{}, {warnings} warning{}) in {} files seen, {} parsed\n",
+            report.findings.len(),
+            if report.findings.len() == 1 { "" } else { "s" },
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" },
+            s.files_seen,
+            s.files_parsed
+        )
+    }
+}

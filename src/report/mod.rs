@@ -1,0 +1,56 @@
+//! Output formats. Each format is a module with a `render` function over the finished [`Report`];
+//! add a format by adding a variant to [`Format`] and an arm to [`render`].
+
+pub mod concise;
+pub mod github;
+mod human;
+mod json;
+pub mod sarif;
+pub mod statistics;
+
+use crate::finding::Report;
+use crate::lint::Sources;
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// rustc-like diagnostics with the source line (default).
+    Human,
+    /// The JSON contract (see `docs/architecture.md`).
+    Json,
+    /// One line per finding: `path:line:col: level[CODE] message`.
+    Concise,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF consumers.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations on the pull request).
+    Github,
+}
+
+/// How to render, beyond the format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RenderOptions {
+    /// ANSI colours (human format).
+    pub color: bool,
+}
+
+/// The whole output of a run in `format`.
+pub fn render(
+    format: Format,
+    report: &Report,
+    sources: &Sources,
+    options: &RenderOptions,
+) -> String {
+    match format {
+        Format::Human => human::render(report, sources, options),
+        Format::Json => json::render(report),
+        // The CLI renders these through `config::gate` (with baseline notes); this is the plain form.
+        Format::Concise => concise::render(&report.findings, &[]),
+        Format::Github => github::render(&report.findings, &[]),
+        Format::Sarif => {
+            let ctxs = crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));
+            let fps = crate::baseline::fingerprints(&report.findings, &ctxs);
+            let root = std::env::current_dir().unwrap_or_default();
+            sarif::render(report, &crate::config::gate::rule_metas(), &fps, &[], &root)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! MCP001 legacy-elicitation-request, MCP002 legacy-sampling-request, MCP003 legacy-roots-request,
+//! and MCP006 request-outside-mrtr-scope for the same calls where MRTR cannot reach.
+
+use super::receiver::server_peer;
+use crate::engine::{Cx, Draft, Placement, Rule};
+use crate::scope::Origin;
+use crate::sdk::{Generics, RequestMethod, SdkTable, SDKS};
+
+pub struct LegacyRequest;
+
+impl Rule for LegacyRequest {
+    fn codes(&self) -> &'static [&'static str] {
+        &["MCP001", "MCP002", "MCP003", "MCP006"]
+    }
+
+    fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
+        match expr {
+            syn::Expr::MethodCall(mc) => {
+                let name = mc.method.to_string();
+                for sdk in SDKS {
+                    let Some(m) = sdk.request_method(&name) else { continue };
+                    if mc.args.len() != m.arity || (m.generics == Generics::None && mc.turbofish.is_some()) {
+                        continue;
+                    }
+                    let v = cx.value_of(&mc.receiver);
+                    if server_peer(cx, sdk, &v).is_some() {
+                        report(cx, sdk, m, mc.method.span(), v.origin);
+                        return;
+                    }
+                }
+            }
+            // `Peer::create_message(&peer, params)`.
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else { return };
+                let segs = &p.path.segments;
+                if segs.len() < 2 || c.args.is_empty() {
+                    return;
+                }
+                let name = segs[segs.len() - 1].ident.to_string();
+                let ty = segs[segs.len() - 2].ident.to_string();
+                for sdk in SDKS {
+                    let Some(m) = sdk.request_method(&name) else { continue };
+                    let real = cx.facts().imports.get(&ty).map_or(ty.clone(), |i| i.name.clone());
+                    let is_peer = sdk.peer_types.iter().any(|t| t.name == real);
+                    if is_peer && c.args.len() == m.arity + 1 && !cx.facts().local_types.contains(&ty) {
+                        let v = cx.value_of(&c.args[0]);
+                        if cx.context().kind != crate::engine::HandlerKind::Client {
+                            report(cx, sdk, m, segs[segs.len() - 1].ident.span(), v.origin);
+                        }
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn report(cx: &mut Cx<'_>, sdk: &SdkTable, m: &RequestMethod, span: proc_macro2::Span, origin: Origin) {
+    let wire = m.sends.wire();
+    let draft = match cx.placement(origin) {
+        Placement::Reachable => Draft {
+            code: m.sends.legacy_code(),
+            first: span,
+            last: span,
+            message: format!(
+                "`{}` sends `{wire}` to the client in the middle of a request; on 2026-07-28 the \
+server must return an `InputRequiredResult` instead",
+                m.name
+            ),
+            mcp_method: Some(m.sends),
+            sdk: Some(sdk.name),
+            help: Some(m.replacement.to_string()),
+        },
+        Placement::Unreachable(why) => Draft {
+            code: super::UNREACHABLE,
+            first: span,
+            last: span,
+            message: format!(
+                "`{}` sends `{wire}` {why}; MRTR cannot reach it, so this needs a redesign, not a \
+mechanical rewrite",
+                m.name
+            ),
+            mcp_method: Some(m.sends),
+            sdk: Some(sdk.name),
+            help: Some(sdk.redesign_help(m.sends).to_string()),
+        },
+    };
+    cx.emit(draft);
+}

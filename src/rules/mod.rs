@@ -1,0 +1,23 @@
+//! The rules. Each is a unit struct implementing [`crate::engine::Rule`]; every code a rule emits
+//! is described in `rules/<CODE>.toml`.
+
+mod legacy_request;
+mod raw_request;
+mod receiver;
+mod removed_api;
+
+use crate::engine::Rule;
+
+pub use legacy_request::LegacyRequest;
+pub use raw_request::RawRequest;
+pub use removed_api::RemovedApi;
+
+/// Every rule the engine runs. Codes not listed by any rule here (MCP900 parse-error) are emitted
+/// by the engine itself.
+pub static ALL: &[&'static dyn Rule] = &[&LegacyRequest, &RawRequest, &RemovedApi];
+
+/// Codes the engine itself emits.
+pub const ENGINE_CODES: &[&str] = &["MCP900"];
+
+/// The code for server-to-client requests that MRTR cannot reach.
+pub const UNREACHABLE: &str = "MCP006";

@@ -1,0 +1,145 @@
+//! MCP004 raw-server-request: a request built by hand (`send_request(ServerRequest::..)`, or a
+//! `json!` object / struct literal with a legacy `method` that is sent or written to the client).
+//! Where MRTR cannot reach the call, MCP006 instead.
+
+use super::receiver::server_peer;
+use crate::engine::{Cx, Draft, Placement, Rule};
+use crate::scope::{Origin, RawRequest as RawLit};
+use crate::sdk::{raw, McpMethod, SdkTable, SDKS};
+
+pub struct RawRequest;
+
+impl Rule for RawRequest {
+    fn codes(&self) -> &'static [&'static str] {
+        &["MCP004", "MCP006"]
+    }
+
+    fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
+        match expr {
+            syn::Expr::MethodCall(mc) => {
+                let name = mc.method.to_string();
+                for sdk in SDKS {
+                    let Some(m) = sdk.raw_send_method(&name) else { continue };
+                    if mc.args.len() != m.arity {
+                        continue;
+                    }
+                    let v = cx.value_of(&mc.receiver);
+                    if server_peer(cx, sdk, &v).is_none() {
+                        continue;
+                    }
+                    if let Some(method) = cx.request_in(&mc.args[0]) {
+                        report_send(cx, sdk, &name, mc.method.span(), method, v.origin);
+                        return;
+                    }
+                }
+                if raw::SINK_METHODS.contains(&name.as_str()) {
+                    for a in &mc.args {
+                        let lits = cx.raw_requests_in(a);
+                        report_literals(cx, lits, &name);
+                    }
+                }
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else { return };
+                let Some(last) = p.path.segments.last() else { return };
+                let name = last.ident.to_string();
+                if raw::SINK_FUNCTIONS.contains(&name.as_str()) {
+                    for a in &c.args {
+                        let lits = cx.raw_requests_in(a);
+                        report_literals(cx, lits, &name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
+        let Some(last) = mac.path.segments.last() else { return };
+        let name = last.ident.to_string();
+        if raw::SINK_MACROS.contains(&name.as_str()) {
+            let lits = cx.raw_requests_in_tokens(&mac.tokens);
+            report_literals(cx, lits, &format!("{name}!"));
+        }
+    }
+}
+
+fn report_send(
+    cx: &mut Cx<'_>,
+    sdk: &SdkTable,
+    name: &str,
+    span: proc_macro2::Span,
+    method: McpMethod,
+    origin: Origin,
+) {
+    let wire = method.wire();
+    let draft = match cx.placement(origin) {
+        Placement::Reachable => Draft {
+            code: "MCP004",
+            first: span,
+            last: span,
+            message: format!(
+                "`{name}` sends a raw `{wire}` request to the client; on 2026-07-28 the server must \
+return an `InputRequiredResult` instead"
+            ),
+            mcp_method: Some(method),
+            sdk: Some(sdk.name),
+            help: Some(crate::sdk::rmcp::RAW_REQUEST_HELP.to_string()),
+        },
+        Placement::Unreachable(why) => Draft {
+            code: super::UNREACHABLE,
+            first: span,
+            last: span,
+            message: format!(
+                "`{name}` sends a raw `{wire}` request {why}; MRTR cannot reach it, so this needs a \
+redesign, not a mechanical rewrite"
+            ),
+            mcp_method: Some(method),
+            sdk: Some(sdk.name),
+            help: Some(sdk.redesign_help(method).to_string()),
+        },
+    };
+    cx.emit(draft);
+}
+
+fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
+    for lit in lits {
+        let wire = lit.method.wire();
+        let draft = match cx.placement(Origin::Unknown) {
+            Placement::Reachable => Draft {
+                code: "MCP004",
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is sent to the client (through \
+`{sink}`); on 2026-07-28 the server must return an `InputRequiredResult` instead"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(
+                    "put the request in the `inputRequests` map of an `InputRequiredResult` \
+returned from the `tools/call`, `prompts/get` or `resources/read` handler, and resume from \
+`requestState` on the retry"
+                        .to_string(),
+                ),
+            },
+            Placement::Unreachable(why) => Draft {
+                code: super::UNREACHABLE,
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is sent to the client {why}; MRTR \
+cannot reach it, so this needs a redesign, not a mechanical rewrite"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(
+                    crate::sdk::rmcp::RMCP
+                        .redesign_help(lit.method)
+                        .to_string(),
+                ),
+            },
+        };
+        cx.emit(draft);
+    }
+}

@@ -1,0 +1,35 @@
+//! Shared by the request rules: is this receiver a server's handle on its client?
+
+use crate::engine::{Cx, HandlerKind};
+use crate::scope::{Kind, Value};
+use crate::sdk::{SdkTable, Side};
+
+/// How sure the engine is that a call goes to the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Receiver {
+    /// Typed as a server-side peer (`Peer<RoleServer>`, `ClientSink`, `context.peer`, ...).
+    Typed,
+    /// Untyped, but named like a peer in a file that uses the SDK (`ctx.peer` in an untyped closure).
+    Named,
+}
+
+/// `Some` when a call on `value` is a server-to-client call of `sdk`.
+pub fn server_peer(cx: &Cx<'_>, sdk: &SdkTable, value: &Value) -> Option<Receiver> {
+    if cx.context().kind == HandlerKind::Client {
+        return None;
+    }
+    match &value.kind {
+        Kind::Peer { sdk: s, side } if std::ptr::eq(*s, sdk) => match side {
+            Some(Side::Client) => None,
+            _ => Some(Receiver::Typed),
+        },
+        Kind::Unknown => {
+            let named = value
+                .hint
+                .as_deref()
+                .is_some_and(|h| h.to_ascii_lowercase().contains(sdk.receiver_name_hint));
+            (named && cx.facts().mentions(sdk)).then_some(Receiver::Named)
+        }
+        _ => None,
+    }
+}

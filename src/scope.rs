@@ -1,0 +1,373 @@
+//! The light scope model: what the syntax of one file says about names and types.
+//!
+//! `FileFacts` is gathered once per file before the walk (imports and their aliases, struct field
+//! types, statics, fn return types, which types implement which handler trait). During the walk the
+//! engine keeps frames of local bindings; `Value` is what the model knows about an expression:
+//! whether it is an SDK peer or handler context and of which side, where it came from, and whether
+//! it carries a server-to-client request.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::Span;
+use syn::visit::Visit;
+
+use crate::sdk::{McpMethod, RoleSource, SdkTable, Side, SDKS};
+
+/// What an expression is, as far as MCP is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing known.
+    Unknown,
+    /// A peer (or a running service that derefs to one); `side` is `None` for `Peer<R>`.
+    Peer { sdk: &'static SdkTable, side: Option<Side> },
+    /// A handler context that carries a peer (`RequestContext<RoleServer>`).
+    Context { sdk: &'static SdkTable, side: Option<Side> },
+    /// A value of a known type that is not an SDK peer (an in-house client, another vendor's type).
+    Foreign,
+    /// `self` inside an impl of the named type.
+    SelfOf(Option<String>),
+    /// A value of a type that implements one of the SDK's handler traits in this file.
+    Handler(Side),
+}
+
+/// Where a peer value came from: decides whether a call can still be inside a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Unknown,
+    /// A parameter of the enclosing fn or closure: the caller decides.
+    Param,
+    /// The handler's own context (`context.peer`).
+    Context,
+    /// A struct field, a static, or a getter: kept beyond the request that produced it.
+    Stored,
+    /// A running service (`serve_server(..)`): outside every request.
+    Running,
+}
+
+/// A request literal written by hand (`json!({"method": "roots/list", ..})`).
+#[derive(Debug, Clone, Copy)]
+pub struct RawRequest {
+    pub method: McpMethod,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Value {
+    pub kind: Kind,
+    pub origin: Origin,
+    /// The last name on the way to this value (`peer` in `self.peer.read().await`), for untyped
+    /// receivers.
+    pub hint: Option<String>,
+    /// The request this value stands for (`ServerRequest::ListRootsRequest(..)`).
+    pub request: Option<McpMethod>,
+    /// Hand-written request literals this value was built from.
+    pub raw: Vec<RawRequest>,
+}
+
+impl Value {
+    pub fn unknown() -> Value {
+        Value { kind: Kind::Unknown, origin: Origin::Unknown, hint: None, request: None, raw: Vec::new() }
+    }
+
+    pub fn of(kind: Kind, origin: Origin) -> Value {
+        Value { kind, origin, ..Value::unknown() }
+    }
+
+    pub fn with_hint(mut self, hint: &str) -> Value {
+        if self.hint.is_none() {
+            self.hint = Some(hint.to_string());
+        }
+        self
+    }
+
+    pub fn with_origin(mut self, origin: Origin) -> Value {
+        if matches!(self.kind, Kind::Peer { .. } | Kind::Context { .. } | Kind::Unknown) {
+            self.origin = origin;
+        }
+        self
+    }
+}
+
+/// Wrapper types whose first generic argument is what matters (`Arc<RwLock<Option<Peer<..>>>>`).
+const WRAPPERS: &[&str] = &[
+    "Arc", "Rc", "Box", "RwLock", "Mutex", "Option", "OnceCell", "OnceLock", "Cell", "RefCell",
+    "Vec", "VecDeque", "Weak", "Result", "Pin", "RwLockReadGuard", "RwLockWriteGuard", "MutexGuard",
+    "ArcSwap", "ArcSwapOption", "LazyLock", "Lazy", "ManuallyDrop", "Cow",
+];
+
+/// Where an imported name comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// First segment of the `use` path (`rmcp`, `crate`, `std`, another crate).
+    pub root: String,
+    /// The imported item's real name (`Peer` in `use rmcp::Peer as P`).
+    pub name: String,
+}
+
+/// What one file says about itself, gathered before the walk.
+#[derive(Default)]
+pub struct FileFacts {
+    pub imports: HashMap<String, Import>,
+    /// Types, traits and enums the file defines itself (they shadow SDK names).
+    pub local_types: HashSet<String>,
+    /// `(struct, field)` → type.
+    pub fields: HashMap<(String, String), syn::Type>,
+    /// field name → types of every field of that name in the file.
+    pub fields_by_name: HashMap<String, Vec<syn::Type>>,
+    pub statics: HashMap<String, syn::Type>,
+    /// fn or method name → return type (last definition wins; files rarely reuse a peer getter name).
+    pub fn_returns: HashMap<String, syn::Type>,
+    /// Types with an `impl <HandlerTrait> for T` in this file, and the side of that trait.
+    pub handler_impls: HashMap<String, Side>,
+    /// Indices into `SDKS` of the SDKs whose crate name appears anywhere in the file text.
+    pub mentioned_sdks: Vec<usize>,
+}
+
+impl FileFacts {
+    pub fn gather(file: &syn::File, text: &str) -> FileFacts {
+        let mut facts = FileFacts::default();
+        for (i, sdk) in SDKS.iter().enumerate() {
+            if sdk.crates.iter().any(|c| text.contains(c)) {
+                facts.mentioned_sdks.push(i);
+            }
+        }
+        let mut g = Gatherer { facts: &mut facts };
+        g.visit_file(file);
+        facts
+    }
+
+    pub fn mentions(&self, sdk: &SdkTable) -> bool {
+        self.mentioned_sdks
+            .iter()
+            .any(|&i| std::ptr::eq(SDKS[i], sdk))
+    }
+
+    /// The SDK items a path may name: `(sdk, canonical last segment)`.
+    /// `rmcp::service::Peer`, `Peer` (imported from rmcp, or bare: every SDK is a candidate),
+    /// `P` (`use rmcp::Peer as P`). Empty when the path names something else.
+    pub fn resolve_path(&self, path: &syn::Path) -> Vec<(&'static SdkTable, String)> {
+        let (Some(first_seg), Some(last_seg)) = (path.segments.first(), path.segments.last()) else {
+            return Vec::new();
+        };
+        let first = first_seg.ident.to_string();
+        let last = last_seg.ident.to_string();
+        let from_root = |root: &str, name: String| -> Vec<(&'static SdkTable, String)> {
+            SDKS.iter()
+                .filter(|s| s.crates.contains(&root))
+                .map(|s| (*s, name.clone()))
+                .collect()
+        };
+        if path.segments.len() > 1 {
+            if SDKS.iter().any(|s| s.crates.contains(&first.as_str())) {
+                return from_root(&first, last);
+            }
+            // `model::ServerRequest` after `use rmcp::model;`, or an enum imported from the SDK.
+            if let Some(imp) = self.imports.get(&first) {
+                return from_root(&imp.root, last);
+            }
+            // A lowercase head that is not imported is another crate or a local module; a local
+            // type is ours. Neither is the SDK.
+            if first.starts_with(|c: char| c.is_lowercase() || c == '_')
+                || self.local_types.contains(&first)
+            {
+                return Vec::new();
+            }
+            return self.bare(last);
+        }
+        match self.imports.get(&last) {
+            Some(imp) => from_root(&imp.root, imp.name.clone()),
+            None if self.local_types.contains(&last) => Vec::new(),
+            None => self.bare(last),
+        }
+    }
+
+    /// A name that is neither imported nor defined here (a glob import, a prelude, a
+    /// re-export): every SDK is a candidate, those the file mentions first.
+    fn bare(&self, name: String) -> Vec<(&'static SdkTable, String)> {
+        let mut out: Vec<(&'static SdkTable, String)> =
+            self.mentioned_sdks.iter().map(|&i| (SDKS[i], name.clone())).collect();
+        for (i, s) in SDKS.iter().enumerate() {
+            if !self.mentioned_sdks.contains(&i) {
+                out.push((*s, name.clone()));
+            }
+        }
+        out
+    }
+
+    /// Classifies a type: is it (a wrapper around) an SDK peer or context, and of which side?
+    /// `generics` are the type parameters in scope, which stay `Unknown`.
+    pub fn classify_type(&self, ty: &syn::Type, generics: &HashSet<String>) -> Kind {
+        match ty {
+            syn::Type::Reference(r) => self.classify_type(&r.elem, generics),
+            syn::Type::Paren(p) => self.classify_type(&p.elem, generics),
+            syn::Type::Group(g) => self.classify_type(&g.elem, generics),
+            syn::Type::Path(tp) => {
+                let Some(last) = tp.path.segments.last() else {
+                    return Kind::Unknown;
+                };
+                let name = last.ident.to_string();
+                if tp.qself.is_none() && tp.path.segments.len() == 1 && generics.contains(&name) {
+                    return Kind::Unknown;
+                }
+                let real = self
+                    .imports
+                    .get(&name)
+                    .map(|i| i.name.clone())
+                    .unwrap_or_else(|| name.clone());
+                if WRAPPERS.contains(&real.as_str()) {
+                    return match first_type_arg(&last.arguments) {
+                        Some(inner) => self.classify_type(inner, generics),
+                        None => Kind::Unknown,
+                    };
+                }
+                for (sdk, canonical) in self.resolve_path(&tp.path) {
+                    if let Some(pt) = sdk.peer_types.iter().find(|p| p.name == canonical) {
+                        let side = self.role_side(sdk, pt.role, &last.arguments);
+                        return Kind::Peer { sdk, side };
+                    }
+                    if let Some(ct) = sdk.context_types.iter().find(|c| c.name == canonical) {
+                        let side = self.role_side(sdk, ct.role, &last.arguments);
+                        return Kind::Context { sdk, side };
+                    }
+                }
+                Kind::Foreign
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    fn role_side(&self, sdk: &SdkTable, role: RoleSource, args: &syn::PathArguments) -> Option<Side> {
+        match role {
+            RoleSource::Fixed(side) => Some(side),
+            RoleSource::FirstGeneric => {
+                let syn::Type::Path(tp) = first_type_arg(args)? else {
+                    return None;
+                };
+                let ident = tp.path.segments.last()?.ident.to_string();
+                let real = self.imports.get(&ident).map_or(ident.as_str(), |i| i.name.as_str());
+                sdk.role(real)
+            }
+        }
+    }
+}
+
+pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {
+    let syn::PathArguments::AngleBracketed(ab) = args else {
+        return None;
+    };
+    ab.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The last identifier of a type path (`Counter` in `crate::Counter<T>`).
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(tp) => tp.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Reference(r) => type_name(&r.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        syn::Type::Group(g) => type_name(&g.elem),
+        _ => None,
+    }
+}
+
+struct Gatherer<'f> {
+    facts: &'f mut FileFacts,
+}
+
+impl Gatherer<'_> {
+    fn use_tree(&mut self, root: Option<&str>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                let seg = p.ident.to_string();
+                let root = root.unwrap_or(&seg).to_string();
+                self.use_tree(Some(&root), &p.tree);
+            }
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                if name == "self" {
+                    return;
+                }
+                let root = root.unwrap_or(&name).to_string();
+                self.facts.imports.insert(name.clone(), Import { root, name });
+            }
+            syn::UseTree::Rename(r) => {
+                let name = r.ident.to_string();
+                let root = root.unwrap_or(&name).to_string();
+                if r.rename != "_" {
+                    self.facts.imports.insert(r.rename.to_string(), Import { root, name });
+                }
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(root, t);
+                }
+            }
+            syn::UseTree::Glob(_) => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Gatherer<'_> {
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.use_tree(None, &u.tree);
+    }
+
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        let name = s.ident.to_string();
+        self.facts.local_types.insert(name.clone());
+        for f in &s.fields {
+            if let Some(id) = &f.ident {
+                self.facts.fields.insert((name.clone(), id.to_string()), f.ty.clone());
+                self.facts
+                    .fields_by_name
+                    .entry(id.to_string())
+                    .or_default()
+                    .push(f.ty.clone());
+            }
+        }
+        syn::visit::visit_item_struct(self, s);
+    }
+
+    fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+        self.facts.local_types.insert(e.ident.to_string());
+        syn::visit::visit_item_enum(self, e);
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        self.facts.local_types.insert(t.ident.to_string());
+        syn::visit::visit_item_trait(self, t);
+    }
+
+    fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
+        self.facts.local_types.insert(t.ident.to_string());
+        syn::visit::visit_item_type(self, t);
+    }
+
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        self.facts.statics.insert(s.ident.to_string(), (*s.ty).clone());
+        syn::visit::visit_item_static(self, s);
+    }
+
+    fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+        if let syn::ReturnType::Type(_, ty) = &sig.output {
+            self.facts.fn_returns.insert(sig.ident.to_string(), (**ty).clone());
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if let (Some((_, trait_path, _)), Some(self_name)) = (&i.trait_, type_name(&i.self_ty)) {
+            if let Some(last) = trait_path.segments.last() {
+                let t = last.ident.to_string();
+                let real = self.facts.imports.get(&t).map_or(t.clone(), |imp| imp.name.clone());
+                for sdk in SDKS {
+                    if let Some(h) = sdk.handler_traits.iter().find(|h| h.name == real) {
+                        self.facts.handler_impls.insert(self_name.clone(), h.side);
+                    }
+                }
+            }
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
+}

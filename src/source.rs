@@ -1,0 +1,121 @@
+//! Positions in a source file: syn gives (line, char column); editors and codespan want byte
+//! offsets and 1-based columns. One `LineIndex` per file converts between them.
+
+use proc_macro2::Span;
+
+/// A resolved position range in one file: 1-based lines and columns (columns count chars), and
+/// byte offsets into the file as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Range {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+pub struct LineIndex<'a> {
+    text: &'a str,
+    line_starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, line_starts }
+    }
+
+    /// Byte offset of a 1-based line and 0-based char column (proc-macro2's convention),
+    /// clamped to the file.
+    pub fn offset(&self, line: usize, char_col: usize) -> usize {
+        let Some(&start) = self.line_starts.get(line.saturating_sub(1)) else {
+            return self.text.len();
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        let line_text = &self.text[start..end];
+        match line_text.char_indices().nth(char_col) {
+            Some((i, _)) => start + i,
+            None => end,
+        }
+    }
+
+    /// 1-based line and 1-based char column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
+        (line, col)
+    }
+
+    pub fn range(&self, span: Span) -> Range {
+        self.range_between(span, span)
+    }
+
+    /// The range from the start of `first` to the end of `last`.
+    pub fn range_between(&self, first: Span, last: Span) -> Range {
+        let s = first.start();
+        let e = last.end();
+        let start = self.offset(s.line, s.column);
+        let end = self.offset(e.line, e.column).max(start);
+        Range {
+            line: s.line.max(1),
+            column: s.column + 1,
+            end_line: e.line.max(1),
+            end_column: e.column + 1,
+            start,
+            end,
+        }
+    }
+}
+
+/// Converts a path to the report's form: relative to `base` when it is below it, `/`-separated.
+pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    let rel = rel.strip_prefix(".").unwrap_or(rel);
+    let parts: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::CurDir => None,
+            std::path::Component::RootDir => Some(String::new()),
+            other => Some(other.as_os_str().to_string_lossy().into_owned()),
+        })
+        .collect();
+    let joined = parts.join("/");
+    if joined.is_empty() {
+        path.to_string_lossy().replace('\\', "/")
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_count_chars_not_bytes() {
+        let text = "ab\néé x\n";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.offset(2, 3), text.find('x').unwrap());
+        assert_eq!(idx.line_col(text.find('x').unwrap()), (2, 4));
+        assert_eq!(idx.offset(9, 0), text.len());
+    }
+
+    #[test]
+    fn display_paths_are_relative_and_slash_separated() {
+        let base = std::path::Path::new("/w/ws");
+        assert_eq!(display_path(std::path::Path::new("/w/ws/src/a.rs"), base), "src/a.rs");
+        assert_eq!(display_path(std::path::Path::new("./src/a.rs"), std::path::Path::new("/x")), "src/a.rs");
+        assert_eq!(display_path(std::path::Path::new("/other/a.rs"), base), "/other/a.rs");
+    }
+}

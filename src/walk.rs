@@ -1,0 +1,840 @@
+//! The one walk over a parsed file: keeps the scope model up to date (bindings, enclosing impl and
+//! fn, spawned tasks) and asks every rule at every node.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use crate::engine::{Cx, Draft, FnContext, HandlerKind, Rule};
+use crate::macro_body::{parse_macro_body, Piece};
+use crate::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
+use crate::sdk::{raw, HandlerTrait, McpMethod, SdkTable, Side, SDKS};
+use crate::source::{LineIndex, Range};
+
+/// Methods and functions that return (a handle on) what they are called on, for our purposes.
+const TRANSPARENT_METHODS: &[&str] = &[
+    "clone", "read", "write", "lock", "as_ref", "as_mut", "unwrap", "expect", "borrow",
+    "borrow_mut", "get", "get_mut", "deref", "to_owned", "upgrade", "blocking_read",
+    "blocking_write", "blocking_lock", "try_read", "try_write", "try_lock", "lock_owned",
+    "read_owned", "write_owned", "load", "load_full", "iter", "values", "first", "last",
+    "cloned", "into_iter", "unwrap_or_default", "as_deref", "ok", "ok_or", "ok_or_else",
+    "context", "with_context",
+];
+
+/// Calls whose value is their first argument (`Some(peer)`, `Arc::new(peer)`).
+const WRAPPING_CALLS: &[&str] = &["Some", "Ok", "new", "from", "Box", "Arc", "Rc"];
+
+/// Calls and methods whose arguments run in another task.
+const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local", "spawn_on"];
+
+pub struct State<'a> {
+    pub facts: &'a FileFacts,
+    pub lines: &'a LineIndex<'a>,
+    frames: Vec<HashMap<String, Value>>,
+    contexts: Vec<FnContext>,
+    impls: Vec<ImplInfo>,
+    /// Type parameters of the enclosing impls and fns.
+    generics: Vec<HashSet<String>>,
+}
+
+#[derive(Debug, Clone)]
+struct ImplInfo {
+    self_name: Option<String>,
+    handler: Option<&'static HandlerTrait>,
+}
+
+impl<'a> State<'a> {
+    pub fn context(&self) -> &FnContext {
+        static FILE: std::sync::OnceLock<FnContext> = std::sync::OnceLock::new();
+        self.contexts.last().unwrap_or_else(|| {
+            FILE.get_or_init(|| FnContext { kind: HandlerKind::Plain, name: String::new(), spawned: false })
+        })
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Value> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+
+    fn generics_in_scope(&self) -> HashSet<String> {
+        self.generics.iter().flatten().cloned().collect()
+    }
+
+    fn classify(&self, ty: &syn::Type) -> Kind {
+        self.facts.classify_type(ty, &self.generics_in_scope())
+    }
+
+    /// Which side a handler instance expression is (`Counter::new()`, `Counter`, `Counter {..}`).
+    fn handler_side(&self, e: &syn::Expr) -> Option<Side> {
+        let name = match e {
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => {
+                    let segs = &p.path.segments;
+                    if segs.len() >= 2 {
+                        Some(segs[segs.len() - 2].ident.to_string())
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            },
+            syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            syn::Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            syn::Expr::Paren(p) => return self.handler_side(&p.expr),
+            syn::Expr::Reference(r) => return self.handler_side(&r.expr),
+            _ => None,
+        };
+        if let Some(side) = name.and_then(|n| self.facts.handler_impls.get(&n).copied()) {
+            return Some(side);
+        }
+        // A local bound to a handler instance (`let server = Counter::new();`).
+        match e {
+            syn::Expr::Path(_) => match self.value_of(e).kind {
+                Kind::Handler(side) => Some(side),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn value_of(&self, e: &syn::Expr) -> Value {
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let segs = &p.path.segments;
+                let Some(last) = segs.last() else { return Value::unknown() };
+                let id = last.ident.to_string();
+                if segs.len() == 1 {
+                    if id == "self" {
+                        let name = self.impls.last().and_then(|i| i.self_name.clone());
+                        return Value::of(Kind::SelfOf(name), Origin::Unknown);
+                    }
+                    if let Some(v) = self.lookup(&id) {
+                        return v.clone();
+                    }
+                }
+                if let Some(ty) = self.facts.statics.get(&id) {
+                    return Value::of(self.classify(ty), Origin::Stored).with_hint(&id);
+                }
+                if let Some(side) = self.facts.handler_impls.get(&id) {
+                    return Value::of(Kind::Handler(*side), Origin::Unknown);
+                }
+                Value::unknown().with_hint(&id)
+            }
+            syn::Expr::Field(f) => {
+                let name = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                let base = self.value_of(&f.base);
+                self.member_value(base, &name)
+            }
+            syn::Expr::MethodCall(mc) => {
+                let name = mc.method.to_string();
+                if TRANSPARENT_METHODS.contains(&name.as_str()) {
+                    return self.value_of(&mc.receiver);
+                }
+                if SDKS.iter().any(|s| s.serve_methods.contains(&name.as_str())) {
+                    return self.served(&mc.receiver);
+                }
+                let base = self.value_of(&mc.receiver);
+                match &base.kind {
+                    Kind::Context { .. } | Kind::Peer { .. } if mc.args.is_empty() => {
+                        return self.member_value(base, &name);
+                    }
+                    Kind::Unknown if name == "peer" && mc.args.is_empty() => {
+                        return base.with_hint("peer");
+                    }
+                    _ => {}
+                }
+                if let Some(ty) = self.facts.fn_returns.get(&name) {
+                    let kind = self.classify(ty);
+                    if kind != Kind::Unknown {
+                        return Value::of(kind, Origin::Stored).with_hint(&name);
+                    }
+                }
+                Value::unknown()
+            }
+            syn::Expr::Call(c) => {
+                let syn::Expr::Path(p) = &*c.func else { return Value::unknown() };
+                let Some(last) = p.path.segments.last() else { return Value::unknown() };
+                let name = last.ident.to_string();
+                for sdk in SDKS {
+                    if let Some((_, side)) = sdk.serve_functions.iter().find(|(n, _)| *n == name) {
+                        return Value::of(Kind::Peer { sdk, side: Some(*side) }, Origin::Running);
+                    }
+                }
+                if let Some(ty) = self.facts.fn_returns.get(&name) {
+                    let kind = self.classify(ty);
+                    if kind != Kind::Unknown {
+                        return Value::of(kind, Origin::Stored).with_hint(&name);
+                    }
+                }
+                if let Some(side) = self.handler_side(e) {
+                    return Value::of(Kind::Handler(side), Origin::Unknown);
+                }
+                if WRAPPING_CALLS.contains(&name.as_str()) && c.args.len() == 1 {
+                    return self.value_of(&c.args[0]);
+                }
+                Value::unknown()
+            }
+            syn::Expr::Struct(s) => match s.path.segments.last() {
+                Some(seg) => match self.facts.handler_impls.get(&seg.ident.to_string()) {
+                    Some(side) => Value::of(Kind::Handler(*side), Origin::Unknown),
+                    None => Value::unknown(),
+                },
+                None => Value::unknown(),
+            },
+            syn::Expr::Await(a) => self.value_of(&a.base),
+            syn::Expr::Try(t) => self.value_of(&t.expr),
+            syn::Expr::Paren(p) => self.value_of(&p.expr),
+            syn::Expr::Group(g) => self.value_of(&g.expr),
+            syn::Expr::Reference(r) => self.value_of(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.value_of(&u.expr),
+            syn::Expr::Index(i) => self.value_of(&i.expr),
+            syn::Expr::Cast(c) => self.value_of(&c.expr),
+            _ => Value::unknown(),
+        }
+    }
+
+    /// `base.name` (a field, or a no-argument accessor).
+    fn member_value(&self, base: Value, name: &str) -> Value {
+        match &base.kind {
+            Kind::SelfOf(owner) => {
+                let ty = owner
+                    .as_ref()
+                    .and_then(|o| self.facts.fields.get(&(o.clone(), name.to_string())))
+                    .or_else(|| self.unique_field(name));
+                match ty {
+                    Some(ty) => Value::of(self.classify(ty), Origin::Stored).with_hint(name),
+                    None => Value::of(Kind::Unknown, Origin::Stored).with_hint(name),
+                }
+            }
+            Kind::Context { sdk, side } => {
+                if sdk.context_types.iter().any(|c| c.peer_fields.contains(&name)) {
+                    Value::of(Kind::Peer { sdk, side: *side }, Origin::Context).with_hint(name)
+                } else if sdk.context_types.iter().any(|c| c.context_members.contains(&name)) {
+                    Value::of(Kind::Context { sdk, side: *side }, Origin::Context)
+                } else {
+                    Value::unknown()
+                }
+            }
+            Kind::Peer { .. } if name == "peer" => base,
+            Kind::Unknown => {
+                if let Some(ty) = self.unique_field(name) {
+                    let kind = self.classify(ty);
+                    if kind != Kind::Unknown {
+                        return Value::of(kind, Origin::Stored).with_hint(name);
+                    }
+                }
+                let origin = base.origin;
+                Value { hint: None, ..Value::of(Kind::Unknown, origin) }.with_hint(name)
+            }
+            _ => Value::unknown().with_hint(name),
+        }
+    }
+
+    /// The type of a field known only by name, when every field of that name in the file agrees.
+    fn unique_field(&self, name: &str) -> Option<&syn::Type> {
+        let tys = self.facts.fields_by_name.get(name)?;
+        let first = tys.first()?;
+        let kind = self.classify(first);
+        tys.iter().all(|t| self.classify(t) == kind).then_some(first)
+    }
+
+    /// `x.serve(transport)`: a running service of `x`'s side.
+    fn served(&self, receiver: &syn::Expr) -> Value {
+        let side = self.handler_side(receiver).or_else(|| {
+            // Unknown receiver: trust the file if it only implements one side.
+            let sides: HashSet<Side> = self.facts.handler_impls.values().copied().collect();
+            (sides.len() == 1).then(|| *sides.iter().next().unwrap())
+        });
+        match (side, SDKS.first()) {
+            (Some(side), Some(sdk)) => Value::of(Kind::Peer { sdk, side: Some(side) }, Origin::Running),
+            _ => Value::unknown(),
+        }
+    }
+
+    /// The request an expression stands for.
+    pub fn request_in(&self, e: &syn::Expr) -> Option<McpMethod> {
+        let mut scan = RequestScan { state: self, found: None };
+        scan.visit_expr(e);
+        scan.found
+    }
+
+    pub fn raw_requests_in_expr(&self, e: &syn::Expr) -> Vec<RawRequest> {
+        let mut scan = RawScan::default();
+        scan.visit_expr(e);
+        self.resolve_raw(scan)
+    }
+
+    pub fn raw_requests_in_tokens(&self, ts: &TokenStream) -> Vec<RawRequest> {
+        let mut scan = RawScan::default();
+        scan.tokens(ts.clone(), false);
+        self.resolve_raw(scan)
+    }
+
+    fn resolve_raw(&self, scan: RawScan) -> Vec<RawRequest> {
+        let mut out = scan.raw;
+        for id in scan.idents {
+            if let Some(v) = self.lookup(&id) {
+                out.extend(v.raw.iter().copied());
+            }
+        }
+        out
+    }
+
+    fn bind_pat(&mut self, pat: &syn::Pat, value: Value) {
+        match pat {
+            syn::Pat::Ident(pi) => {
+                let name = pi.ident.to_string();
+                if let Some(sub) = &pi.subpat {
+                    self.bind_pat(&sub.1, value.clone());
+                }
+                let v = value.with_hint(&name);
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.insert(name, v);
+                }
+            }
+            syn::Pat::Type(pt) => {
+                let kind = self.classify(&pt.ty);
+                let v = if matches!(kind, Kind::Unknown) { value } else { Value { kind, ..value } };
+                self.bind_pat(&pt.pat, v);
+            }
+            syn::Pat::Reference(r) => self.bind_pat(&r.pat, value),
+            syn::Pat::Paren(p) => self.bind_pat(&p.pat, value),
+            syn::Pat::TupleStruct(ts) => {
+                let head = ts.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let inner = if matches!(head.as_str(), "Some" | "Ok") && ts.elems.len() == 1 {
+                    value
+                } else {
+                    Value::unknown()
+                };
+                for p in &ts.elems {
+                    self.bind_pat(p, inner.clone());
+                }
+            }
+            syn::Pat::Tuple(t) => {
+                for p in &t.elems {
+                    self.bind_pat(p, Value::unknown());
+                }
+            }
+            syn::Pat::Struct(s) => {
+                for f in &s.fields {
+                    self.bind_pat(&f.pat, Value::unknown());
+                }
+            }
+            syn::Pat::Slice(s) => {
+                for p in &s.elems {
+                    self.bind_pat(p, value.clone());
+                }
+            }
+            syn::Pat::Or(o) => {
+                for p in &o.cases {
+                    self.bind_pat(p, value.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The value of `let <pat> = init`: the expression's value plus the requests it carries.
+    fn let_value(&self, init: &syn::Expr) -> Value {
+        let mut v = self.value_of(init);
+        if v.request.is_none() {
+            v.request = self.request_in(init);
+        }
+        let raw = self.raw_requests_in_expr(init);
+        for r in raw {
+            if !v.raw.iter().any(|x| x.span.start() == r.span.start()) {
+                v.raw.push(r);
+            }
+        }
+        v
+    }
+}
+
+/// Finds a request type or variant of an SDK in an expression.
+struct RequestScan<'s, 'a> {
+    state: &'s State<'a>,
+    found: Option<McpMethod>,
+}
+
+impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if self.found.is_some() {
+            return;
+        }
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        for sdk in SDKS {
+            let hit = segs.iter().enumerate().find_map(|(i, s)| {
+                let r = sdk.request_name(s)?;
+                // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
+                let ok = if i > 0 {
+                    segs[i - 1] == sdk.request_enum || sdk.crates.contains(&segs[0].as_str())
+                        || !self.state.facts.resolve_path(path).is_empty()
+                } else {
+                    let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
+                    self.state
+                        .facts
+                        .resolve_path(&head)
+                        .iter()
+                        .any(|(t, _)| std::ptr::eq(*t, *sdk))
+                };
+                ok.then_some(r.sends)
+            });
+            if hit.is_some() {
+                self.found = hit;
+                return;
+            }
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.segments.len() == 1 {
+            if let Some(v) = self.state.lookup(&p.path.segments[0].ident.to_string()) {
+                if v.request.is_some() {
+                    self.found = v.request;
+                    return;
+                }
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
+
+/// Collects hand-written request literals and the local names an expression mentions.
+#[derive(Default)]
+struct RawScan {
+    raw: Vec<RawRequest>,
+    idents: Vec<String>,
+}
+
+impl RawScan {
+    /// A `json!`-style token tree: `"method": "roots/list"` at any depth, except under an MRTR
+    /// envelope key. Also collects identifiers (values may be local names).
+    fn tokens(&mut self, ts: TokenStream, in_envelope: bool) {
+        let toks: Vec<TokenTree> = ts.into_iter().collect();
+        let mut key: Option<String> = None;
+        let mut i = 0;
+        while i < toks.len() {
+            match &toks[i] {
+                TokenTree::Literal(lit) => {
+                    let s = lit_str(lit);
+                    let colon = matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    if colon && s.is_some() {
+                        key = s;
+                        i += 2;
+                        continue;
+                    }
+                    if let (Some(k), Some(v)) = (&key, &s) {
+                        if k == "method" && !in_envelope {
+                            if let Some(m) = McpMethod::from_wire(v) {
+                                self.raw.push(RawRequest { method: m, span: lit.span() });
+                            }
+                        }
+                    }
+                    // Inline format arguments: `println!("{msg}")`.
+                    if let Some(v) = &s {
+                        self.format_idents(v);
+                    }
+                }
+                TokenTree::Group(g) => {
+                    let env = in_envelope
+                        || key.as_deref().is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                    self.tokens(g.stream(), env);
+                }
+                TokenTree::Ident(id) => {
+                    let env = key.as_deref().is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                    if !in_envelope && !env {
+                        self.idents.push(id.to_string());
+                    }
+                }
+                TokenTree::Punct(p) if p.as_char() == ',' => key = None,
+                TokenTree::Punct(_) => {}
+            }
+            i += 1;
+        }
+    }
+
+    fn format_idents(&mut self, s: &str) {
+        let mut rest = s;
+        while let Some(open) = rest.find('{') {
+            rest = &rest[open + 1..];
+            if rest.starts_with('{') {
+                rest = &rest[1..];
+                continue;
+            }
+            let end = rest.find(['}', ':']).unwrap_or(rest.len());
+            let name = &rest[..end];
+            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                self.idents.push(name.to_string());
+            }
+        }
+    }
+}
+
+fn lit_str(lit: &proc_macro2::Literal) -> Option<String> {
+    let ts: TokenStream = TokenTree::Literal(lit.clone()).into();
+    syn::parse2::<syn::LitStr>(ts).ok().map(|l| l.value())
+}
+
+/// The string literal an expression is, through `.into()`, `.to_string()`, `String::from(..)`.
+fn string_lit(e: &syn::Expr) -> Option<&syn::LitStr> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s),
+        syn::Expr::MethodCall(mc) if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) => {
+            string_lit(&mc.receiver)
+        }
+        syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| {
+                    raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())
+                }) =>
+            {
+                string_lit(&c.args[0])
+            }
+            _ => None,
+        },
+        syn::Expr::Reference(r) => string_lit(&r.expr),
+        syn::Expr::Paren(p) => string_lit(&p.expr),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for RawScan {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.segments.len() == 1 {
+            self.idents.push(p.path.segments[0].ident.to_string());
+        }
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        for f in &s.fields {
+            let name = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(_) => continue,
+            };
+            if raw::ENVELOPE_KEYS.contains(&name.as_str()) {
+                continue;
+            }
+            if name == "method" {
+                if let Some(lit) = string_lit(&f.expr) {
+                    if let Some(m) = McpMethod::from_wire(&lit.value()) {
+                        self.raw.push(RawRequest { method: m, span: lit.span() });
+                    }
+                }
+            }
+            self.visit_expr(&f.expr);
+        }
+        if let Some(rest) = &s.rest {
+            self.visit_expr(rest);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.tokens(m.tokens.clone(), false);
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
+
+/// The walker: owns the scope state and the findings of one file.
+pub struct Walker<'a> {
+    state: State<'a>,
+    rules: &'a [&'static dyn Rule],
+    pub out: Vec<(Range, Draft)>,
+    macro_depth: usize,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(facts: &'a FileFacts, lines: &'a LineIndex<'a>, rules: &'a [&'static dyn Rule]) -> Self {
+        Walker {
+            state: State {
+                facts,
+                lines,
+                frames: vec![HashMap::new()],
+                contexts: Vec::new(),
+                impls: Vec::new(),
+                generics: Vec::new(),
+            },
+            rules,
+            out: Vec::new(),
+            macro_depth: 0,
+        }
+    }
+
+    fn ask(&mut self, f: impl Fn(&dyn Rule, &mut Cx<'_>)) {
+        let state = &self.state;
+        let mut cx = Cx { state, out: &mut self.out };
+        for r in self.rules {
+            f(*r, &mut cx);
+        }
+    }
+
+    fn with_frame(&mut self, f: impl FnOnce(&mut Self)) {
+        self.state.frames.push(HashMap::new());
+        f(self);
+        self.state.frames.pop();
+    }
+
+    fn enter_fn(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, in_impl: bool, block: &syn::Block) {
+        let name = sig.ident.to_string();
+        let has_handler_attr = attrs.iter().any(|a| {
+            a.path().segments.last().is_some_and(|s| {
+                SDKS.iter().any(|sdk| sdk.handler_attributes.contains(&s.ident.to_string().as_str()))
+            })
+        });
+        let handler = if in_impl { self.state.impls.last().and_then(|i| i.handler) } else { None };
+        let kind = match handler {
+            Some(h) if h.side == Side::Client => HandlerKind::Client,
+            Some(h) if h.mrtr_methods.contains(&name.as_str()) => HandlerKind::MrtrRequest,
+            Some(h) if name.starts_with(h.hook_prefix) => HandlerKind::Hook,
+            Some(_) if self.takes_request_context(sig) => HandlerKind::OtherRequest,
+            Some(_) => HandlerKind::Hook,
+            None if has_handler_attr => HandlerKind::MrtrRequest,
+            None => HandlerKind::Plain,
+        };
+        let generics: HashSet<String> = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
+        self.state.generics.push(generics);
+        self.state.contexts.push(FnContext { kind, name, spawned: false });
+        self.with_frame(|w| {
+            for input in &sig.inputs {
+                if let syn::FnArg::Typed(pt) = input {
+                    let kind = w.state.classify(&pt.ty);
+                    w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
+                }
+            }
+            w.visit_block(block);
+        });
+        self.state.contexts.pop();
+        self.state.generics.pop();
+    }
+
+    fn takes_request_context(&self, sig: &syn::Signature) -> bool {
+        sig.inputs.iter().any(|i| match i {
+            syn::FnArg::Typed(pt) => matches!(self.state.classify(&pt.ty), Kind::Context { .. }),
+            syn::FnArg::Receiver(_) => false,
+        })
+    }
+
+    fn spawned<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let mut cx = self.state.context().clone();
+        cx.spawned = true;
+        self.state.contexts.push(cx);
+        let r = f(self);
+        self.state.contexts.pop();
+        r
+    }
+
+    fn visit_pieces(&mut self, pieces: Vec<Piece>) {
+        for p in pieces {
+            match p {
+                Piece::Expr(e) => self.visit_expr(&e),
+                Piece::Stmts(stmts) => self.with_frame(|w| {
+                    for s in &stmts {
+                        w.visit_stmt(s);
+                    }
+                }),
+                Piece::Items(items) => {
+                    for i in &items {
+                        self.visit_item(i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn last_ident(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Walker<'_> {
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        self.ask(|r, cx| r.check_item(cx, i));
+        syn::visit::visit_item(self, i);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let handler = i.trait_.as_ref().and_then(|(_, path, _)| {
+            let last = path.segments.last()?.ident.to_string();
+            let real = self.state.facts.imports.get(&last).map_or(last, |imp| imp.name.clone());
+            SDKS.iter().find_map(|sdk: &&SdkTable| sdk.handler_traits.iter().find(|h| h.name == real))
+        });
+        let generics: HashSet<String> = i.generics.type_params().map(|t| t.ident.to_string()).collect();
+        self.state.generics.push(generics);
+        self.state.impls.push(ImplInfo { self_name: type_name(&i.self_ty), handler });
+        syn::visit::visit_item_impl(self, i);
+        self.state.impls.pop();
+        self.state.generics.pop();
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A fn item nested in a method is not part of the impl.
+        let impls = std::mem::take(&mut self.state.impls);
+        self.enter_fn(&f.attrs, &f.sig, false, &f.block);
+        self.state.impls = impls;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.enter_fn(&f.attrs, &f.sig, true, &f.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.enter_fn(&f.attrs, &f.sig, false, block);
+        }
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.with_frame(|w| syn::visit::visit_block(w, b));
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let Some(init) = &l.init else {
+            self.state.bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
+            return;
+        };
+        self.visit_expr(&init.expr);
+        if let Some((_, diverge)) = &init.diverge {
+            self.visit_expr(diverge);
+        }
+        let v = self.state.let_value(&init.expr);
+        self.state.bind_pat(&l.pat, v);
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        self.ask(|r, cx| r.check_expr(cx, e));
+        syn::visit::visit_expr(self, e);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        self.with_frame(|w| {
+            for p in &c.inputs {
+                w.state.bind_pat(p, Value::of(Kind::Unknown, Origin::Param));
+            }
+            w.visit_expr(&c.body);
+        });
+    }
+
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        self.with_frame(|w| {
+            w.visit_expr(&i.cond);
+            w.visit_block(&i.then_branch);
+        });
+        if let Some((_, e)) = &i.else_branch {
+            self.visit_expr(e);
+        }
+    }
+
+    fn visit_expr_while(&mut self, wl: &'ast syn::ExprWhile) {
+        self.with_frame(|w| {
+            w.visit_expr(&wl.cond);
+            w.visit_block(&wl.body);
+        });
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.visit_expr(&l.expr);
+        let v = self.state.let_value(&l.expr);
+        self.state.bind_pat(&l.pat, v);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let v = self.state.let_value(&m.expr);
+        for arm in &m.arms {
+            self.with_frame(|w| {
+                w.state.bind_pat(&arm.pat, v.clone());
+                if let Some((_, g)) = &arm.guard {
+                    w.visit_expr(g);
+                }
+                w.visit_expr(&arm.body);
+            });
+        }
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let v = self.state.let_value(&f.expr);
+        self.with_frame(|w| {
+            w.state.bind_pat(&f.pat, v);
+            w.visit_block(&f.body);
+        });
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.visit_expr(&c.func);
+        let spawn = last_ident(&c.func).is_some_and(|n| SPAWNS.contains(&n.as_str()));
+        let visit_args = |w: &mut Self| {
+            for a in &c.args {
+                w.visit_expr(a);
+            }
+        };
+        if spawn {
+            self.spawned(visit_args);
+        } else {
+            visit_args(self);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        self.visit_expr(&mc.receiver);
+        if let Some(t) = &mc.turbofish {
+            self.visit_angle_bracketed_generic_arguments(t);
+        }
+        let spawn = SPAWNS.contains(&mc.method.to_string().as_str());
+        let visit_args = |w: &mut Self| {
+            for a in &mc.args {
+                w.visit_expr(a);
+            }
+        };
+        if spawn {
+            self.spawned(visit_args);
+        } else {
+            visit_args(self);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.ask(|r, cx| r.check_macro(cx, m));
+        // Macro bodies are walked when they parse as Rust; a bound keeps macro-heavy code cheap.
+        if self.macro_depth >= 16 {
+            return;
+        }
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let pieces = parse_macro_body(&m.tokens);
+        self.macro_depth += 1;
+        if SPAWNS.contains(&name.as_str()) {
+            self.spawned(|w| w.visit_pieces(pieces));
+        } else {
+            self.visit_pieces(pieces);
+        }
+        self.macro_depth -= 1;
+    }
+
+    fn visit_type(&mut self, t: &'ast syn::Type) {
+        self.ask(|r, cx| r.check_type(cx, t));
+        syn::visit::visit_type(self, t);
+    }
+
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+}
+
+/// Span helpers for rules.
+pub fn expr_span(e: &syn::Expr) -> Span {
+    e.span()
+}
