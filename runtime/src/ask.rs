@@ -86,10 +86,19 @@ impl<T> Ask<T> {
     /// Err when the ask itself cannot be sent (e.g. a form type whose schema is not flat):
     /// a server bug, reported as `Internal` before anything reaches the client.
     pub fn check(&self) -> Result<(), MrtrError> {
-        match &self.problem {
-            None => Ok(()),
-            Some(problem) => Err(MrtrError::Internal(problem.clone())),
+        if let Some(problem) = &self.problem {
+            return Err(MrtrError::Internal(problem.clone()));
         }
+        // The rmcp adapter converts entries into rmcp's typed InputRequest; an entry it cannot
+        // represent would be dropped on the way out and re-asked forever, so refuse it here.
+        #[cfg(feature = "rmcp")]
+        if let Err(e) = serde_json::from_value::<::rmcp::model::InputRequest>(self.request.clone())
+        {
+            return Err(MrtrError::Internal(format!(
+                "rmcp cannot represent this input request: {e}"
+            )));
+        }
+        Ok(())
     }
 
     /// Decodes the client's answer under `key` into `T`; a wrong shape is `InvalidAnswer`.
