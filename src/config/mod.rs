@@ -11,6 +11,8 @@
 //! overrides (TOML values; tables such as `rules` merge key by key) beat every file. Globs in
 //! `exclude` and `per-file-ignores` are relative to the directory of the file that defines them.
 
+pub mod gate;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -278,9 +280,11 @@ impl Resolved {
                 }
                 "require-suppression-reason" => match v {
                     Value::Boolean(b) => s.require_suppression_reason = *b,
-                    other => return err(format!(
+                    other => {
+                        return err(format!(
                         "{ctx}: `require-suppression-reason` must be true or false, found {other}"
-                    )),
+                    ))
+                    }
                 },
                 "rules" => {
                     let Value::Table(t) = v else {

@@ -1,0 +1,280 @@
+//! The CI gate: what happens between the engine's raw findings and the printed report.
+//!
+//! For each file: its nearest configuration (exclude, select/ignore, levels, per-file ignores,
+//! target protocol), then its suppression comments (which add MCP901/MCP902 findings), then the
+//! baseline over the whole run. The result is sorted by (path, line, column, code), so it does not
+//! depend on the engine's thread count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::baseline::{self, Baseline};
+use crate::catalog::catalog;
+use crate::config::Resolver;
+use crate::finding::{Finding, Report};
+use crate::lint::Sources;
+use crate::report::{concise, github, sarif, statistics};
+use crate::suppress::{self, Policy};
+
+/// The gate's command-line options.
+#[derive(Debug, Clone, Default)]
+pub struct GateOptions {
+    /// `--baseline FILE`
+    pub baseline: Option<PathBuf>,
+    /// `--update-baseline`: write the current findings to the baseline instead of filtering.
+    pub update_baseline: bool,
+    /// `--strict-baseline`: stale baseline entries fail the run (exit 1).
+    pub strict_baseline: bool,
+}
+
+#[derive(Debug)]
+pub struct Gated {
+    pub report: Report,
+    /// One line each; every format shows them (JSON and human on stderr).
+    pub notes: Vec<String>,
+    /// `partialFingerprints` per finding of `report`.
+    pub fingerprints: Vec<String>,
+    pub suppressed: usize,
+    pub baseline_hidden: usize,
+    pub stale: usize,
+}
+
+/// Every code of the embedded catalog.
+pub fn known_codes() -> BTreeSet<String> {
+    catalog().rules.iter().map(|r| r.code.clone()).collect()
+}
+
+/// SARIF rule metadata from the catalog.
+pub fn rule_metas() -> Vec<sarif::RuleMeta> {
+    catalog()
+        .rules
+        .iter()
+        .map(|r| sarif::RuleMeta {
+            code: r.code.clone(),
+            name: r.name.clone(),
+            summary: r.summary.clone(),
+            why: r.why.clone(),
+            how_to_fix: r.how_to_fix.clone(),
+            fix_safety: r.fix_safety.clone(),
+            level: r.level,
+        })
+        .collect()
+}
+
+/// Texts of the files the run looked at: the engine's copies first, the disk otherwise.
+pub struct Texts<'a> {
+    sources: &'a Sources,
+    base: PathBuf,
+    read: BTreeMap<String, Option<String>>,
+}
+
+impl<'a> Texts<'a> {
+    pub fn new(sources: &'a Sources, base: &Path) -> Self {
+        Texts {
+            sources,
+            base: base.to_path_buf(),
+            read: BTreeMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, path: &str) -> Option<String> {
+        if let Some(t) = self.sources.get(path) {
+            return Some(t.to_string());
+        }
+        let base = &self.base;
+        self.read
+            .entry(path.to_string())
+            .or_insert_with(|| std::fs::read_to_string(base.join(path)).ok())
+            .clone()
+    }
+}
+
+/// Applies configuration, suppressions and the baseline to the engine's report. `files` are the
+/// display paths of every linted file, so suppressions in files without findings are checked too.
+pub fn apply(
+    report: Report,
+    files: &[String],
+    texts: &mut Texts,
+    resolver: &mut Resolver,
+    opts: &GateOptions,
+) -> Result<Gated, String> {
+    let known = known_codes();
+    let Report {
+        version,
+        findings,
+        errors,
+        mut summary,
+    } = report;
+    let mut by_path: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+    for f in findings {
+        by_path.entry(f.path.clone()).or_default().push(f);
+    }
+    for f in files {
+        by_path.entry(f.clone()).or_default();
+    }
+    let mut kept = Vec::new();
+    let mut suppressed = 0;
+    for (path, fs) in by_path {
+        let abs = resolver.absolute(&path);
+        let cfg = resolver.for_path(Path::new(&path)).map_err(|e| e.0)?;
+        if cfg.is_excluded(&abs) {
+            continue;
+        }
+        let text = texts.get(&path);
+        let fs = match text.as_deref() {
+            Some(src) if src.contains("mcp-lint:") => {
+                let enabled = |code: &str| cfg.rule_enabled(code, &abs);
+                let outcome = suppress::apply(
+                    &path,
+                    src,
+                    fs,
+                    &Policy {
+                        require_reason: cfg.settings.require_suppression_reason,
+                        known_codes: &known,
+                        enabled: &enabled,
+                    },
+                );
+                suppressed += outcome.suppressed;
+                outcome.findings
+            }
+            _ => fs,
+        };
+        kept.extend(fs.into_iter().filter_map(|f| cfg.filter(f, &abs)));
+    }
+    kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let ctxs = baseline::contexts(&kept, |p| texts.get(p));
+    let mut notes = Vec::new();
+    let mut baseline_hidden = 0;
+    let mut stale = 0;
+    let (kept, ctxs) = match &opts.baseline {
+        Some(file) if opts.update_baseline => {
+            let b = Baseline::from_findings(&kept, &ctxs);
+            b.save(file)?;
+            notes.push(format!(
+                "wrote {} finding{} ({} entr{}) to baseline {}",
+                kept.len(),
+                if kept.len() == 1 { "" } else { "s" },
+                b.entries.len(),
+                if b.entries.len() == 1 { "y" } else { "ies" },
+                file.display()
+            ));
+            (kept, ctxs)
+        }
+        Some(file) => {
+            let b = Baseline::load(file)?;
+            let mut ctx_of: Vec<(Finding, baseline::FindingContext)> =
+                kept.into_iter().zip(ctxs).collect();
+            let applied = b.apply(
+                ctx_of.iter().map(|(f, _)| f.clone()).collect(),
+                &ctx_of.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>(),
+            );
+            baseline_hidden = applied.hidden;
+            stale = applied.stale.iter().map(|s| s.unmatched).sum();
+            if let Some(n) = baseline::stale_note(&file.display().to_string(), &applied) {
+                notes.push(n);
+            }
+            if applied.hidden > 0 {
+                notes.push(format!(
+                    "{} finding{} hidden by baseline {}",
+                    applied.hidden,
+                    if applied.hidden == 1 { "" } else { "s" },
+                    file.display()
+                ));
+            }
+            // Keep each surviving finding's context for its fingerprint.
+            let mut out_f = Vec::new();
+            let mut out_c = Vec::new();
+            let mut new = applied.new.into_iter().peekable();
+            for (f, c) in ctx_of.drain(..) {
+                if new.peek() == Some(&f) {
+                    out_f.push(new.next().expect("peeked"));
+                    out_c.push(c);
+                }
+            }
+            (out_f, out_c)
+        }
+        None if opts.update_baseline => {
+            return Err("--update-baseline needs --baseline FILE".into());
+        }
+        None => (kept, ctxs),
+    };
+    let fingerprints = baseline::fingerprints(&kept, &ctxs);
+    summary.findings = kept.len();
+    Ok(Gated {
+        report: Report {
+            version,
+            findings: kept,
+            errors,
+            summary,
+        },
+        notes,
+        fingerprints,
+        suppressed,
+        baseline_hidden,
+        stale,
+    })
+}
+
+/// Output of the gate's own formats.
+pub enum GateFormat {
+    Concise,
+    Github,
+    Sarif,
+}
+
+pub fn render(format: GateFormat, g: &Gated, base: &Path) -> String {
+    match format {
+        GateFormat::Concise => concise::render(&g.report.findings, &g.notes),
+        GateFormat::Github => github::render(&g.report.findings, &g.notes),
+        GateFormat::Sarif => {
+            sarif::render(&g.report, &rule_metas(), &g.fingerprints, &g.notes, base)
+        }
+    }
+}
+
+/// `--statistics`: a table, or JSON when the format is JSON.
+pub fn render_statistics(g: &Gated, json: bool) -> String {
+    let s = statistics::compute(&g.report.findings);
+    if json {
+        statistics::render_json(&s)
+    } else {
+        statistics::render_text(&s, &g.notes)
+    }
+}
+
+/// `--add-suppressions REASON`: a directive above every reported finding's line, file by file,
+/// each file written atomically and only if it still parses. Returns a summary line per file.
+pub fn add_suppressions(findings: &[Finding], reason: &str, base: &Path) -> (Vec<String>, bool) {
+    let mut by_path: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    for f in findings {
+        // Meta findings are about suppressions; they are fixed, not suppressed.
+        if f.code == suppress::UNUSED_CODE || f.code == suppress::INVALID_CODE {
+            continue;
+        }
+        by_path.entry(&f.path).or_default().push(f);
+    }
+    let mut lines = Vec::new();
+    let mut ok = true;
+    for (path, fs) in by_path {
+        let file = base.join(path);
+        let result = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|src| suppress::add_suppressions(&src, &fs, reason))
+            .and_then(|(text, n)| {
+                baseline::write_atomically(&file, text.as_bytes())
+                    .map(|_| n)
+                    .map_err(|e| format!("cannot write: {e}"))
+            });
+        match result {
+            Ok(n) => lines.push(format!(
+                "{path}: added {n} suppression{}",
+                if n == 1 { "" } else { "s" }
+            )),
+            Err(e) => {
+                ok = false;
+                lines.push(format!("{path}: not changed: {e}"));
+            }
+        }
+    }
+    (lines, ok)
+}
