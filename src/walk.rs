@@ -134,8 +134,8 @@ impl<'a> State<'a> {
                 if TRANSPARENT_METHODS.contains(&name.as_str()) {
                     return self.value_of(&mc.receiver);
                 }
-                if SDKS.iter().any(|s| s.serve_methods.contains(&name.as_str())) {
-                    return self.served(&mc.receiver);
+                if let Some(sdk) = SDKS.iter().find(|s| s.serve_methods.contains(&name.as_str())) {
+                    return self.served(&mc.receiver, sdk);
                 }
                 let base = self.value_of(&mc.receiver);
                 match &base.kind {
@@ -242,17 +242,18 @@ impl<'a> State<'a> {
         tys.iter().all(|t| self.classify(t) == kind).then_some(first)
     }
 
-    /// `x.serve(transport)`: a running service of `x`'s side.
-    fn served(&self, receiver: &syn::Expr) -> Value {
+    /// `x.serve(transport)`: a running service of `x`'s side. When the file does not show the
+    /// side, the service is still a peer of unknown side if the file uses the SDK: only a server's
+    /// peer has the request methods the rules look for.
+    fn served(&self, receiver: &syn::Expr, sdk: &'static SdkTable) -> Value {
         let side = self.handler_side(receiver).or_else(|| {
-            // Unknown receiver: trust the file if it only implements one side.
             let sides: HashSet<Side> = self.facts.handler_impls.values().copied().collect();
             (sides.len() == 1).then(|| *sides.iter().next().unwrap())
         });
-        match (side, SDKS.first()) {
-            (Some(side), Some(sdk)) => Value::of(Kind::Peer { sdk, side: Some(side) }, Origin::Running),
-            _ => Value::unknown(),
+        if side.is_none() && !self.facts.mentions(sdk) {
+            return Value::unknown();
         }
+        Value::of(Kind::Peer { sdk, side }, Origin::Running)
     }
 
     /// The request an expression stands for.

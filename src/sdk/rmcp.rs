@@ -107,14 +107,14 @@ pub static RMCP: SdkTable = SdkTable {
         RemovedApi {
             name: "url_elicitation_required",
             what: "the URL-elicitation-required error (-32042)",
-            sends: Some(McpMethod::Elicitation),
+            sends: None,
             replacement: "return an `InputRequiredResult` carrying a URL-mode elicitation \
 (`ElicitRequestParams::UrlElicitationParams`); rmcp 3.0 removed this constructor",
         },
         RemovedApi {
             name: "URL_ELICITATION_REQUIRED",
             what: "the URL-elicitation-required error code (-32042)",
-            sends: Some(McpMethod::Elicitation),
+            sends: None,
             replacement: "return an `InputRequiredResult` carrying a URL-mode elicitation \
 (`ElicitRequestParams::UrlElicitationParams`); rmcp 3.0 removed this error code",
         },

@@ -1,0 +1,77 @@
+//! Fixture crates under `tests/fixtures/` that look like real servers and clients. Every expected
+//! finding is written on its line as a trailing `// ~ CODE` comment (several codes separated by
+//! spaces); the test lints each crate and requires exactly the annotated findings, no more.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mcp_lint::{lint_paths, Settings};
+
+/// (path relative to the fixture, line) → sorted codes.
+type Expected = BTreeMap<(String, usize), Vec<String>>;
+
+fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn is_code(c: &str) -> bool {
+    c.len() == 6 && c.starts_with("MCP") && c[3..].chars().all(|d| d.is_ascii_digit())
+}
+
+fn annotations(dir: &Path) -> Expected {
+    let mut out = Expected::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                for (i, line) in text.lines().enumerate() {
+                    if let Some(pos) = line.find("// ~ ") {
+                        let mut codes: Vec<String> =
+                            line[pos + 5..].split_whitespace().map(str::to_string).collect();
+                        assert!(
+                            !codes.is_empty() && codes.iter().all(|c| is_code(c)),
+                            "{rel}:{}: malformed annotation {line:?}",
+                            i + 1
+                        );
+                        codes.sort();
+                        out.insert((rel.clone(), i + 1), codes);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check(name: &str) {
+    let dir = fixture_dir(name);
+    let settings = Settings { base_dir: dir.clone(), ..Settings::default() };
+    let report = lint_paths(std::slice::from_ref(&dir), &settings);
+    assert!(report.errors.is_empty(), "{name}: {:?}", report.errors);
+    let mut got = Expected::new();
+    for f in &report.findings {
+        got.entry((f.path.clone(), f.line)).or_default().push(f.code.clone());
+        assert!(f.mcp_method.is_some() || matches!(f.code.as_str(), "MCP005" | "MCP900"), "{f:?}");
+    }
+    for codes in got.values_mut() {
+        codes.sort();
+    }
+    let want = annotations(&dir);
+    let missing: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(v)).collect();
+    let extra: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(v)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{name}:\n  expected but not found (or different): {missing:#?}\n  found but not expected: {extra:#?}\n  all findings: {:#?}",
+        report.findings.iter().map(|f| format!("{}:{}:{} {} {}", f.path, f.line, f.column, f.code, f.message)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn tool_router_server() {
+    check("tool-router-server");
+}
