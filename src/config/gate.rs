@@ -32,6 +32,8 @@ pub struct Gated {
     pub report: Report,
     /// One line each; every format shows them (JSON and human on stderr).
     pub notes: Vec<String>,
+    /// Progress lines for stderr (baseline written, findings hidden); not part of any format.
+    pub info: Vec<String>,
     /// `partialFingerprints` per finding of `report`.
     pub fingerprints: Vec<String>,
     pub suppressed: usize,
@@ -144,13 +146,14 @@ pub fn apply(
     kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let ctxs = baseline::contexts(&kept, |p| texts.get(p));
     let mut notes = Vec::new();
+    let mut info = Vec::new();
     let mut baseline_hidden = 0;
     let mut stale = 0;
     let (kept, ctxs) = match &opts.baseline {
         Some(file) if opts.update_baseline => {
             let b = Baseline::from_findings(&kept, &ctxs);
             b.save(file)?;
-            notes.push(format!(
+            info.push(format!(
                 "wrote {} finding{} ({} entr{}) to baseline {}",
                 kept.len(),
                 if kept.len() == 1 { "" } else { "s" },
@@ -174,7 +177,7 @@ pub fn apply(
                 notes.push(n);
             }
             if applied.hidden > 0 {
-                notes.push(format!(
+                info.push(format!(
                     "{} finding{} hidden by baseline {}",
                     applied.hidden,
                     if applied.hidden == 1 { "" } else { "s" },
@@ -208,6 +211,7 @@ pub fn apply(
             summary,
         },
         notes,
+        info,
         fingerprints,
         suppressed,
         baseline_hidden,
