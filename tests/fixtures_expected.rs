@@ -75,3 +75,23 @@ fn check(name: &str) {
 fn tool_router_server() {
     check("tool-router-server");
 }
+
+#[test]
+fn handwritten_server() {
+    check("handwritten-server");
+}
+
+#[test]
+fn client_crate_is_quiet() {
+    check("client-crate");
+}
+
+#[test]
+fn lookalikes_are_quiet() {
+    check("lookalikes");
+}
+
+#[test]
+fn raw_jsonrpc_server() {
+    check("raw-jsonrpc-server");
+}
