@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::{catalog, render_doc};
+use crate::config::gate::{self, GateFormat, GateOptions};
+use crate::config::Resolver;
 use crate::finding::Level;
-use crate::lint::{lint_paths_with_sources, Settings};
+use crate::lint::Settings;
 use crate::report::{render, Format, RenderOptions};
 
 pub const EXIT_CLEAN: i32 = 0;
@@ -56,6 +58,31 @@ pub struct LintArgs {
     /// Parse every file, even those without any rule's trigger tokens.
     #[arg(long)]
     pub no_prefilter: bool,
+    /// Write the report to FILE (atomically: a temporary file renamed over it) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print counts per rule and per MCP method instead of the findings (JSON with --format json).
+    #[arg(long)]
+    pub statistics: bool,
+    /// A config file to use for every linted file, or KEY=VALUE (a TOML value) that beats every
+    /// config file, e.g. `--config 'rules.MCP001="warn"'`. Repeatable.
+    #[arg(long = "config", value_name = "FILE|KEY=VALUE")]
+    pub config: Vec<String>,
+    /// Print the effective settings (for the first path) and where they come from, then exit.
+    #[arg(long)]
+    pub show_settings: bool,
+    /// Write `// mcp-lint: allow(CODE) -- REASON` above every finding that would be reported.
+    #[arg(long, value_name = "REASON")]
+    pub add_suppressions: Option<String>,
+    /// Hide the findings recorded in FILE and report only new ones.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the current findings to the --baseline FILE (sorted JSON) and exit 0.
+    #[arg(long, requires = "baseline")]
+    pub update_baseline: bool,
+    /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
+    #[arg(long, requires = "baseline")]
+    pub strict_baseline: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -137,16 +164,73 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     } else {
         args.paths.clone()
     };
-    let (report, sources) = lint_paths_with_sources(&paths, &settings);
+    let mut resolver = Resolver::new(&settings.base_dir, &args.config, gate::known_codes()).map_err(|e| e.0)?;
+    if args.show_settings {
+        let r = resolver.for_path(&paths[0]).map_err(|e| e.0)?;
+        write_stdout(&r.show(resolver.override_args()))?;
+        return Ok(EXIT_CLEAN);
+    }
+    let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
+    let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
+    report.errors.extend(walk_errors);
+    report.errors.sort_by(|a, b| a.path.cmp(&b.path));
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let out = render(args.format, &report, &sources, &RenderOptions { color });
-    write_stdout(&out)?;
-    let failed = report.findings.iter().any(|f| f.level == Level::Error);
-    Ok(if failed { EXIT_FINDINGS } else { EXIT_CLEAN })
+    let names: Vec<String> = files.iter().map(|f| crate::lint::display_path(f, &settings)).collect();
+    let gate_opts = GateOptions {
+        baseline: args.baseline.clone(),
+        update_baseline: args.update_baseline,
+        strict_baseline: args.strict_baseline,
+    };
+    let mut texts = gate::Texts::new(&sources, &settings.base_dir);
+    let gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
+    // Meta findings can sit in files the engine had no finding in; the human format shows source.
+    let extra: Vec<(String, String)> = gated
+        .report
+        .findings
+        .iter()
+        .filter(|f| sources.get(&f.path).is_none())
+        .filter_map(|f| texts.get(&f.path).map(|t| (f.path.clone(), t)))
+        .collect();
+    sources.files.extend(extra);
+    if let Some(reason) = &args.add_suppressions {
+        let (lines, ok) = gate::add_suppressions(&gated.report.findings, reason, &settings.base_dir);
+        for l in lines {
+            eprintln!("{l}");
+        }
+        return Ok(if ok { EXIT_CLEAN } else { EXIT_ERROR });
+    }
+    for n in &gated.info {
+        eprintln!("{n}");
+    }
+    if args.update_baseline {
+        return Ok(EXIT_CLEAN);
+    }
+    let base = &settings.base_dir;
+    let out = match args.format {
+        _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
+        Format::Concise => gate::render(GateFormat::Concise, &gated, base),
+        Format::Github => gate::render(GateFormat::Github, &gated, base),
+        Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        Format::Human | Format::Json => {
+            // The JSON contract has no place for notes; they go to stderr in both formats.
+            for n in &gated.notes {
+                eprintln!("note: {n}");
+            }
+            render(args.format, &gated.report, &sources, &RenderOptions { color })
+        }
+    };
+    match &args.output {
+        Some(file) => crate::baseline::write_atomically(file, out.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+        None => write_stdout(&out)?,
+    }
+    let failed = gated.report.findings.iter().any(|f| f.level == Level::Error);
+    let stale_fails = args.strict_baseline && gated.stale > 0;
+    Ok(if failed || stale_fails { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
 fn write_stdout(s: &str) -> Result<(), String> {
