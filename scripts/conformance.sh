@@ -3,7 +3,8 @@
 # `server-stateless` and the 14 `input-required-result-*` (MRTR) scenarios.
 #
 #   bash scripts/conformance.sh            # everything
-#   bash scripts/conformance.sh --install  # only install Node 22 and the pinned suite (used by CI)
+#   bash scripts/conformance.sh --install  # only install: Node 22, the pinned suite, and the Python
+#                                          # mcp SDK the wire tests drive (used by .ci/run)
 #   CONFORMANCE_SCENARIOS="input-required-result-multi-round" bash scripts/conformance.sh
 #
 # Installs (pinned, cached under .conformance/, idempotent): a Node 22 when the machine's Node is
@@ -17,6 +18,7 @@ ROOT=$PWD
 
 NODE_VERSION=22.23.3
 SUITE_VERSION=0.2.0-alpha.12
+PYTHON_MCP_VERSION=2.3.0
 CACHE=$ROOT/.conformance
 RESULTS=$ROOT/target/conformance
 SCENARIOS=${CONFORMANCE_SCENARIOS:-"server-stateless
@@ -81,6 +83,21 @@ ensure_suite() {
     echo "$stamp" >"$suite/.stamp"
 }
 
+# A venv at .conformance/py with the Python mcp SDK, for tests/wire (it looks there first).
+ensure_python_sdk() {
+    local venv=$CACHE/py python=${PYTHON:-python3}
+    local check="import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$PYTHON_MCP_VERSION')"
+    if "$venv/bin/python" -c "$check" 2>/dev/null; then
+        return
+    fi
+    command -v "$python" >/dev/null || die "$python is needed for the Python mcp SDK (set PYTHON=...)"
+    say "installing the Python mcp SDK $PYTHON_MCP_VERSION into $venv"
+    rm -rf "$venv"
+    "$python" -m venv "$venv" || die "could not create a venv with $python (Debian: apt-get install python3-venv)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$PYTHON_MCP_VERSION" >&2
+    "$venv/bin/python" -c "$check" || die "mcp $PYTHON_MCP_VERSION did not install into $venv"
+}
+
 SERVER_PID=
 stop_server() {
     if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -124,7 +141,11 @@ main() {
     ensure_node
     ensure_suite
     say "node $("$NODE_BIN" --version), suite $SUITE_VERSION"
-    [[ ${1:-} == --install ]] && return 0
+    if [[ ${1:-} == --install ]]; then
+        ensure_python_sdk
+        say "python mcp $PYTHON_MCP_VERSION at $CACHE/py"
+        return 0
+    fi
 
     cargo build --locked -p conformance-server >&2
     rm -rf "$RESULTS"

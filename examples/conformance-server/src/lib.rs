@@ -2,6 +2,7 @@
 //! wrap the same router with a traffic recorder.
 
 pub mod diagnostics;
+mod fixtures;
 pub mod server;
 
 use std::sync::Arc;

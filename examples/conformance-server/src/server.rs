@@ -5,14 +5,18 @@ use std::sync::Arc;
 
 use mrtr::{MrtrConfig, MrtrServer};
 
+use mrtr::mrtr_handler;
 use rmcp::{
     model::{
-        Implementation, ListPromptsResult, PaginatedRequestParams, ProtocolVersion,
-        ServerCapabilities, ServerConfig,
+        GetPromptRequestParams, GetPromptResult, Implementation, ListPromptsResult,
+        PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion, Role, ServerCapabilities,
+        ServerConfig,
     },
     service::RequestContext,
     tool_handler, ErrorData, RoleServer, ServerHandler,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 
 pub const SERVER_NAME: &str = "mrtr-conformance-server";
 
@@ -48,7 +52,7 @@ impl MrtrServer for ConformanceServer {
     }
 }
 
-#[tool_handler(router = Self::diagnostics_router())]
+#[tool_handler(router = (Self::fixtures_router() + Self::diagnostics_router()))]
 impl ServerHandler for ConformanceServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
@@ -71,6 +75,44 @@ impl ServerHandler for ConformanceServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::default())
+        let prompt = Prompt::new(
+            PROMPT,
+            Some("Asks for context, then builds the prompt"),
+            None,
+        );
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
     }
+
+    /// Hand-written because rmcp's `#[prompt]` cannot see `inputResponses` / `requestState`; the
+    /// macro builds the `Mrtr` from the request and context.
+    #[mrtr_handler]
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResult, ErrorData> {
+        if request.name != PROMPT {
+            return Err(ErrorData::invalid_params(
+                format!("unknown prompt {:?}", request.name),
+                None,
+            ));
+        }
+        let answer = mrtr
+            .elicit::<UserContext>("What context should the prompt use?")
+            .key("user_context")
+            .await?;
+        let context = answer
+            .accepted()
+            .map_or_else(|| "none given".to_string(), |form| form.context);
+        let message =
+            PromptMessage::new_text(Role::User, format!("Answer with this context: {context}"));
+        Ok(GetPromptResult::new(vec![message]).with_description("Built from the client's context"))
+    }
+}
+
+const PROMPT: &str = "test_input_required_result_prompt";
+
+#[derive(Deserialize, JsonSchema)]
+struct UserContext {
+    context: String,
 }

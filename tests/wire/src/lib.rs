@@ -10,6 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use recorder::{Exchange, Recorder};
 
+use serde_json::Value;
+
 /// A running server; stops when dropped.
 pub struct WireServer {
     pub url: String,
@@ -44,4 +46,65 @@ impl Drop for WireServer {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
+}
+
+/// Checks one MRTR call chain as the server saw it: `rounds` input_required replies then a final
+/// one; the first request carries no state; every retry uses a new JSON-RPC id, carries
+/// inputResponses, and echoes the previous reply's requestState byte for byte; and each round
+/// sealed a different state.
+pub fn assert_retry_chain(calls: &[Exchange], rounds: usize) {
+    assert_eq!(
+        calls.len(),
+        rounds + 1,
+        "one request per round plus the final one: {calls:#?}"
+    );
+    for (index, call) in calls.iter().enumerate() {
+        assert_eq!(call.status, 200, "round {index}: {call:?}");
+        assert_eq!(
+            call.is_input_required(),
+            index < rounds,
+            "round {index}: {:?}",
+            call.reply()
+        );
+    }
+    assert!(
+        calls[0].sent_state().is_none(),
+        "the first call carries no state"
+    );
+    let mut ids: Vec<String> = calls
+        .iter()
+        .map(|call| format!("{:?}", call.id()))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(
+        ids.len(),
+        calls.len(),
+        "every retry uses a new JSON-RPC id: {ids:?}"
+    );
+    for pair in calls.windows(2) {
+        let handed_out = pair[0]
+            .returned_state()
+            .expect("input_required carries requestState");
+        let echoed = pair[1]
+            .sent_state()
+            .and_then(Value::as_str)
+            .expect("retry carries requestState");
+        assert_eq!(
+            echoed.as_bytes(),
+            handed_out.as_bytes(),
+            "state echoed byte for byte"
+        );
+        assert!(
+            pair[1].sent_input_responses().is_some(),
+            "retry carries inputResponses"
+        );
+    }
+    let mut states: Vec<&str> = calls[..rounds]
+        .iter()
+        .filter_map(Exchange::returned_state)
+        .collect();
+    states.sort_unstable();
+    states.dedup();
+    assert_eq!(states.len(), rounds, "each round seals a new state");
 }

@@ -1,0 +1,154 @@
+//! The Python `mcp` SDK 2.x client drives the conformance server's two-round `#[mrtr_handler]`
+//! tool over streamable HTTP: two accepted rounds, then a decline, then a tampered requestState.
+//!
+//! Python comes from `MRTR_WIRE_PYTHON`, else the venv `scripts/conformance.sh --install`
+//! makes (`.conformance/py`), else `python3`. When `mcp` is not importable the test is skipped with a
+//! message, unless `MRTR_WIRE_REQUIRE_PYTHON=1` (set by `.ci/run`), where that is a failure.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::process::Command;
+use wire_tests::{assert_retry_chain, WireServer};
+
+const TOOL: &str = "test_input_required_result_multi_round";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python() -> PathBuf {
+    if let Some(explicit) = std::env::var_os("MRTR_WIRE_PYTHON") {
+        return PathBuf::from(explicit);
+    }
+    let venv = workspace_root().join(".conformance/py/bin/python");
+    if venv.exists() {
+        return venv;
+    }
+    PathBuf::from("python3")
+}
+
+/// Ok(()) when `python` can import the SDK, else why not.
+async fn sdk_importable(python: &Path) -> Result<(), String> {
+    let probe = Command::new(python)
+        .args(["-c", "import mcp.client.client, mcp_types"])
+        .output()
+        .await
+        .map_err(|error| format!("cannot run {}: {error}", python.display()))?;
+    if probe.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&probe.stderr).trim().to_string())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_client_completes_declines_and_is_refused_a_tampered_state() {
+    let python = python();
+    if let Err(why) = sdk_importable(&python).await {
+        let required = std::env::var("MRTR_WIRE_REQUIRE_PYTHON").is_ok_and(|value| value == "1");
+        assert!(
+            !required,
+            "MRTR_WIRE_REQUIRE_PYTHON=1 but the Python mcp SDK is missing: {why}"
+        );
+        eprintln!(
+            "SKIPPED python_sdk_client...: the Python mcp SDK is not installed for {} ({why}); \
+             run `bash scripts/conformance.sh --install` to install it",
+            python.display()
+        );
+        return;
+    }
+
+    let server = WireServer::start().await.expect("server starts");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("py/mrtr_client.py");
+    let run = Command::new(&python)
+        .arg(&script)
+        .args([server.url.as_str(), TOOL])
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the Python client finishes within two minutes")
+        .expect("the Python client starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "python client failed: {}\n{stderr}",
+        output.status
+    );
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("python printed no JSON report ({error}): {stderr}"));
+    let sdk = report["sdk_version"].as_str().unwrap_or_default();
+    assert!(
+        sdk.starts_with("2."),
+        "expected the mcp 2.x SDK, got {sdk:?}"
+    );
+
+    // What the client saw.
+    let complete = &report["complete"];
+    assert_eq!(complete["text"], "Ada likes teal.", "{report:#}");
+    assert_eq!(complete["is_error"], false);
+    let fields: Vec<&Value> = complete["asked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["fields"])
+        .collect();
+    assert_eq!(
+        fields,
+        [&serde_json::json!(["name"]), &serde_json::json!(["color"])],
+        "{report:#}"
+    );
+    let declined = &report["declined"];
+    assert_eq!(
+        declined["text"], "Step 1 declined: no name, no second question.",
+        "{report:#}"
+    );
+    assert_eq!(
+        declined["asked"].as_array().map(Vec::len),
+        Some(1),
+        "a decline ends the flow"
+    );
+    let tampered = &report["tampered"];
+    assert_eq!(tampered["code"], -32602, "{report:#}");
+    assert_eq!(tampered["message"], "Invalid or expired requestState");
+
+    // What the server saw: 3 requests, then 2, then 2, in that order.
+    let calls = server.recorder.calls("tools/call", TOOL);
+    assert_eq!(calls.len(), 7, "{calls:#?}");
+    assert_retry_chain(&calls[0..3], 2);
+    assert_retry_chain(&calls[3..5], 1);
+    let decline = calls[4]
+        .sent_input_responses()
+        .expect("decline is an input response");
+    let answer = decline
+        .as_object()
+        .and_then(|answers| answers.values().next())
+        .unwrap();
+    assert_eq!(answer["action"], "decline");
+    assert!(!calls[4].is_input_required());
+
+    let (opened, forged) = (&calls[5], &calls[6]);
+    assert!(opened.is_input_required());
+    let original = opened
+        .returned_state()
+        .expect("input_required carries requestState");
+    assert_eq!(
+        tampered["original"], original,
+        "the client saw the state the server sent"
+    );
+    let sent = forged
+        .sent_state()
+        .and_then(Value::as_str)
+        .expect("forged retry carries a state");
+    assert_eq!(tampered["forged"], sent);
+    assert_ne!(sent, original);
+    assert_eq!(
+        sent.len(),
+        original.len(),
+        "one character changed, nothing else"
+    );
+    assert_eq!(forged.error_code(), Some(-32602), "{forged:?}");
+    assert_ne!(forged.id(), opened.id());
+}
