@@ -3,3 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
+# The official MCP conformance suite against examples/conformance-server (installs what it needs).
+bash scripts/conformance.sh
