@@ -125,7 +125,7 @@ impl fmt::Debug for SecretKey {
 }
 
 fn decode_material(material: &str) -> Option<Vec<u8>> {
-    if material.len() % 2 == 0 && material.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if material.len().is_multiple_of(2) && material.bytes().all(|b| b.is_ascii_hexdigit()) {
         return hex::decode(material).ok();
     }
     let trimmed = material.trim_end_matches('=');

@@ -131,7 +131,8 @@ fn tampered_state_ends_with_the_invalid_state_error() {
 
 #[test]
 fn changing_principal_or_arguments_between_rounds_is_rejected() {
-    let hooks: Vec<Box<dyn FnMut(usize, &mut mrtr::IncomingRequest) + Send>> = vec![
+    type Hook = Box<dyn FnMut(usize, &mut mrtr::IncomingRequest) + Send>;
+    let hooks: Vec<Hook> = vec![
         Box::new(|round, request| {
             if round == 2 {
                 request.principal = Some("mallory".into());
