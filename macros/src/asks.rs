@@ -59,22 +59,31 @@ fn ask_method<'a>(expr: &'a Expr, mrtr: &Ident) -> Option<(&'a syn::ExprMethodCa
 
 /// `expr` as an awaited ask, if it is one. A `.key(..)` on a batch is an error.
 pub fn parse_ask(expr: &Expr, mrtr: &Ident) -> Option<syn::Result<AskExpr>> {
+    parse_ask_checked(expr, mrtr, true)
+}
+
+/// [`parse_ask`] without the shape checks, for the stand-in copy emitted next to errors.
+pub fn parse_ask_lenient(expr: &Expr, mrtr: &Ident) -> Option<AskExpr> {
+    parse_ask_checked(expr, mrtr, false).and_then(Result::ok)
+}
+
+fn parse_ask_checked(expr: &Expr, mrtr: &Ident, strict: bool) -> Option<syn::Result<AskExpr>> {
     let Expr::Await(awaited) = expr else {
         return None;
     };
     let (call, keyed) = ask_method(&awaited.base, mrtr)?;
     let span = expr.span();
     if call.method == "join" {
-        if keyed {
+        if keyed && strict {
             return Some(Err(syn::Error::new(
                 span,
-                "`.key(..)` names one ask: put it on each ask inside `join(..)`, not on the batch",
+                "#[mrtr_handler]: `.key(..)` names one ask: put it on each ask inside `join(..)`, not on the batch",
             )));
         }
-        if call.args.is_empty() {
+        if call.args.is_empty() && strict {
             return Some(Err(syn::Error::new(
                 call.method.span(),
-                "`join(..)` needs at least one ask",
+                "#[mrtr_handler]: `join(..)` needs at least one ask",
             )));
         }
         return Some(Ok(AskExpr {
@@ -84,9 +93,12 @@ pub fn parse_ask(expr: &Expr, mrtr: &Ident) -> Option<syn::Result<AskExpr>> {
     }
     let built = if call.method == "ask" {
         if call.args.len() != 1 {
+            if !strict {
+                return None;
+            }
             return Some(Err(syn::Error::new(
                 call.method.span(),
-                "`ask(..)` takes one expression that gives an `Ask<T>`",
+                "#[mrtr_handler]: `ask(..)` takes one expression that gives an `Ask<T>`",
             )));
         }
         // `mrtr.ask(helper(&mrtr)).key("k")`: the `Ask` is the argument, keys re-applied.

@@ -5,6 +5,7 @@
 mod asks;
 mod fingerprint;
 mod names;
+mod neutral;
 mod rewrite;
 mod shape;
 mod signature;
@@ -55,12 +56,15 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             return quote!(#message #item);
         }
     };
-    match rewrite_handler(function, explicit) {
+    let fallback_ident = signature::mrtr_ident(&function, explicit.clone());
+    match rewrite_handler(function.clone(), explicit) {
         Ok(tokens) => tokens,
         Err(errors) => {
             let errors = errors.iter().map(syn::Error::to_compile_error);
-            // The original function stays, so the rest of the crate and the editor keep working.
-            quote!(#(#errors)* #item)
+            // The original function stays (asks replaced by typed stand-ins), so the rest of the
+            // crate and the editor keep working and only the errors above are reported.
+            let original = neutral::neutralize(function, &fallback_ident);
+            quote!(#(#errors)* #original)
         }
     }
 }

@@ -298,3 +298,18 @@ pub fn mutable_params(item: &ItemFn) -> Vec<syn::Error> {
         })
         .collect()
 }
+
+/// The identifier asks are made on: the `Mrtr` parameter's, else the explicit one, else `mrtr`.
+pub fn mrtr_ident(item: &ItemFn, explicit: Option<Ident>) -> Ident {
+    item.sig
+        .inputs
+        .iter()
+        .find_map(|a| match a {
+            FnArg::Typed(t) if last_segment(&t.ty).is_some_and(|s| s.ident == "Mrtr") => {
+                ident_of(&t.pat).cloned()
+            }
+            _ => None,
+        })
+        .or(explicit)
+        .unwrap_or_else(|| Ident::new("mrtr", proc_macro2::Span::call_site()))
+}

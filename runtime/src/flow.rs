@@ -282,3 +282,40 @@ fn new_flow_id() -> Result<String, MrtrError> {
         .map_err(|e| MrtrError::Internal(format!("no randomness for a flow id: {e}")))?;
     Ok(hex::encode(bytes))
 }
+
+/// Stands in for an ask in the copy of a handler that `#[mrtr_handler]` emits next to its
+/// compile errors: it keeps the body type-checking (so only the real error is shown and the
+/// editor keeps its types). Never runs: a crate with that error does not build.
+#[doc(hidden)]
+pub fn unrewritten_ask<T>(_ask: Ask<T>) -> Result<T, MrtrError> {
+    Err(MrtrError::Internal("#[mrtr_handler] did not rewrite this handler".into()))
+}
+
+/// The answers of a `join(..)` of asks.
+#[doc(hidden)]
+pub trait AskBatch {
+    type Answers;
+}
+
+macro_rules! ask_batch {
+    ($($name:ident),+) => {
+        impl<$($name),+> AskBatch for ($(Ask<$name>,)+) {
+            type Answers = ($($name,)+);
+        }
+    };
+}
+
+ask_batch!(A);
+ask_batch!(A, B);
+ask_batch!(A, B, C);
+ask_batch!(A, B, C, D);
+ask_batch!(A, B, C, D, E);
+ask_batch!(A, B, C, D, E, F);
+ask_batch!(A, B, C, D, E, F, G);
+ask_batch!(A, B, C, D, E, F, G, H);
+
+/// [`unrewritten_ask`] for a batch.
+#[doc(hidden)]
+pub fn unrewritten_join<B: AskBatch>(_asks: B) -> Result<B::Answers, MrtrError> {
+    Err(MrtrError::Internal("#[mrtr_handler] did not rewrite this handler".into()))
+}
