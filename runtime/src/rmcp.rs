@@ -218,3 +218,61 @@ impl Completes for ReadResourceResult {
         ReadResourceResponse::InputRequired(to_rmcp_input_required(result))
     }
 }
+
+/// The methods whose params carry `requestState` / `inputResponses`.
+const MRTR_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// Wraps a server so that `tools/call`, `prompts/get` and `resources/read` requests whose
+/// params rmcp cannot parse get JSON-RPC -32602 instead of rmcp's -32601 "method not found".
+///
+/// rmcp types `requestState` as a string: a request carrying a number or an object there fails
+/// to parse as its method, falls through to a custom request, and is answered -32601. With this
+/// wrapper a non-string `requestState` gets the same error as every other state that fails
+/// verification (-32602, "Invalid or expired requestState"), and other unparsable params get
+/// -32602 "Invalid params". Everything else goes to the inner server untouched.
+///
+/// ```ignore
+/// let running = mrtr::rmcp::StrictParams(MyServer::new()).serve(transport).await?;
+/// ```
+#[derive(Debug, Clone)]
+pub struct StrictParams<S>(pub S);
+
+impl<S: rmcp::Service<RoleServer>> rmcp::Service<RoleServer> for StrictParams<S> {
+    async fn handle_request(
+        &self,
+        request: rmcp::model::ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ServerResult, rmcp::ErrorData> {
+        if let rmcp::model::ClientRequest::CustomRequest(custom) = &request {
+            if MRTR_METHODS.contains(&custom.method.as_str()) {
+                let state = custom.params.as_ref().and_then(|p| p.get("requestState"));
+                if state.is_some_and(|s| !s.is_string()) {
+                    return Err(MrtrError::InvalidState.into());
+                }
+                return Err(rmcp::ErrorData::invalid_params(
+                    format!("Invalid params for {}", custom.method),
+                    None,
+                ));
+            }
+        }
+        self.0.handle_request(request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: rmcp::model::ClientNotification,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.0.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        self.0.get_info()
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        self.0.supported_protocol_versions()
+    }
+}

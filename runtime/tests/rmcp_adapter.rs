@@ -514,3 +514,59 @@ async fn a_client_without_elicitation_gets_missing_capability() {
     }
     let _: Value = Value::Null;
 }
+
+/// Raw JSON-RPC over the pipe, for what the typed client cannot send (a non-string state).
+async fn raw_call(params: Value) -> Value {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let running = serve_directly::<RoleServer, _, _, _, _>(
+        mrtr::rmcp::StrictParams(Deployer::new(shared_key_config())),
+        server_io,
+        Some(Client::new(ElicitationAction::Accept).get_info()),
+    );
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    let (read, mut write) = tokio::io::split(client_io);
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    write
+        .write_all(format!("{request}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(read).lines();
+    loop {
+        let line = lines.next_line().await.unwrap().expect("a response");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 7 {
+            return message;
+        }
+    }
+}
+
+/// rmcp alone answers these -32601 (the params fail to parse, the request falls through to a
+/// custom request); `StrictParams` answers -32602 with the one invalid-state message.
+#[tokio::test]
+async fn a_non_string_state_on_the_wire_is_rejected() {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    });
+    let ok =
+        raw_call(json!({"_meta": meta, "name": "deploy", "arguments": {"version": "1"}})).await;
+    assert_eq!(ok["result"]["resultType"], "input_required", "{ok}");
+    for state in [json!(12345), json!({"s": 1}), json!(["m1.k1.x"])] {
+        let response = raw_call(json!({
+            "_meta": meta, "name": "deploy", "arguments": {"version": "1"}, "requestState": state
+        }))
+        .await;
+        assert_eq!(response["error"]["code"], -32602, "{response}");
+        assert_eq!(
+            response["error"]["message"],
+            "Invalid or expired requestState"
+        );
+    }
+    // Other unparsable params are invalid params too, not "method not found".
+    let response = raw_call(json!({"_meta": meta, "name": 42})).await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+}
