@@ -13,6 +13,7 @@ pub mod engine;
 pub mod finding;
 pub mod lint;
 pub mod macro_body;
+pub mod manifest;
 pub mod parse;
 pub mod prefilter;
 pub mod report;

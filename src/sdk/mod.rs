@@ -4,8 +4,19 @@
 //! (turbomcp, neva, pmcp, ...) means adding one more [`SdkTable`] to [`SDKS`]; the engine's scope
 //! model classifies receivers with every table, and the request rules match every table's methods.
 
+pub mod mcp_attr;
+pub mod mcpkit;
+pub mod neva;
+pub mod pmcp;
+pub mod prism;
 pub mod raw;
 pub mod rmcp;
+pub mod rust_mcp_sdk;
+pub mod tower_mcp;
+pub mod turbomcp;
+
+pub use crate::manifest::Version;
+use crate::manifest::Dependency;
 
 /// The three server-to-client requests that 2026-07-28 replaces with `InputRequiredResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,7 +38,12 @@ impl McpMethod {
         }
     }
 
+    /// The method a wire name stands for. pmcp 1.x sent elicitations as the non-spec
+    /// `elicitation/elicitInput`; it is still an elicitation.
     pub fn from_wire(s: &str) -> Option<McpMethod> {
+        if s == PMCP1_ELICIT_WIRE {
+            return Some(McpMethod::Elicitation);
+        }
         McpMethod::ALL.into_iter().find(|m| m.wire() == s)
     }
 
@@ -37,6 +53,64 @@ impl McpMethod {
             McpMethod::Elicitation => "MCP001",
             McpMethod::Sampling => "MCP002",
             McpMethod::Roots => "MCP003",
+        }
+    }
+}
+
+/// pmcp 1.x's own name for `elicitation/create`.
+pub const PMCP1_ELICIT_WIRE: &str = "elicitation/elicitInput";
+
+/// The SDK versions (and features) under which a request method is the legacy API. Outside them
+/// the same call is either the MRTR API (neva 0.5's keyed `ctx.elicit(key, params)`) or does not
+/// exist, and the rules stay quiet. With no manifest, or no version in it, every entry applies
+/// and the rules decide from syntax alone.
+#[derive(Debug, Clone, Copy)]
+pub struct Legacy {
+    /// First version with the legacy call (inclusive).
+    pub from: Option<Version>,
+    /// First version without it (exclusive).
+    pub until: Option<Version>,
+    /// Features that turn the MRTR API on inside the range (neva 0.4's `proto-2026-07-28-rc`).
+    pub unless_features: &'static [&'static str],
+    /// Features that keep the legacy call beyond the range (neva 0.5's `legacy-spec`).
+    pub with_features: &'static [&'static str],
+}
+
+impl Legacy {
+    /// Legacy in every version.
+    pub const ALWAYS: Legacy = Legacy { from: None, until: None, unless_features: &[], with_features: &[] };
+
+    pub const fn until(v: Version) -> Legacy {
+        Legacy { until: Some(v), ..Legacy::ALWAYS }
+    }
+
+    pub const fn between(from: Version, until: Version) -> Legacy {
+        Legacy { from: Some(from), until: Some(until), ..Legacy::ALWAYS }
+    }
+
+    pub const fn unless(self, features: &'static [&'static str]) -> Legacy {
+        Legacy { unless_features: features, ..self }
+    }
+
+    pub const fn with(self, features: &'static [&'static str]) -> Legacy {
+        Legacy { with_features: features, ..self }
+    }
+
+    /// Whether the version gate says anything (an `ALWAYS` entry never depends on the manifest).
+    pub fn is_versioned(&self) -> bool {
+        self.from.is_some() || self.until.is_some()
+    }
+
+    /// Is the call the legacy API in a package that depends on the SDK as `dep`? `None` (no
+    /// manifest) and a dependency without a known version say yes: syntax decides.
+    pub fn applies(&self, dep: Option<&Dependency>) -> bool {
+        let Some(d) = dep else { return true };
+        let Some(v) = d.version else { return true };
+        let in_range = self.from.is_none_or(|f| v >= f) && self.until.is_none_or(|u| v < u);
+        if in_range {
+            !self.unless_features.iter().any(|f| d.has_feature(f))
+        } else {
+            self.with_features.iter().any(|f| d.has_feature(f))
         }
     }
 }
@@ -96,6 +170,38 @@ pub struct RequestMethod {
     pub generics: Generics,
     /// The MRTR replacement, one sentence, shown as the finding's help.
     pub replacement: &'static str,
+    /// The SDK versions and features where this call is the legacy API.
+    pub legacy: Legacy,
+    /// The wire method the SDK really sends when it is not the spec's name (pmcp 1.x).
+    pub sends_as: Option<&'static str>,
+}
+
+impl RequestMethod {
+    /// A call legacy in every version, without a turbofish.
+    pub const fn new(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
+        RequestMethod {
+            name,
+            sends,
+            arity,
+            generics: Generics::None,
+            replacement,
+            legacy: Legacy::ALWAYS,
+            sends_as: None,
+        }
+    }
+
+    pub const fn when(self, legacy: Legacy) -> RequestMethod {
+        RequestMethod { legacy, ..self }
+    }
+
+    pub const fn sent_as(self, wire: &'static str) -> RequestMethod {
+        RequestMethod { sends_as: Some(wire), ..self }
+    }
+
+    /// The wire method named in messages.
+    pub fn wire(&self) -> &'static str {
+        self.sends_as.unwrap_or(self.sends.wire())
+    }
 }
 
 /// A method that sends whatever request value it is given (`send_request(ServerRequest::..)`).
@@ -103,6 +209,19 @@ pub struct RequestMethod {
 pub struct RawSendMethod {
     pub name: &'static str,
     pub arity: usize,
+    /// The argument is the wire method as a string (`ctx.request("roots/list", params)`), not a
+    /// request value.
+    pub method_string: bool,
+    /// Any receiver will do, in a file that uses the SDK: for SDKs whose request values travel
+    /// over the server's own channel (`tx.send(ServerRequest::ListRoots)` in pmcp), not a peer.
+    pub any_receiver: bool,
+}
+
+impl RawSendMethod {
+    /// A send through the SDK's peer of a request value.
+    pub const fn peer(name: &'static str, arity: usize) -> RawSendMethod {
+        RawSendMethod { name, arity, method_string: false, any_receiver: false }
+    }
 }
 
 /// A request type or enum variant that names one of the three requests
@@ -133,6 +252,9 @@ pub struct HandlerTrait {
     pub mrtr_methods: &'static [&'static str],
     /// Methods that are notification hooks (`on_initialized`), not requests.
     pub hook_prefix: &'static str,
+    /// Methods ending with this are requests that cannot return `InputRequiredResult`
+    /// (rust-mcp-sdk's `handle_list_tools_request`); empty when the trait has no such naming.
+    pub request_suffix: &'static str,
 }
 
 /// Everything the linter knows about one SDK.
@@ -142,6 +264,15 @@ pub struct SdkTable {
     pub name: &'static str,
     /// Crate names as they appear in `use` paths.
     pub crates: &'static [&'static str],
+    /// Package names in `Cargo.toml`, the one whose version decides first.
+    pub packages: &'static [&'static str],
+    /// Whether a bare type name (a glob import, a re-export) may be this SDK's in a file that
+    /// neither mentions it nor belongs to a package depending on it. Only for rmcp, whose names
+    /// (`Peer`, `ClientSink`) are its own; the others' (`Context`, `RequestContext`, `McpServer`)
+    /// are too common to claim without evidence.
+    pub bare_names: bool,
+    /// Whether messages name the SDK version the decision was made for (`neva 0.3.4`).
+    pub version_in_message: bool,
     /// Role marker types, server then client: `Peer<RoleServer>`.
     pub roles: &'static [(&'static str, Side)],
     pub peer_types: &'static [PeerType],
@@ -164,6 +295,8 @@ pub struct SdkTable {
     pub handler_attributes: &'static [&'static str],
     /// The help for calls that MRTR cannot reach, per method.
     pub redesign: &'static [(McpMethod, &'static str)],
+    /// The help for a raw request (`send_request(ServerRequest::..)`) sent through this SDK.
+    pub raw_replacement: &'static str,
 }
 
 /// Tables are statics: two are the same SDK when they have the same name.
@@ -180,8 +313,24 @@ impl SdkTable {
         self.request_methods.iter().find(|m| m.name == name)
     }
 
+    /// Every entry of that name: one per arity and version line (rust-mcp-sdk's `elicit_input`
+    /// took two arguments in 0.7 and one from 0.8).
+    pub fn request_methods_named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s RequestMethod> + 's {
+        self.request_methods.iter().filter(move |m| m.name == name)
+    }
+
     pub fn raw_send_method(&self, name: &str) -> Option<&RawSendMethod> {
         self.raw_send_methods.iter().find(|m| m.name == name)
+    }
+
+    /// The raw send of that name and arity.
+    pub fn raw_send(&self, name: &str, arity: usize) -> Option<&RawSendMethod> {
+        self.raw_send_methods.iter().find(|m| m.name == name && m.arity == arity)
+    }
+
+    /// The help for a raw request sent through this SDK.
+    pub fn raw_help(&self) -> &'static str {
+        self.raw_replacement
     }
 
     pub fn request_name(&self, name: &str) -> Option<&RequestName> {
@@ -217,4 +366,14 @@ impl SdkTable {
 
 /// Every SDK the linter knows. Order matters only for reporting: the first table that
 /// recognises a receiver names the SDK.
-pub static SDKS: &[&SdkTable] = &[&rmcp::RMCP];
+pub static SDKS: &[&SdkTable] = &[
+    &rmcp::RMCP,
+    &rust_mcp_sdk::RUST_MCP_SDK,
+    &pmcp::PMCP,
+    &turbomcp::TURBOMCP,
+    &neva::NEVA,
+    &tower_mcp::TOWER_MCP,
+    &mcpkit::MCPKIT,
+    &mcp_attr::MCP_ATTR,
+    &prism::PRISM,
+];

@@ -2,7 +2,7 @@
 //! `service/server.rs` and `handler/server.rs`, summarised in `reference/rust-sdks.md` section 1.
 
 use super::{
-    ContextType, Generics, HandlerTrait, McpMethod, PeerType, RawSendMethod, RemovedApi,
+    ContextType, Generics, HandlerTrait, Legacy, McpMethod, PeerType, RawSendMethod, RemovedApi,
     RequestMethod, RequestName, RoleSource, SdkTable, Side,
 };
 
@@ -27,16 +27,19 @@ const RAW_HELP: &str = "build the request as an `InputRequest` inside an `InputR
 returned from the handler, or use `#[mrtr_handler]`";
 
 const fn m(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
-    RequestMethod { name, sends, arity, generics: Generics::None, replacement }
+    RequestMethod { name, sends, arity, generics: Generics::None, replacement, legacy: Legacy::ALWAYS, sends_as: None }
 }
 
 const fn g(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
-    RequestMethod { name, sends, arity, generics: Generics::Optional, replacement }
+    RequestMethod { name, sends, arity, generics: Generics::Optional, replacement, legacy: Legacy::ALWAYS, sends_as: None }
 }
 
 pub static RMCP: SdkTable = SdkTable {
     name: "rmcp",
     crates: &["rmcp"],
+    packages: &["rmcp"],
+    bare_names: true,
+    version_in_message: false,
     roles: &[("RoleServer", Side::Server), ("RoleClient", Side::Client)],
     peer_types: &[
         PeerType { name: "Peer", role: RoleSource::FirstGeneric },
@@ -91,9 +94,9 @@ pub static RMCP: SdkTable = SdkTable {
         m("list_roots", McpMethod::Roots, 0, ROOTS_HELP),
     ],
     raw_send_methods: &[
-        RawSendMethod { name: "send_request", arity: 1 },
-        RawSendMethod { name: "send_request_with_option", arity: 2 },
-        RawSendMethod { name: "send_cancellable_request", arity: 2 },
+        RawSendMethod::peer("send_request", 1),
+        RawSendMethod::peer("send_request_with_option", 2),
+        RawSendMethod::peer("send_cancellable_request", 2),
     ],
     request_enum: "ServerRequest",
     request_names: &[
@@ -139,12 +142,14 @@ URL flow is done, and `requestState` carries what the server must remember",
             side: Side::Server,
             mrtr_methods: &["call_tool", "get_prompt", "read_resource"],
             hook_prefix: "on_",
+            request_suffix: "",
         },
         HandlerTrait {
             name: "ClientHandler",
             side: Side::Client,
             mrtr_methods: &[],
             hook_prefix: "on_",
+            request_suffix: "",
         },
     ],
     handler_attributes: &["tool", "prompt"],
@@ -165,6 +170,7 @@ URL flow is done, and `requestState` carries what the server must remember",
 in 2026-07-28 (SEP-2577) and have no MRTR form outside a tool, prompt or resource request",
         ),
     ],
+    raw_replacement: RAW_HELP,
 };
 
 /// The raw-request help is shared by every raw send of this SDK.
