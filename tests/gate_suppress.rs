@@ -205,3 +205,57 @@ fn add_suppressions_silences_every_finding_and_keeps_the_file_valid() {
     assert_eq!(r.code, 0);
     assert_eq!(p.read("src/tools.rs"), text);
 }
+
+/// The catalog's own examples for MCP901/MCP902 (the engine's example test leaves them to us):
+/// fire examples yield exactly their code, quiet ones yield none of it, fixes give `fixed`.
+#[test]
+fn catalog_examples_of_the_suppression_rules() {
+    use mcp_lint::catalog::catalog;
+    use mcp_lint::suppress::{apply, Policy};
+    let known: std::collections::BTreeSet<String> =
+        catalog().rules.iter().map(|r| r.code.clone()).collect();
+    let enabled = |_: &str| true;
+    let policy = Policy {
+        require_reason: false,
+        known_codes: &known,
+        enabled: &enabled,
+    };
+    let settings = mcp_lint::Settings::default();
+    for code in ["MCP901", "MCP902"] {
+        let rule = catalog()
+            .get(code)
+            .unwrap_or_else(|| panic!("rules/{code}.toml"));
+        assert!(!rule.fire.is_empty() && !rule.quiet.is_empty());
+        let run = |src: &str| {
+            let engine = mcp_lint::lint_source("example.rs", src.as_bytes(), &settings).findings;
+            apply("example.rs", src, engine, &policy).findings
+        };
+        for ex in &rule.fire {
+            let found = run(&ex.code);
+            let mine: Vec<_> = found.iter().filter(|f| f.code == code).collect();
+            assert_eq!(
+                mine.len(),
+                1,
+                "{code} fire example {:?}: {found:#?}",
+                ex.description
+            );
+            if let Some(fixed) = &ex.fixed {
+                let mut text = ex.code.clone();
+                let mut edits = mine[0].fix.as_ref().expect("a fix").edits.clone();
+                edits.sort_by_key(|e| std::cmp::Reverse(e.start));
+                for e in edits {
+                    text.replace_range(e.start..e.end, &e.replacement);
+                }
+                assert_eq!(&text, fixed, "{code} fix");
+            }
+        }
+        for ex in &rule.quiet {
+            let found = run(&ex.code);
+            assert!(
+                found.iter().all(|f| f.code != code),
+                "{code} quiet example {:?}: {found:#?}",
+                ex.description
+            );
+        }
+    }
+}
