@@ -58,10 +58,18 @@ if [ "$(cat "$OUT/mcp-tree.stamp" 2>/dev/null)" != "$gen_sum" ]; then
     echo "$gen_sum" >"$OUT/mcp-tree.stamp"
 fi
 
-# The names the linter's legacy-call rules trigger on (rules/ is the source of truth; this list
-# mirrors the rmcp and raw JSON-RPC trigger tokens). Plain alternation, no \b: a word-boundary
-# regex sends rg down a much slower path and would make the floor look worse than it is.
-TRIGGERS='create_elicitation|elicit|create_message|list_roots|send_request|send_cancellable_request|ServerRequest|elicitation/create|sampling/createMessage|roots/list|request_state|requestState'
+# The rg floor searches for the same trigger tokens the linter's prefilter uses: every `triggers`
+# entry of the rule catalog (rules/*.toml). Plain alternation, no \b: a word-boundary regex sends
+# rg down a much slower path and would make the floor look worse than it is.
+TRIGGERS=$(python3 -c '
+import glob, os, re, sys, tomllib
+tokens = set()
+for p in glob.glob(os.path.join(sys.argv[1], "*.toml")):
+    with open(p, "rb") as f:
+        tokens.update(tomllib.load(f).get("triggers", []))
+print("|".join(re.escape(t) for t in sorted(tokens)))
+' "$ROOT/rules")
+echo "trigger regex: $TRIGGERS"
 
 cd "$OUT"
 corpora="vendor mcp-tree"

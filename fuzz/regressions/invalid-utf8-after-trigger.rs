@@ -1,0 +1,2 @@
+fn t(ctx: RequestContext<RoleServer>) { ctx.peer.list_roots(); }
+// café ÿþ
