@@ -506,7 +506,7 @@ pub struct Directive {
     pub start: usize,
     pub end: usize,
     /// Each code with the byte range of its text.
-    pub codes: Vec<(String, usize, usize)>,
+    pub codes: Vec<CodeSpan>,
     pub reason: Option<String>,
     pub coverage: Coverage,
     pub trailing: bool,
@@ -520,11 +520,17 @@ pub struct Malformed {
     pub problem: String,
 }
 
+/// A code named in a directive, with the byte range of its text.
+pub type CodeSpan = (String, usize, usize);
+
+/// The codes and the reason of a directive.
+type ParsedDirective = (Vec<CodeSpan>, Option<String>);
+
 /// Reads the text after `//` or `//!`. `Ok(None)`: not a directive at all.
 fn parse_directive_text(
     text: &str,
     base: usize,
-) -> Result<Option<(Vec<(String, usize, usize)>, Option<String>)>, String> {
+) -> Result<Option<ParsedDirective>, String> {
     let trimmed = text.trim_start();
     let Some(rest) = trimmed.strip_prefix("mcp-lint:") else {
         return Ok(None);
