@@ -24,6 +24,14 @@ pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCa
 /// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
 pub trait MrtrServer {
     fn mrtr_config(&self) -> &MrtrConfig;
+
+    /// The authenticated principal of a request, which states are bound to. The default reads
+    /// a [`Principal`] from the request's extensions, or (feature `http`) from the extensions
+    /// of the HTTP request rmcp's streamable HTTP server attaches. Override it to map your own
+    /// auth type. Never derive it from anything the client merely claims.
+    fn mrtr_principal(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        principal(context)
+    }
 }
 
 /// The authenticated principal of a request. An auth layer inserts it into the request's
@@ -39,8 +47,16 @@ fn capabilities(
     from(context_meta).or_else(|| params_meta.and_then(from))
 }
 
-fn principal(context: &RequestContext<RoleServer>) -> Option<String> {
-    context.extensions.get::<Principal>().map(|p| p.0.clone())
+/// The [`Principal`] in the request's extensions, or in those of its HTTP request.
+pub fn principal(context: &RequestContext<RoleServer>) -> Option<String> {
+    if let Some(principal) = context.extensions.get::<Principal>() {
+        return Some(principal.0.clone());
+    }
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+        return parts.extensions.get::<Principal>().map(|p| p.0.clone());
+    }
+    None
 }
 
 fn arguments(arguments: Option<&JsonObject>) -> Value {
@@ -70,7 +86,7 @@ impl Mrtr {
             target: request.name.to_string(),
             arguments: arguments(request.arguments.as_ref()),
             client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: principal(context),
+            principal: server.mrtr_principal(context),
             request_state: request.request_state.clone().map(Value::String),
             input_responses: input_responses(request.input_responses.as_ref()),
         };
@@ -88,7 +104,7 @@ impl Mrtr {
             target: request.name.clone(),
             arguments: arguments(request.arguments.as_ref()),
             client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: principal(context),
+            principal: server.mrtr_principal(context),
             request_state: request.request_state.clone().map(Value::String),
             input_responses: input_responses(request.input_responses.as_ref()),
         };
@@ -106,7 +122,7 @@ impl Mrtr {
             target: request.uri.clone(),
             arguments: Value::Null,
             client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: principal(context),
+            principal: server.mrtr_principal(context),
             request_state: request.request_state.clone().map(Value::String),
             input_responses: input_responses(request.input_responses.as_ref()),
         };
@@ -128,7 +144,7 @@ impl<S: MrtrServer> FromContextPart<ToolCallContext<'_, S>> for Mrtr {
             target: context.name.to_string(),
             arguments: arguments(context.arguments.as_ref()),
             client_capabilities: capabilities(&request_context.meta, None),
-            principal: principal(request_context),
+            principal: context.service.mrtr_principal(request_context),
             request_state: context.request_state.clone().map(Value::String),
             input_responses: input_responses(context.input_responses.as_ref()),
         };

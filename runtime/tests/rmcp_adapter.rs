@@ -570,3 +570,89 @@ async fn a_non_string_state_on_the_wire_is_rejected() {
     let response = raw_call(json!({"_meta": meta, "name": 42})).await;
     assert_eq!(response["error"]["code"], -32602, "{response}");
 }
+
+/// Plays an auth layer: attaches the principal the way a transport would.
+struct AsUser<S> {
+    inner: S,
+    user: &'static str,
+    /// In an HTTP request's extensions (streamable HTTP) instead of the request's own.
+    via_http: bool,
+}
+
+impl<S: rmcp::Service<RoleServer>> rmcp::Service<RoleServer> for AsUser<S> {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let principal = mrtr::Principal(self.user.to_string());
+        if self.via_http {
+            let (parts, ()) = http::Request::builder()
+                .extension(principal)
+                .body(())
+                .unwrap()
+                .into_parts();
+            context.extensions.insert(parts);
+        } else {
+            context.extensions.insert(principal);
+        }
+        self.inner.handle_request(request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+}
+
+fn connect_as(user: &'static str, via_http: bool) -> RunningService<RoleClient, Client> {
+    let server = AsUser {
+        inner: Deployer::new(shared_key_config()),
+        user,
+        via_http,
+    };
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let client = Client::new(ElicitationAction::Accept);
+    let running =
+        serve_directly::<RoleServer, _, _, _, _>(server, server_io, Some(client.get_info()));
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    let mut server_params =
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+    server_params.protocol_version = ProtocolVersion::V_2026_07_28;
+    serve_directly::<RoleClient, _, _, _, _>(client, client_io, Some(server_params.into()))
+}
+
+#[tokio::test]
+async fn states_are_bound_to_the_transport_principal() {
+    for via_http in [false, true] {
+        let alice = connect_as("alice", via_http);
+        let state = input_required(alice.call_tool_once(deploy_params()).await.unwrap())
+            .request_state
+            .unwrap();
+        let retry = deploy_params()
+            .with_request_state(state)
+            .with_input_responses(BTreeMap::from([(
+                "confirm".to_string(),
+                json!({"action": "accept", "content": {"confirm": true}}),
+            )]));
+        let bob = connect_as("bob", via_http);
+        assert_invalid_state(bob.call_tool_once(retry.clone()).await.unwrap_err());
+        let anonymous = connect(
+            Deployer::new(shared_key_config()),
+            Client::new(ElicitationAction::Accept),
+        );
+        assert_invalid_state(anonymous.call_tool_once(retry.clone()).await.unwrap_err());
+        let alice_again = connect_as("alice", via_http);
+        let next = input_required(alice_again.call_tool_once(retry).await.unwrap());
+        assert!(next.input_requests.unwrap().contains_key("ticket"));
+    }
+}
