@@ -59,8 +59,19 @@ pub trait ReplayGuard: Send + Sync {
 /// instances need a shared store.
 #[derive(Debug, Default)]
 pub struct InMemoryReplayGuard {
-    seen: Mutex<HashMap<[u8; 32], u64>>,
+    seen: Mutex<Seen>,
 }
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// Token digest -> its expiry.
+    tokens: HashMap<[u8; 32], u64>,
+    last_prune: u64,
+}
+
+/// How often (seconds) expired entries are swept: sweeping on every call would make each
+/// check linear in the number of live tokens.
+const PRUNE_INTERVAL: u64 = 30;
 
 impl InMemoryReplayGuard {
     pub fn new() -> InMemoryReplayGuard {
@@ -69,7 +80,7 @@ impl InMemoryReplayGuard {
 
     /// How many used tokens are remembered right now.
     pub fn len(&self) -> usize {
-        self.seen.lock().map(|seen| seen.len()).unwrap_or(0)
+        self.seen.lock().map(|seen| seen.tokens.len()).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -82,15 +93,19 @@ impl ReplayGuard for InMemoryReplayGuard {
         let Ok(mut seen) = self.seen.lock() else {
             return false;
         };
-        // Expired tokens fail verification anyway, so they need not be remembered.
-        let horizon = state
-            .now
-            .saturating_sub(DEFAULT_CLOCK_SKEW.as_secs().saturating_mul(2));
-        seen.retain(|_, expires_at| *expires_at >= horizon);
-        if seen.contains_key(state.token_digest) {
+        // Expired tokens fail verification anyway, so they need not be remembered (the margin
+        // covers any clock-skew allowance up to it).
+        if state.now >= seen.last_prune.saturating_add(PRUNE_INTERVAL) {
+            let horizon = state
+                .now
+                .saturating_sub(DEFAULT_CLOCK_SKEW.as_secs().saturating_mul(10));
+            seen.tokens.retain(|_, expires_at| *expires_at >= horizon);
+            seen.last_prune = state.now;
+        }
+        if seen.tokens.contains_key(state.token_digest) {
             return false;
         }
-        seen.insert(*state.token_digest, state.expires_at);
+        seen.tokens.insert(*state.token_digest, state.expires_at);
         true
     }
 }

@@ -1,7 +1,7 @@
 //! `Mrtr`: the per-request handle a handler asks through, with the request's bindings and
 //! declared capabilities.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -126,6 +126,9 @@ struct Inner {
     request: IncomingRequest,
     config: MrtrConfig,
     binding: Binding,
+    /// The verdict on this request's state, computed once: a replay guard consumes a token on
+    /// its first verification, so a second look must not count as a second use.
+    opened: OnceLock<Result<Option<StateBody>, MrtrError>>,
 }
 
 /// One request's MRTR handle. Cheap to clone; `Send + Sync`.
@@ -157,6 +160,7 @@ impl Mrtr {
                 request,
                 config: config.clone(),
                 binding,
+                opened: OnceLock::new(),
             }),
         }
     }
@@ -242,11 +246,15 @@ impl Mrtr {
     }
 
     /// None when the request carries no requestState; Err(InvalidState) when it fails any check.
+    /// Verified once per request; later calls (on this handle or its clones) repeat the verdict.
     pub fn open_state(&self) -> Result<Option<StateBody>, MrtrError> {
-        match &self.inner.request.request_state {
-            None => Ok(None),
-            Some(raw) => seal::open(&self.inner.config, &self.inner.binding, raw).map(Some),
-        }
+        self.inner
+            .opened
+            .get_or_init(|| match &self.inner.request.request_state {
+                None => Ok(None),
+                Some(raw) => seal::open(&self.inner.config, &self.inner.binding, raw).map(Some),
+            })
+            .clone()
     }
 
     /// Like [`Mrtr::open_state`], and also rejects a state minted by a handler of another shape.

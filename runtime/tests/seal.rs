@@ -371,3 +371,34 @@ fn the_fingerprint_is_checked_by_open_state_for() {
     assert!(mrtr.open_state_for("fp-1").unwrap().is_some());
     assert_invalid(mrtr.open_state_for("fp-2"));
 }
+
+#[test]
+fn one_request_counts_as_one_use_however_often_it_is_opened() {
+    let guard = Arc::new(InMemoryReplayGuard::new());
+    let config = config().with_replay_guard(guard.clone());
+    let token = seal_with(&config, &request());
+    let mrtr = Mrtr::new(request().with_request_state(token), &config);
+    assert!(mrtr.open_state().unwrap().is_some());
+    assert!(mrtr.clone().open_state().unwrap().is_some());
+    assert!(mrtr.open_state_for("fp-1").unwrap().is_some());
+    assert_eq!(guard.len(), 1);
+}
+
+#[test]
+fn the_in_memory_guard_forgets_expired_tokens() {
+    let clock = ManualClock::new();
+    let guard = Arc::new(InMemoryReplayGuard::new());
+    let config = config()
+        .with_ttl(Duration::from_secs(60))
+        .with_clock(clock.clone())
+        .with_replay_guard(guard.clone());
+    for _ in 0..3 {
+        let token = Value::String(seal_with(&config, &request()));
+        assert!(open_with(&config, request(), token).is_ok());
+    }
+    assert_eq!(guard.len(), 3);
+    clock.advance(Duration::from_secs(3600));
+    let token = Value::String(seal_with(&config, &request()));
+    assert!(open_with(&config, request(), token).is_ok());
+    assert_eq!(guard.len(), 1);
+}
