@@ -33,8 +33,9 @@ pub struct RuleDoc {
     pub how_to_fix: String,
     /// `safe`, `unsafe`, `display-only` or `none` (no fix).
     pub fix_safety: String,
-    /// Identifiers or strings one of which a file must contain for this rule to fire. Empty means
-    /// the rule does not take part in the prefilter (engine codes).
+    /// Identifiers or strings one of which a file must contain for this rule to fire. `["*"]`: any
+    /// file (disables the prefilter while the rule is on). Empty: the rule does not take part in
+    /// the prefilter (meta codes: parse errors, suppressions).
     #[serde(default)]
     pub triggers: Vec<String>,
     /// Known limits: where the rule stays silent on purpose.

@@ -1,6 +1,7 @@
 //! The command line: `cargo mcp-lint [PATHS...]`, `cargo mcp-lint rules`, `cargo mcp-lint rule CODE`.
 //!
-//! Exit status: 0 no finding at error level, 1 findings at error level, 2 usage or internal error.
+//! Exit status: 0 no finding at error level, 1 findings at error level, 2 usage or internal error
+//! (including a file that could not be read: the run is incomplete).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -228,9 +229,21 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
         None => write_stdout(&out)?,
     }
-    let failed = gated.report.findings.iter().any(|f| f.level == Level::Error);
     let stale_fails = args.strict_baseline && gated.stale > 0;
-    Ok(if failed || stale_fails { EXIT_FINDINGS } else { EXIT_CLEAN })
+    let status = exit_status(&gated.report);
+    Ok(if status == EXIT_CLEAN && stale_fails { EXIT_FINDINGS } else { status })
+}
+
+/// 2 when a file could not be read (the run is incomplete), else 1 when a finding is at error
+/// level, else 0.
+pub fn exit_status(report: &crate::finding::Report) -> i32 {
+    if !report.errors.is_empty() {
+        EXIT_ERROR
+    } else if report.findings.iter().any(|f| f.level == Level::Error) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
 }
 
 fn write_stdout(s: &str) -> Result<(), String> {

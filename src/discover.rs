@@ -50,21 +50,66 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
     }
 }
 
-/// The directory `cargo mcp-lint` lints when given no paths: the workspace root above `start`
-/// (the outermost `Cargo.toml` with a `[workspace]` table that is an ancestor), else the nearest
-/// package, else `start` itself.
+/// The directory `cargo mcp-lint` lints when given no paths, as cargo would pick it: the nearest
+/// package above `start`, or the workspace that package belongs to (an ancestor whose
+/// `[workspace]` lists it in `members` and not in `exclude`, or that is the package itself).
+/// Without any `Cargo.toml` above, `start` itself.
 pub fn default_root(start: &Path) -> PathBuf {
-    let mut nearest: Option<PathBuf> = None;
-    let mut workspace: Option<PathBuf> = None;
-    for dir in start.ancestors() {
-        let manifest = dir.join("Cargo.toml");
-        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
-        if nearest.is_none() {
-            nearest = Some(dir.to_path_buf());
+    let Some(package) = start.ancestors().find(|d| d.join("Cargo.toml").is_file()) else {
+        return start.to_path_buf();
+    };
+    for dir in package.ancestors() {
+        let Some(ws) = read_manifest(dir).and_then(|m| m.get("workspace").cloned()) else {
+            continue;
+        };
+        if dir == package {
+            return dir.to_path_buf();
         }
-        if text.lines().any(|l| l.trim() == "[workspace]") {
-            workspace = Some(dir.to_path_buf());
+        let Ok(rel) = package.strip_prefix(dir) else { continue };
+        let listed = |key: &str| {
+            ws.get(key)
+                .and_then(|v| v.as_array())
+                .is_some_and(|globs| globs.iter().filter_map(|g| g.as_str()).any(|g| glob_matches(g, rel)))
+        };
+        if listed("members") && !listed("exclude") {
+            return dir.to_path_buf();
         }
+        // The nearest workspace above decides; cargo does not look further.
+        break;
     }
-    workspace.or(nearest).unwrap_or_else(|| start.to_path_buf())
+    package.to_path_buf()
+}
+
+fn read_manifest(dir: &Path) -> Option<toml::Table> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    text.parse::<toml::Table>().ok()
+}
+
+fn glob_matches(pattern: &str, rel: &Path) -> bool {
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    let pattern = pattern.trim_end_matches('/');
+    globset::Glob::new(pattern)
+        .map(|g| g.compile_matcher().is_match(&rel))
+        .unwrap_or(false)
+        || pattern == rel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_root_is_the_workspace_that_lists_the_package() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\n").unwrap();
+        std::fs::create_dir_all(root.join("crates/a/src")).unwrap();
+        std::fs::write(root.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        std::fs::create_dir_all(root.join("loose/src")).unwrap();
+        std::fs::write(root.join("loose/Cargo.toml"), "[package]\nname = \"loose\"\n").unwrap();
+        assert_eq!(default_root(&root.join("crates/a/src")), root);
+        assert_eq!(default_root(&root.join("loose/src")), root.join("loose"));
+        let bare = tempfile::tempdir().unwrap();
+        assert_eq!(default_root(bare.path()), bare.path());
+    }
 }

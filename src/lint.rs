@@ -55,14 +55,17 @@ impl Settings {
             .unwrap_or(Level::Error)
     }
 
-    /// The trigger tokens of every enabled rule, or none when a rule without triggers is enabled.
+    /// The trigger tokens of every enabled rule; none (no prefilter) when an enabled rule's
+    /// triggers include `"*"`. Rules with no triggers (meta codes about suppressions) do not take
+    /// part.
     pub fn trigger_tokens(&self) -> Vec<String> {
         let mut tokens = Vec::new();
         for r in &catalog().rules {
             if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str()) {
                 continue;
             }
-            if r.triggers.is_empty() {
+            // `"*"`: the rule may fire in any file, so nothing can be skipped.
+            if r.triggers.iter().any(|t| t == "*") {
                 return Vec::new();
             }
             tokens.extend(r.triggers.iter().cloned());
@@ -118,7 +121,7 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
         message,
         mcp_method: None,
         sdk: None,
-        help: Some("fix the syntax error (`cargo check` shows it too); the file's other findings are unknown until it parses".into()),
+        help: Some("make the file parse as Rust (`cargo check` shows syntax errors too); until it does, its other findings are unknown".into()),
         fix: None,
     }
 }

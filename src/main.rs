@@ -1,3 +1,17 @@
+/// Stack for the thread that runs the command: every pass that walks a syntax tree (the engine,
+/// suppressions, fixes) recurses once per nesting level, and hostile input nests deeply.
+const MAIN_STACK: usize = 512 << 20;
+
 fn main() {
-    std::process::exit(mcp_lint::cli::run(std::env::args().collect()));
+    let args: Vec<String> = std::env::args().collect();
+    let status = std::thread::Builder::new()
+        .name("cargo-mcp-lint".into())
+        .stack_size(MAIN_STACK)
+        .spawn(move || mcp_lint::cli::run(args))
+        .map(|h| h.join().unwrap_or(mcp_lint::cli::EXIT_ERROR))
+        .unwrap_or_else(|e| {
+            eprintln!("error: cannot start: {e}");
+            mcp_lint::cli::EXIT_ERROR
+        });
+    std::process::exit(status);
 }

@@ -27,6 +27,11 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, line_starts }
     }
 
+    /// The whole file.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
     /// Byte offset of a 1-based line and 0-based char column (proc-macro2's convention),
     /// clamped to the file.
     pub fn offset(&self, line: usize, char_col: usize) -> usize {
@@ -78,21 +83,33 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// Converts a path to the report's form: relative to `base` when it is below it, `/`-separated.
+/// Converts a path to the report's form: relative to `base` (with `..` when it lies elsewhere),
+/// `/`-separated. A relative `path` is taken as already relative to `base`.
 pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
-    let rel = path.strip_prefix(base).unwrap_or(path);
-    let rel = rel.strip_prefix(".").unwrap_or(rel);
-    let parts: Vec<String> = rel
-        .components()
-        .filter_map(|c| match c {
-            std::path::Component::CurDir => None,
-            std::path::Component::RootDir => Some(String::new()),
-            other => Some(other.as_os_str().to_string_lossy().into_owned()),
-        })
-        .collect();
-    let joined = parts.join("/");
+    use std::path::Component;
+    let rel: Vec<String> = if path.is_absolute() && base.is_absolute() {
+        let p: Vec<Component> = path.components().collect();
+        let b: Vec<Component> = base.components().collect();
+        let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+        if common == 0 {
+            return path.to_string_lossy().replace('\\', "/");
+        }
+        let ups = b[common..].iter().filter(|c| matches!(c, Component::Normal(_))).count();
+        std::iter::repeat_n("..".to_string(), ups)
+            .chain(p[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()))
+            .collect()
+    } else {
+        path.components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .map(|c| match c {
+                Component::RootDir => String::new(),
+                other => other.as_os_str().to_string_lossy().into_owned(),
+            })
+            .collect()
+    };
+    let joined = rel.join("/");
     if joined.is_empty() {
-        path.to_string_lossy().replace('\\', "/")
+        ".".to_string()
     } else {
         joined
     }
@@ -116,6 +133,8 @@ mod tests {
         let base = std::path::Path::new("/w/ws");
         assert_eq!(display_path(std::path::Path::new("/w/ws/src/a.rs"), base), "src/a.rs");
         assert_eq!(display_path(std::path::Path::new("./src/a.rs"), std::path::Path::new("/x")), "src/a.rs");
-        assert_eq!(display_path(std::path::Path::new("/other/a.rs"), base), "/other/a.rs");
+        assert_eq!(display_path(std::path::Path::new("/other/a.rs"), base), "../../other/a.rs");
+        assert_eq!(display_path(std::path::Path::new("/w/x/b.rs"), base), "../x/b.rs");
+        assert_eq!(display_path(std::path::Path::new("/w/ws"), base), ".");
     }
 }
