@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use syn::visit::Visit;
 
 use crate::catalog::catalog;
+use crate::manifest::{Package, Packages};
 use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::prefilter::Prefilter;
@@ -93,9 +94,9 @@ pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || lint_here(path, source, settings, prefilter.as_ref()))
+            .spawn_scoped(s, || lint_here(path, source, settings, prefilter.as_ref(), None))
             .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
-            .unwrap_or_else(|_| lint_here(path, source, settings, prefilter.as_ref()))
+            .unwrap_or_else(|_| lint_here(path, source, settings, prefilter.as_ref(), None))
     })
 }
 
@@ -127,7 +128,15 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
 }
 
 /// Lints on the current thread.
-fn lint_here(path: &str, source: &[u8], settings: &Settings, prefilter: Option<&Prefilter>) -> FileResult {
+/// `package` is the file's package when the caller found it (`lint_files` does; a bare source text
+/// has none, and the rules fall back to syntax).
+fn lint_here(
+    path: &str,
+    source: &[u8],
+    settings: &Settings,
+    prefilter: Option<&Prefilter>,
+    package: Option<std::sync::Arc<Package>>,
+) -> FileResult {
     if prefilter.is_some_and(|p| !p.admits(source)) {
         return FileResult::default();
     }
@@ -145,15 +154,21 @@ fn lint_here(path: &str, source: &[u8], settings: &Settings, prefilter: Option<&
             return FileResult { findings, parsed: false, text };
         }
     };
-    let findings = analyse(path, &text, &file, settings);
+    let findings = analyse(path, &text, &file, settings, package);
     drop(file);
     // Spans live in a per-thread table that grows with every file parsed on this thread.
     proc_macro2::extra::invalidate_current_thread_spans();
     FileResult { findings, parsed: true, text: Some(text) }
 }
 
-fn analyse(path: &str, text: &str, file: &syn::File, settings: &Settings) -> Vec<Finding> {
-    let facts = FileFacts::gather(file, text);
+fn analyse(
+    path: &str,
+    text: &str,
+    file: &syn::File,
+    settings: &Settings,
+    package: Option<std::sync::Arc<Package>>,
+) -> Vec<Finding> {
+    let facts = FileFacts::gather_in(file, text, package);
     let lines = LineIndex::new(text);
     let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
     walker.visit_file(file);
@@ -221,12 +236,14 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 /// Lints exactly these files, in parallel; the report is the same whatever the thread count.
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     let prefilter = settings.prefilter.then(|| Prefilter::new(&settings.trigger_tokens()));
+    // Each file's package, read once per package: the rules decide with the SDK version in hand.
+    let packages = Packages::new();
     let base = settings.base_dir.clone();
     let work = |f: &PathBuf| -> (String, Result<FileResult, String>) {
         let display = crate::source::display_path(f, &base);
         match std::fs::read(f) {
             Ok(bytes) => {
-                let r = lint_here(&display, &bytes, settings, prefilter.as_ref());
+                let r = lint_here(&display, &bytes, settings, prefilter.as_ref(), packages.for_file(f));
                 (display, Ok(r))
             }
             Err(e) => (display, Err(format!("cannot read: {e}"))),
@@ -240,7 +257,14 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         Ok(pool) => pool.install(|| files.par_iter().map(|f| guarded(f, &work)).collect()),
         Err(_) => files.iter().map(|f| guarded(f, &work)).collect(),
     };
-    assemble(results)
+    let (mut report, sources) = assemble(results);
+    for (manifest, message) in packages.errors() {
+        let path = crate::source::display_path(&manifest, &base);
+        let message = format!("{message}; files of this package were linted without its dependency versions");
+        report.errors.push(FileError { path, message });
+    }
+    report.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    (report, sources)
 }
 
 fn guarded(

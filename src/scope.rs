@@ -7,11 +7,13 @@
 //! it carries a server-to-client request.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use proc_macro2::Span;
 use syn::visit::Visit;
 
-use crate::sdk::{McpMethod, RoleSource, SdkTable, Side, SDKS};
+use crate::manifest::{Dependency, Package};
+use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,19 +123,70 @@ pub struct FileFacts {
     pub handler_impls: HashMap<String, Side>,
     /// Indices into `SDKS` of the SDKs whose crate name appears anywhere in the file text.
     pub mentioned_sdks: Vec<usize>,
+    /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
+    pub package: Option<Arc<Package>>,
+    /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
+    /// into `SDKS`.
+    pub crate_aliases: HashMap<String, usize>,
 }
 
 impl FileFacts {
     pub fn gather(file: &syn::File, text: &str) -> FileFacts {
-        let mut facts = FileFacts::default();
+        FileFacts::gather_in(file, text, None)
+    }
+
+    /// Same, for a file of a known package: SDKs the package does not depend on are out, renamed
+    /// dependencies name their SDK, and the rules can read the SDK versions.
+    pub fn gather_in(file: &syn::File, text: &str, package: Option<Arc<Package>>) -> FileFacts {
+        let mut facts = FileFacts { package, ..FileFacts::default() };
         for (i, sdk) in SDKS.iter().enumerate() {
-            if sdk.crates.iter().any(|c| text.contains(c)) {
+            if let Some(dep) = facts.dependency(sdk) {
+                if !sdk.crates.contains(&dep.name.as_str()) {
+                    facts.crate_aliases.insert(dep.name.clone(), i);
+                }
+            }
+        }
+        for (i, sdk) in SDKS.iter().enumerate() {
+            let alias = facts.crate_aliases.iter().any(|(a, j)| *j == i && text.contains(a.as_str()));
+            if !facts.absent(sdk) && (alias || sdk.crates.iter().any(|c| text.contains(c))) {
                 facts.mentioned_sdks.push(i);
             }
         }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
         facts
+    }
+
+    /// The package's dependency on `sdk`; `None` without a manifest or without the dependency.
+    pub fn dependency(&self, sdk: &SdkTable) -> Option<&Dependency> {
+        self.package.as_deref()?.dependency_on(sdk.packages)
+    }
+
+    /// The manifest is known and does not depend on `sdk`: nothing in the file can be its.
+    pub fn absent(&self, sdk: &SdkTable) -> bool {
+        self.package.is_some() && self.dependency(sdk).is_none()
+    }
+
+    /// Whether `root` (the first segment of a path) names `sdk`'s crate here.
+    fn is_root_of(&self, root: &str, sdk: &SdkTable) -> bool {
+        (sdk.crates.contains(&root)
+            || self.crate_aliases.get(root).is_some_and(|&i| std::ptr::eq(SDKS[i], sdk)))
+            && !self.absent(sdk)
+    }
+
+    /// The handler trait a path in `impl <path> for T` names, if any SDK's.
+    pub fn handler_trait(&self, path: &syn::Path) -> Option<&'static HandlerTrait> {
+        for (sdk, canonical) in self.resolve_path(path) {
+            if let Some(h) = sdk.handler_traits.iter().find(|h| h.name == canonical) {
+                return Some(h);
+            }
+        }
+        // A path through a module the file does not import (`server::ServerHandler`): by name.
+        let last = path.segments.last()?.ident.to_string();
+        let real = self.imports.get(&last).map_or(last, |imp| imp.name.clone());
+        SDKS.iter()
+            .filter(|s| !self.absent(s) && (s.bare_names || self.mentions(s)))
+            .find_map(|sdk| sdk.handler_traits.iter().find(|h| h.name == real))
     }
 
     pub fn mentions(&self, sdk: &SdkTable) -> bool {
@@ -153,12 +206,12 @@ impl FileFacts {
         let last = last_seg.ident.to_string();
         let from_root = |root: &str, name: String| -> Vec<(&'static SdkTable, String)> {
             SDKS.iter()
-                .filter(|s| s.crates.contains(&root))
+                .filter(|s| self.is_root_of(root, s))
                 .map(|s| (*s, name.clone()))
                 .collect()
         };
         if path.segments.len() > 1 {
-            if SDKS.iter().any(|s| s.crates.contains(&first.as_str())) {
+            if SDKS.iter().any(|s| s.crates.contains(&first.as_str()) || self.is_root_of(&first, s)) {
                 return from_root(&first, last);
             }
             // `model::ServerRequest` after `use rmcp::model;`, or an enum imported from the SDK.
@@ -182,12 +235,14 @@ impl FileFacts {
     }
 
     /// A name that is neither imported nor defined here (a glob import, a prelude, a
-    /// re-export): every SDK is a candidate, those the file mentions first.
+    /// re-export): the SDKs the file mentions, then those the package depends on, then those
+    /// whose names are distinctive enough to claim without evidence (`bare_names`).
     fn bare(&self, name: String) -> Vec<(&'static SdkTable, String)> {
         let mut out: Vec<(&'static SdkTable, String)> =
             self.mentioned_sdks.iter().map(|&i| (SDKS[i], name.clone())).collect();
         for (i, s) in SDKS.iter().enumerate() {
-            if !self.mentioned_sdks.contains(&i) {
+            let candidate = !self.absent(s) && (s.bare_names || self.dependency(s).is_some());
+            if !self.mentioned_sdks.contains(&i) && candidate {
                 out.push((*s, name.clone()));
             }
         }
@@ -201,6 +256,21 @@ impl FileFacts {
             syn::Type::Reference(r) => self.classify_type(&r.elem, generics),
             syn::Type::Paren(p) => self.classify_type(&p.elem, generics),
             syn::Type::Group(g) => self.classify_type(&g.elem, generics),
+            // `dyn McpServer`, `impl McpServer`: the first trait names the type.
+            syn::Type::TraitObject(syn::TypeTraitObject { bounds, .. })
+            | syn::Type::ImplTrait(syn::TypeImplTrait { bounds, .. }) => {
+                let Some(path) = bounds.iter().find_map(|b| match b {
+                    syn::TypeParamBound::Trait(t) => Some(&t.path),
+                    _ => None,
+                }) else {
+                    return Kind::Unknown;
+                };
+                let ty = syn::Type::Path(syn::TypePath { qself: None, path: path.clone() });
+                match self.classify_type(&ty, generics) {
+                    Kind::Foreign => Kind::Unknown,
+                    k => k,
+                }
+            }
             syn::Type::Path(tp) => {
                 let Some(last) = tp.path.segments.last() else {
                     return Kind::Unknown;
@@ -358,14 +428,8 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         if let (Some((_, trait_path, _)), Some(self_name)) = (&i.trait_, type_name(&i.self_ty)) {
-            if let Some(last) = trait_path.segments.last() {
-                let t = last.ident.to_string();
-                let real = self.facts.imports.get(&t).map_or(t.clone(), |imp| imp.name.clone());
-                for sdk in SDKS {
-                    if let Some(h) = sdk.handler_traits.iter().find(|h| h.name == real) {
-                        self.facts.handler_impls.insert(self_name.clone(), h.side);
-                    }
-                }
+            if let Some(h) = self.facts.handler_trait(trait_path) {
+                self.facts.handler_impls.insert(self_name, h.side);
             }
         }
         syn::visit::visit_item_impl(self, i);

@@ -594,6 +594,7 @@ impl<'a> Walker<'a> {
             Some(h) if h.side == Side::Client => HandlerKind::Client,
             Some(h) if h.mrtr_methods.contains(&name.as_str()) => HandlerKind::MrtrRequest,
             Some(h) if name.starts_with(h.hook_prefix) => HandlerKind::Hook,
+            Some(h) if !h.request_suffix.is_empty() && name.ends_with(h.request_suffix) => HandlerKind::OtherRequest,
             Some(_) if self.takes_request_context(sig) => HandlerKind::OtherRequest,
             Some(_) => HandlerKind::Hook,
             None if has_handler_attr => HandlerKind::MrtrRequest,
@@ -670,11 +671,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let handler = i.trait_.as_ref().and_then(|(_, path, _)| {
-            let last = path.segments.last()?.ident.to_string();
-            let real = self.state.facts.imports.get(&last).map_or(last, |imp| imp.name.clone());
-            SDKS.iter().find_map(|sdk: &&SdkTable| sdk.handler_traits.iter().find(|h| h.name == real))
-        });
+        let handler = i.trait_.as_ref().and_then(|(_, path, _)| self.state.facts.handler_trait(path));
         let generics: HashSet<String> = i.generics.type_params().map(|t| t.ident.to_string()).collect();
         self.state.generics.push(generics);
         self.state.impls.push(ImplInfo { self_name: type_name(&i.self_ty), handler });

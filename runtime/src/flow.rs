@@ -319,3 +319,11 @@ ask_batch!(A, B, C, D, E, F, G, H);
 pub fn unrewritten_join<B: AskBatch>(_asks: B) -> Result<B::Answers, MrtrError> {
     Err(MrtrError::Internal("#[mrtr_handler] did not rewrite this handler".into()))
 }
+
+/// Which arm a branch holding asks takes in this round: an arm without asks runs to its value
+/// during selection; an arm with asks continues in the dispatch (where a resumed round enters).
+#[derive(Debug)]
+pub enum Selected<V> {
+    Done(V),
+    Arm(u32),
+}

@@ -3,6 +3,7 @@
 
 use super::receiver::server_peer;
 use crate::engine::{Cx, Draft, Placement, Rule};
+use crate::manifest::Dependency;
 use crate::scope::Origin;
 use crate::sdk::{Generics, RequestMethod, SdkTable, SDKS};
 
@@ -18,13 +19,22 @@ impl Rule for LegacyRequest {
             syn::Expr::MethodCall(mc) => {
                 let name = mc.method.to_string();
                 for sdk in SDKS {
-                    let Some(m) = sdk.request_method(&name) else { continue };
-                    if mc.args.len() != m.arity || (m.generics == Generics::None && mc.turbofish.is_some()) {
+                    // One entry per arity and version line; the call's shape picks the candidates.
+                    let shaped: Vec<&RequestMethod> = sdk
+                        .request_methods_named(&name)
+                        .filter(|m| mc.args.len() == m.arity && !(m.generics == Generics::None && mc.turbofish.is_some()))
+                        .collect();
+                    if shaped.is_empty() {
                         continue;
                     }
                     let v = cx.value_of(&mc.receiver);
                     if server_peer(cx, sdk, &v).is_some() {
-                        report(cx, sdk, m, mc.method.span(), v.origin);
+                        // The receiver is this SDK's: its version decides, no other SDK gets a say
+                        // (neva 0.5's unkeyed `elicit` is not mcpkit's).
+                        let dep = cx.facts().dependency(sdk).cloned();
+                        if let Some(m) = shaped.into_iter().find(|m| m.legacy.applies(dep.as_ref())) {
+                            report(cx, sdk, m, dep.as_ref(), mc.method.span(), v.origin);
+                        }
                         return;
                     }
                 }
@@ -39,13 +49,22 @@ impl Rule for LegacyRequest {
                 let name = segs[segs.len() - 1].ident.to_string();
                 let ty = segs[segs.len() - 2].ident.to_string();
                 for sdk in SDKS {
-                    let Some(m) = sdk.request_method(&name) else { continue };
+                    if cx.facts().absent(sdk) {
+                        continue;
+                    }
+                    if !sdk.request_methods_named(&name).any(|m| c.args.len() == m.arity + 1) {
+                        continue;
+                    }
                     let real = cx.facts().imports.get(&ty).map_or(ty.clone(), |i| i.name.clone());
                     let is_peer = sdk.peer_types.iter().any(|t| t.name == real);
-                    if is_peer && c.args.len() == m.arity + 1 && !cx.facts().local_types.contains(&ty) {
+                    if is_peer && !cx.facts().local_types.contains(&ty) {
                         let v = cx.value_of(&c.args[0]);
-                        if cx.context().kind != crate::engine::HandlerKind::Client {
-                            report(cx, sdk, m, segs[segs.len() - 1].ident.span(), v.origin);
+                        let dep = cx.facts().dependency(sdk).cloned();
+                        let legacy = sdk
+                            .request_methods_named(&name)
+                            .find(|m| c.args.len() == m.arity + 1 && m.legacy.applies(dep.as_ref()));
+                        if let (Some(m), true) = (legacy, cx.context().kind != crate::engine::HandlerKind::Client) {
+                            report(cx, sdk, m, dep.as_ref(), segs[segs.len() - 1].ident.span(), v.origin);
                         }
                         return;
                     }
@@ -56,15 +75,31 @@ impl Rule for LegacyRequest {
     }
 }
 
-fn report(cx: &mut Cx<'_>, sdk: &SdkTable, m: &RequestMethod, span: proc_macro2::Span, origin: Origin) {
-    let wire = m.sends.wire();
+/// `" (neva 0.3.4)"` when the SDK's messages name the version the decision was made for.
+pub(super) fn version_note(sdk: &SdkTable, dep: Option<&Dependency>) -> String {
+    match dep {
+        Some(d) if sdk.version_in_message && d.version.is_some() => format!(" ({})", d.describe()),
+        _ => String::new(),
+    }
+}
+
+fn report(
+    cx: &mut Cx<'_>,
+    sdk: &SdkTable,
+    m: &RequestMethod,
+    dep: Option<&Dependency>,
+    span: proc_macro2::Span,
+    origin: Origin,
+) {
+    let wire = m.wire();
+    let note = version_note(sdk, dep);
     let draft = match cx.placement(origin) {
         Placement::Reachable => Draft {
             code: m.sends.legacy_code(),
             first: span,
             last: span,
             message: format!(
-                "`{}` sends `{wire}` to the client in the middle of a request; on 2026-07-28 the \
+                "`{}`{note} sends `{wire}` to the client in the middle of a request; on 2026-07-28 the \
 server must return an `InputRequiredResult` instead",
                 m.name
             ),
@@ -77,7 +112,7 @@ server must return an `InputRequiredResult` instead",
             first: span,
             last: span,
             message: format!(
-                "`{}` sends `{wire}` {why}; MRTR cannot reach it, so this needs a redesign, not a \
+                "`{}`{note} sends `{wire}` {why}; MRTR cannot reach it, so this needs a redesign, not a \
 mechanical rewrite",
                 m.name
             ),

@@ -3,7 +3,7 @@
 //! Where MRTR cannot reach the call, MCP006 instead.
 
 use super::receiver::server_peer;
-use crate::engine::{Cx, Draft, Placement, Rule};
+use crate::engine::{Cx, Draft, HandlerKind, Placement, Rule};
 use crate::scope::{Origin, RawRequest as RawLit};
 use crate::sdk::{raw, McpMethod, SdkTable, SDKS};
 
@@ -19,16 +19,23 @@ impl Rule for RawRequest {
             syn::Expr::MethodCall(mc) => {
                 let name = mc.method.to_string();
                 for sdk in SDKS {
-                    let Some(m) = sdk.raw_send_method(&name) else { continue };
-                    if mc.args.len() != m.arity {
-                        continue;
-                    }
+                    let Some(m) = sdk.raw_send(&name, mc.args.len()) else { continue };
                     let v = cx.value_of(&mc.receiver);
-                    if server_peer(cx, sdk, &v).is_none() {
+                    // pmcp's request values travel over the server's own channel: any receiver,
+                    // in a file that uses the SDK, outside client code.
+                    let over_channel = m.any_receiver
+                        && cx.facts().mentions(sdk)
+                        && cx.context().kind != HandlerKind::Client;
+                    if server_peer(cx, sdk, &v).is_none() && !over_channel {
                         continue;
                     }
-                    if let Some(method) = cx.request_in(&mc.args[0]) {
-                        report_send(cx, sdk, &name, mc.method.span(), method, v.origin);
+                    let sent = if m.method_string {
+                        wire_literal(&mc.args[0]).and_then(|w| Some((McpMethod::from_wire(&w)?, w)))
+                    } else {
+                        cx.request_in(&mc.args[0]).map(|m| (m, m.wire().to_string()))
+                    };
+                    if let Some((method, wire)) = sent {
+                        report_send(cx, sdk, &name, mc.method.span(), (method, &wire), v.origin);
                         return;
                     }
                 }
@@ -64,35 +71,58 @@ impl Rule for RawRequest {
     }
 }
 
+/// The string a method argument is: `"roots/list"`, through `.into()`, `.to_string()`,
+/// `String::from(..)` or a reference.
+fn wire_literal(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        syn::Expr::MethodCall(mc) if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) => {
+            wire_literal(&mc.receiver)
+        }
+        syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())) =>
+            {
+                wire_literal(&c.args[0])
+            }
+            _ => None,
+        },
+        syn::Expr::Reference(r) => wire_literal(&r.expr),
+        syn::Expr::Paren(p) => wire_literal(&p.expr),
+        _ => None,
+    }
+}
+
 fn report_send(
     cx: &mut Cx<'_>,
     sdk: &SdkTable,
     name: &str,
     span: proc_macro2::Span,
-    method: McpMethod,
+    (method, wire): (McpMethod, &str),
     origin: Origin,
 ) {
-    let wire = method.wire();
+    let dep = cx.facts().dependency(sdk).cloned();
+    let note = super::legacy_request::version_note(sdk, dep.as_ref());
     let draft = match cx.placement(origin) {
         Placement::Reachable => Draft {
             code: "MCP004",
             first: span,
             last: span,
             message: format!(
-                "`{name}` sends a raw `{wire}` request to the client; on 2026-07-28 the server must \
-return an `InputRequiredResult` instead"
+                "`{name}`{note} sends a raw `{wire}` request to the client; on 2026-07-28 the server \
+must return an `InputRequiredResult` instead"
             ),
             mcp_method: Some(method),
             sdk: Some(sdk.name),
-            help: Some(crate::sdk::rmcp::RAW_REQUEST_HELP.to_string()),
+            help: Some(sdk.raw_help().to_string()),
         },
         Placement::Unreachable(why) => Draft {
             code: super::UNREACHABLE,
             first: span,
             last: span,
             message: format!(
-                "`{name}` sends a raw `{wire}` request {why}; MRTR cannot reach it, so this needs a \
-redesign, not a mechanical rewrite"
+                "`{name}`{note} sends a raw `{wire}` request {why}; MRTR cannot reach it, so this \
+needs a redesign, not a mechanical rewrite"
             ),
             mcp_method: Some(method),
             sdk: Some(sdk.name),
