@@ -20,7 +20,12 @@ fn main() {
     for n in &names {
         let path = dir.join(n);
         println!("cargo:rerun-if-changed={}", path.display());
-        writeln!(src, "    ({n:?}, include_str!({:?})),", path.display().to_string()).unwrap();
+        writeln!(
+            src,
+            "    ({n:?}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     src.push_str("];\n");
     let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("catalog_files.rs");

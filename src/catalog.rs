@@ -54,7 +54,9 @@ pub struct Catalog {
 
 impl Catalog {
     pub fn get(&self, code: &str) -> Option<&RuleDoc> {
-        self.rules.iter().find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
+        self.rules
+            .iter()
+            .find(|r| r.code.eq_ignore_ascii_case(code) || r.name == code)
     }
 }
 
@@ -65,7 +67,10 @@ pub fn parse_all() -> Result<Catalog, String> {
         let doc: RuleDoc = toml::from_str(text).map_err(|e| format!("rules/{file}: {e}"))?;
         let stem = file.trim_end_matches(".toml");
         if doc.code != stem {
-            return Err(format!("rules/{file}: code {} does not match the file name", doc.code));
+            return Err(format!(
+                "rules/{file}: code {} does not match the file name",
+                doc.code
+            ));
         }
         rules.push(doc);
     }
@@ -76,13 +81,21 @@ pub fn parse_all() -> Result<Catalog, String> {
 /// The embedded catalog. The test suite checks it parses, so a broken catalog never ships.
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| parse_all().unwrap_or_else(|e| panic!("invalid embedded rule catalog: {e}")))
+    CATALOG.get_or_init(|| {
+        parse_all().unwrap_or_else(|e| panic!("invalid embedded rule catalog: {e}"))
+    })
 }
 
 /// The docs of one rule as `cargo mcp-lint rule CODE` prints them.
 pub fn render_doc(r: &RuleDoc) -> String {
-    let mut s = format!("{} {} (default level: {:?})\n\n{}\n\n", r.code, r.name, r.level, r.summary);
-    s = s.replace("Error)", "error)").replace("Warning)", "warning)").replace("Allow)", "allow)");
+    let mut s = format!(
+        "{} {} (default level: {:?})\n\n{}\n\n",
+        r.code, r.name, r.level, r.summary
+    );
+    s = s
+        .replace("Error)", "error)")
+        .replace("Warning)", "warning)")
+        .replace("Allow)", "allow)");
     s.push_str("## Why\n\n");
     s.push_str(r.why.trim());
     s.push_str("\n\n## How to fix\n\n");

@@ -65,11 +65,16 @@ pub fn default_root(start: &Path) -> PathBuf {
         if dir == package {
             return dir.to_path_buf();
         }
-        let Ok(rel) = package.strip_prefix(dir) else { continue };
+        let Ok(rel) = package.strip_prefix(dir) else {
+            continue;
+        };
         let listed = |key: &str| {
-            ws.get(key)
-                .and_then(|v| v.as_array())
-                .is_some_and(|globs| globs.iter().filter_map(|g| g.as_str()).any(|g| glob_matches(g, rel)))
+            ws.get(key).and_then(|v| v.as_array()).is_some_and(|globs| {
+                globs
+                    .iter()
+                    .filter_map(|g| g.as_str())
+                    .any(|g| glob_matches(g, rel))
+            })
         };
         if listed("members") && !listed("exclude") {
             return dir.to_path_buf();
@@ -102,11 +107,23 @@ mod tests {
     fn default_root_is_the_workspace_that_lists_the_package() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path();
-        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\n").unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/*\"]\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(root.join("crates/a/src")).unwrap();
-        std::fs::write(root.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        std::fs::write(
+            root.join("crates/a/Cargo.toml"),
+            "[package]\nname = \"a\"\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(root.join("loose/src")).unwrap();
-        std::fs::write(root.join("loose/Cargo.toml"), "[package]\nname = \"loose\"\n").unwrap();
+        std::fs::write(
+            root.join("loose/Cargo.toml"),
+            "[package]\nname = \"loose\"\n",
+        )
+        .unwrap();
         assert_eq!(default_root(&root.join("crates/a/src")), root);
         assert_eq!(default_root(&root.join("loose/src")), root.join("loose"));
         let bare = tempfile::tempdir().unwrap();

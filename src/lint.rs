@@ -267,10 +267,10 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     (report, sources)
 }
 
-fn guarded(
-    f: &PathBuf,
-    work: &(dyn Fn(&PathBuf) -> (String, Result<FileResult, String>) + Sync),
-) -> (String, Result<FileResult, String>) {
+/// One file's outcome: its display path and its result, or why it could not be read.
+type Outcome = (String, Result<FileResult, String>);
+
+fn guarded(f: &PathBuf, work: &(dyn Fn(&PathBuf) -> Outcome + Sync)) -> Outcome {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(f))).unwrap_or_else(|_| {
         let display = f.to_string_lossy().replace('\\', "/");
         (display.clone(), Ok(internal_error(&display)))

@@ -7,7 +7,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 
 pub enum Piece {
-    Expr(syn::Expr),
+    Expr(Box<syn::Expr>),
     Stmts(Vec<syn::Stmt>),
     Items(Vec<syn::Item>),
 }
@@ -25,7 +25,9 @@ fn whole(tokens: &TokenStream) -> Option<Piece> {
     if tokens.is_empty() {
         return None;
     }
-    if let Ok(exprs) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone()) {
+    if let Ok(exprs) =
+        Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone())
+    {
         // A single path (`elicit_safe!(T)`) or literal is not worth a walk, but costs nothing.
         let block: Vec<syn::Stmt> = exprs
             .into_iter()
@@ -92,7 +94,7 @@ fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
     }
     let ts: TokenStream = chunk.iter().cloned().collect();
     if let Ok(e) = syn::parse2::<syn::Expr>(ts) {
-        out.push(Piece::Expr(e));
+        out.push(Piece::Expr(Box::new(e)));
     } else {
         for tt in chunk.iter() {
             if let TokenTree::Group(g) = tt {

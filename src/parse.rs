@@ -25,7 +25,10 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
             return Err(ParseFailure {
                 line,
                 column,
-                message: format!("file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
+                message: format!(
+                    "file is not valid UTF-8 (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
             });
         }
     };
@@ -42,7 +45,11 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
         Ok(f) => Ok((text.to_string(), f)),
         Err(e) => {
             let LineColumn { line, column } = e.span().start();
-            Err(ParseFailure { line: line.max(1), column: column + 1, message: e.to_string() })
+            Err(ParseFailure {
+                line: line.max(1),
+                column: column + 1,
+                message: e.to_string(),
+            })
         }
     }
 }
@@ -100,7 +107,15 @@ fn too_deep(text: &str) -> Option<(usize, usize)> {
                         i += 2;
                         continue;
                     }
-                    if b[i] == b'"' && (!raw || b[i + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes) {
+                    if b[i] == b'"'
+                        && (!raw
+                            || b[i + 1..]
+                                .iter()
+                                .take(hashes)
+                                .filter(|&&c| c == b'#')
+                                .count()
+                                == hashes)
+                    {
                         i += hashes;
                         break;
                     }
@@ -134,7 +149,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_reported_not_parsed() {
-        let src = format!("fn f() {{ let x = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
+        let src = format!(
+            "fn f() {{ let x = {}1{}; }}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
         let err = parse(src.as_bytes()).err().expect("must be refused");
         assert!(err.message.contains("nesting deeper"), "{}", err.message);
         assert_eq!(err.line, 1);

@@ -10,7 +10,11 @@ pub struct Prefilter {
 impl Prefilter {
     /// `None` tokens (or an empty list) lets every file through.
     pub fn new(tokens: &[String]) -> Prefilter {
-        let matcher = if tokens.is_empty() { None } else { AhoCorasick::new(tokens).ok() };
+        let matcher = if tokens.is_empty() {
+            None
+        } else {
+            AhoCorasick::new(tokens).ok()
+        };
         Prefilter { matcher }
     }
 

@@ -94,9 +94,16 @@ pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
         if common == 0 {
             return path.to_string_lossy().replace('\\', "/");
         }
-        let ups = b[common..].iter().filter(|c| matches!(c, Component::Normal(_))).count();
+        let ups = b[common..]
+            .iter()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .count();
         std::iter::repeat_n("..".to_string(), ups)
-            .chain(p[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()))
+            .chain(
+                p[common..]
+                    .iter()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+            )
             .collect()
     } else {
         path.components()
@@ -131,10 +138,25 @@ mod tests {
     #[test]
     fn display_paths_are_relative_and_slash_separated() {
         let base = std::path::Path::new("/w/ws");
-        assert_eq!(display_path(std::path::Path::new("/w/ws/src/a.rs"), base), "src/a.rs");
-        assert_eq!(display_path(std::path::Path::new("./src/a.rs"), std::path::Path::new("/x")), "src/a.rs");
-        assert_eq!(display_path(std::path::Path::new("/other/a.rs"), base), "../../other/a.rs");
-        assert_eq!(display_path(std::path::Path::new("/w/x/b.rs"), base), "../x/b.rs");
+        assert_eq!(
+            display_path(std::path::Path::new("/w/ws/src/a.rs"), base),
+            "src/a.rs"
+        );
+        assert_eq!(
+            display_path(
+                std::path::Path::new("./src/a.rs"),
+                std::path::Path::new("/x")
+            ),
+            "src/a.rs"
+        );
+        assert_eq!(
+            display_path(std::path::Path::new("/other/a.rs"), base),
+            "../../other/a.rs"
+        );
+        assert_eq!(
+            display_path(std::path::Path::new("/w/x/b.rs"), base),
+            "../x/b.rs"
+        );
         assert_eq!(display_path(std::path::Path::new("/w/ws"), base), ".");
     }
 }

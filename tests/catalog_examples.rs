@@ -13,17 +13,26 @@ fn checked_elsewhere(code: &str) -> bool {
 #[test]
 fn catalog_parses_and_codes_match_file_names() {
     let c = parse_all().expect("catalog must parse");
-    assert!(c.rules.len() >= 7, "expected at least MCP001-MCP006 and MCP900");
+    assert!(
+        c.rules.len() >= 7,
+        "expected at least MCP001-MCP006 and MCP900"
+    );
     for r in &c.rules {
         assert!(r.code.starts_with("MCP") && r.code.len() == 6, "{}", r.code);
         assert!(
-            r.name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '-'),
+            r.name
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch == '-'),
             "{}: name must be kebab-case: {}",
             r.code,
             r.name
         );
         assert!(!r.fire.is_empty(), "{} has no example that fires", r.code);
-        assert!(!r.quiet.is_empty(), "{} has no example that stays quiet", r.code);
+        assert!(
+            !r.quiet.is_empty(),
+            "{} has no example that stays quiet",
+            r.code
+        );
         assert!(
             ["safe", "unsafe", "display-only", "none"].contains(&r.fix_safety.as_str()),
             "{}: fix_safety {}",
@@ -37,7 +46,10 @@ fn catalog_parses_and_codes_match_file_names() {
 fn every_rule_code_is_in_the_catalog() {
     for rule in mcp_lint::rules::ALL {
         for code in rule.codes() {
-            assert!(catalog().get(code).is_some(), "{code} is emitted but has no rules/{code}.toml");
+            assert!(
+                catalog().get(code).is_some(),
+                "{code} is emitted but has no rules/{code}.toml"
+            );
         }
     }
     for code in mcp_lint::rules::ENGINE_CODES {

@@ -9,11 +9,18 @@ fn bin() -> Command {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
-    bin().args(args).current_dir(dir).env("NO_COLOR", "1").output().expect("binary runs")
+    bin()
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -46,11 +53,23 @@ fn human_output_is_rustc_like_and_exit_is_1() {
     let o = run_in(t.path(), &["src"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("error[MCP001]: `create_elicitation` sends `elicitation/create`"), "{out}");
+    assert!(
+        out.contains("error[MCP001]: `create_elicitation` sends `elicitation/create`"),
+        "{out}"
+    );
     assert!(out.contains("src/tool.rs:8:14"), "{out}");
-    assert!(out.contains(".create_elicitation(params())"), "source line shown: {out}");
-    assert!(out.contains("^^^^^^^^^^^^^^^^^^ sends `elicitation/create`"), "span on the method name: {out}");
-    assert!(out.contains("= help: return an `InputRequiredResult`"), "{out}");
+    assert!(
+        out.contains(".create_elicitation(params())"),
+        "source line shown: {out}"
+    );
+    assert!(
+        out.contains("^^^^^^^^^^^^^^^^^^ sends `elicitation/create`"),
+        "span on the method name: {out}"
+    );
+    assert!(
+        out.contains("= help: return an `InputRequiredResult`"),
+        "{out}"
+    );
     assert!(out.contains("#[mrtr_handler]"), "{out}");
     assert!(out.contains("1 finding (1 error, 0 warnings)"), "{out}");
 }
@@ -68,7 +87,10 @@ fn json_output_is_the_contract() {
     assert_eq!(keys, ["errors", "findings", "summary", "version"]);
     assert_eq!(v["version"], 1);
     assert_eq!(v["summary"]["files_seen"], 2);
-    assert_eq!(v["summary"]["files_parsed"], 1, "the clean file is skipped by the prefilter");
+    assert_eq!(
+        v["summary"]["files_parsed"], 1,
+        "the clean file is skipped by the prefilter"
+    );
     assert_eq!(v["summary"]["findings"], 1);
     let f = &v["findings"][0];
     let mut fkeys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
@@ -76,8 +98,19 @@ fn json_output_is_the_contract() {
     assert_eq!(
         fkeys,
         [
-            "code", "column", "end_column", "end_line", "fix", "help", "level", "line", "mcp_method",
-            "message", "name", "path", "sdk"
+            "code",
+            "column",
+            "end_column",
+            "end_line",
+            "fix",
+            "help",
+            "level",
+            "line",
+            "mcp_method",
+            "message",
+            "name",
+            "path",
+            "sdk"
         ]
     );
     assert_eq!(f["code"], "MCP001");
@@ -86,8 +119,14 @@ fn json_output_is_the_contract() {
     assert_eq!(f["path"], "src/tool.rs");
     assert_eq!(f["mcp_method"], "elicitation/create");
     assert_eq!(f["sdk"], "rmcp");
-    assert_eq!((f["line"].as_u64(), f["column"].as_u64()), (Some(8), Some(14)));
-    assert_eq!((f["end_line"].as_u64(), f["end_column"].as_u64()), (Some(8), Some(32)));
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(8), Some(14))
+    );
+    assert_eq!(
+        (f["end_line"].as_u64(), f["end_column"].as_u64()),
+        (Some(8), Some(32))
+    );
     let line = SERVER.lines().nth(7).unwrap();
     assert_eq!(&line[13..31], "create_elicitation");
     assert!(f["fix"].is_null());
@@ -97,7 +136,11 @@ fn json_output_is_the_contract() {
 #[test]
 fn clean_code_exits_0() {
     let t = tempfile::tempdir().unwrap();
-    std::fs::write(t.path().join("lib.rs"), "pub fn list_roots() -> Vec<String> { vec![] }\n").unwrap();
+    std::fs::write(
+        t.path().join("lib.rs"),
+        "pub fn list_roots() -> Vec<String> { vec![] }\n",
+    )
+    .unwrap();
     let o = run_in(t.path(), &["."]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("no findings"));
@@ -105,10 +148,18 @@ fn clean_code_exits_0() {
 
 #[test]
 fn cargo_passes_the_subcommand_name_first() {
-    let o = run_in(&fixture("handwritten-server"), &["mcp-lint", "--format", "json", "src/state.rs"]);
+    let o = run_in(
+        &fixture("handwritten-server"),
+        &["mcp-lint", "--format", "json", "src/state.rs"],
+    );
     assert_eq!(o.status.code(), Some(1));
     let v = json(&o);
-    let codes: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    let codes: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
     assert_eq!(codes, ["MCP006", "MCP003", "MCP006", "MCP006", "MCP006"]);
 }
 
@@ -130,8 +181,17 @@ fn default_path_is_the_package_root_and_paths_are_relative_to_cwd() {
     std::fs::write(root.join("ignored/old.rs"), SERVER).unwrap();
     let o = run_in(&root.join("src/deep"), &["--format", "json"]);
     let v = json(&o);
-    let paths: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert_eq!(paths, ["../tool.rs"], "target/ and .gitignore'd files are skipped");
+    let paths: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["../tool.rs"],
+        "target/ and .gitignore'd files are skipped"
+    );
 }
 
 #[test]
@@ -148,14 +208,23 @@ fn rules_lists_every_code_and_rule_prints_docs() {
         ("MCP006", "request-outside-mrtr-scope"),
         ("MCP900", "parse-error"),
     ] {
-        let line = out.lines().find(|l| l.starts_with(code)).unwrap_or_else(|| panic!("{code} missing: {out}"));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(code))
+            .unwrap_or_else(|| panic!("{code} missing: {out}"));
         assert!(line.contains(name), "{line}");
     }
     let o = run_in(Path::new("."), &["rule", "MCP006"]);
     assert_eq!(o.status.code(), Some(0));
     let doc = stdout(&o);
-    assert!(doc.starts_with("MCP006 request-outside-mrtr-scope"), "{doc}");
-    assert!(doc.contains("## Why") && doc.contains("## How to fix") && doc.contains("```rust"), "{doc}");
+    assert!(
+        doc.starts_with("MCP006 request-outside-mrtr-scope"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("## Why") && doc.contains("## How to fix") && doc.contains("```rust"),
+        "{doc}"
+    );
     let by_name = run_in(Path::new("."), &["rule", "legacy-roots-request"]);
     assert!(stdout(&by_name).starts_with("MCP003"));
 }
@@ -177,23 +246,45 @@ fn bad_files_are_reported_and_the_rest_is_linted() {
     let d = t.path();
     std::fs::write(d.join("a_good.rs"), SERVER).unwrap();
     std::fs::write(d.join("b_empty.rs"), "").unwrap();
-    std::fs::write(d.join("c_broken.rs"), "async fn f(peer: Peer<RoleServer>) {\n    let n = peer.list_roots().await +;\n}\n").unwrap();
+    std::fs::write(
+        d.join("c_broken.rs"),
+        "async fn f(peer: Peer<RoleServer>) {\n    let n = peer.list_roots().await +;\n}\n",
+    )
+    .unwrap();
     let mut latin1 = b"// caf".to_vec();
     latin1.push(0xe9);
     latin1.extend_from_slice(b"\nfn f() { peer.list_roots(); }\n");
     std::fs::write(d.join("d_latin1.rs"), latin1).unwrap();
-    let deep = format!("fn f() {{ peer.list_roots({}0{}); }}\n", "(".repeat(20_000), ")".repeat(20_000));
+    let deep = format!(
+        "fn f() {{ peer.list_roots({}0{}); }}\n",
+        "(".repeat(20_000),
+        ")".repeat(20_000)
+    );
     std::fs::write(d.join("e_deep.rs"), deep).unwrap();
-    let huge = format!("use rmcp::Peer;\n{}", "fn filler() { let x = 1 + 2; }\n".repeat(100_000));
+    let huge = format!(
+        "use rmcp::Peer;\n{}",
+        "fn filler() { let x = 1 + 2; }\n".repeat(100_000)
+    );
     std::fs::write(d.join("f_huge.rs"), huge).unwrap();
     let o = run_in(d, &["--format", "json", "."]);
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v = json(&o);
     let got: Vec<(String, u64, String)> = v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["code"].as_str().unwrap().to_string()))
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let want = [
         ("a_good.rs", 8, "MCP001"),
@@ -201,10 +292,22 @@ fn bad_files_are_reported_and_the_rest_is_linted() {
         ("d_latin1.rs", 1, "MCP900"),
         ("e_deep.rs", 1, "MCP900"),
     ];
-    let want: Vec<(String, u64, String)> = want.iter().map(|(p, l, c)| (p.to_string(), *l, c.to_string())).collect();
+    let want: Vec<(String, u64, String)> = want
+        .iter()
+        .map(|(p, l, c)| (p.to_string(), *l, c.to_string()))
+        .collect();
     assert_eq!(got, want);
-    let messages: Vec<&str> = v["findings"].as_array().unwrap().iter().map(|f| f["message"].as_str().unwrap()).collect();
-    assert!(messages[1].starts_with("file does not parse: "), "{}", messages[1]);
+    let messages: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages[1].starts_with("file does not parse: "),
+        "{}",
+        messages[1]
+    );
     assert!(messages[2].contains("UTF-8"), "{}", messages[2]);
     assert!(messages[3].contains("nesting"), "{}", messages[3]);
     assert_eq!(v["summary"]["files_seen"], 6);
@@ -217,9 +320,16 @@ fn a_missing_path_is_an_error_entry_and_exit_2() {
     let o = run_in(t.path(), &["--format", "json", "tool.rs", "gone.rs"]);
     assert_eq!(o.status.code(), Some(2));
     let v = json(&o);
-    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "the readable file is still linted");
+    assert_eq!(
+        v["findings"].as_array().unwrap().len(),
+        1,
+        "the readable file is still linted"
+    );
     assert_eq!(v["errors"][0]["path"], "gone.rs");
-    assert!(v["errors"][0]["message"].as_str().unwrap().starts_with("cannot read"));
+    assert!(v["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("cannot read"));
 }
 
 #[test]
@@ -227,7 +337,11 @@ fn no_prefilter_parses_every_file() {
     let t = tempfile::tempdir().unwrap();
     std::fs::write(t.path().join("broken.rs"), "fn broken( {\n").unwrap();
     let quiet = run_in(t.path(), &["--format", "json", "."]);
-    assert_eq!(quiet.status.code(), Some(0), "a file without trigger tokens is not parsed");
+    assert_eq!(
+        quiet.status.code(),
+        Some(0),
+        "a file without trigger tokens is not parsed"
+    );
     let o = run_in(t.path(), &["--format", "json", "--no-prefilter", "."]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(json(&o)["findings"][0]["code"], "MCP900");

@@ -11,7 +11,9 @@ use mcp_lint::{lint_paths, Settings};
 type Expected = BTreeMap<(String, usize), Vec<String>>;
 
 fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn is_code(c: &str) -> bool {
@@ -28,11 +30,17 @@ fn annotations(dir: &Path) -> Expected {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "rs") {
                 let text = std::fs::read_to_string(&p).unwrap();
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 for (i, line) in text.lines().enumerate() {
                     if let Some(pos) = line.find("// ~ ") {
-                        let mut codes: Vec<String> =
-                            line[pos + 5..].split_whitespace().map(str::to_string).collect();
+                        let mut codes: Vec<String> = line[pos + 5..]
+                            .split_whitespace()
+                            .map(str::to_string)
+                            .collect();
                         assert!(
                             !codes.is_empty() && codes.iter().all(|c| is_code(c)),
                             "{rel}:{}: malformed annotation {line:?}",
@@ -50,20 +58,34 @@ fn annotations(dir: &Path) -> Expected {
 
 fn check(name: &str) {
     let dir = fixture_dir(name);
-    let settings = Settings { base_dir: dir.clone(), ..Settings::default() };
+    let settings = Settings {
+        base_dir: dir.clone(),
+        ..Settings::default()
+    };
     let report = lint_paths(std::slice::from_ref(&dir), &settings);
     assert!(report.errors.is_empty(), "{name}: {:?}", report.errors);
     let mut got = Expected::new();
     for f in &report.findings {
-        got.entry((f.path.clone(), f.line)).or_default().push(f.code.clone());
-        assert!(f.mcp_method.is_some() || matches!(f.code.as_str(), "MCP005" | "MCP900"), "{f:?}");
+        got.entry((f.path.clone(), f.line))
+            .or_default()
+            .push(f.code.clone());
+        assert!(
+            f.mcp_method.is_some() || matches!(f.code.as_str(), "MCP005" | "MCP900"),
+            "{f:?}"
+        );
     }
     for codes in got.values_mut() {
         codes.sort();
     }
     let want = annotations(&dir);
-    let missing: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(v)).collect();
-    let extra: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(v)).collect();
+    let missing: Vec<_> = want
+        .iter()
+        .filter(|(k, v)| got.get(*k) != Some(v))
+        .collect();
+    let extra: Vec<_> = got
+        .iter()
+        .filter(|(k, v)| want.get(*k) != Some(v))
+        .collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
         "{name}:\n  expected but not found (or different): {missing:#?}\n  found but not expected: {extra:#?}\n  all findings: {:#?}",

@@ -22,7 +22,10 @@ impl Rule for LegacyRequest {
                     // One entry per arity and version line; the call's shape picks the candidates.
                     let shaped: Vec<&RequestMethod> = sdk
                         .request_methods_named(&name)
-                        .filter(|m| mc.args.len() == m.arity && !(m.generics == Generics::None && mc.turbofish.is_some()))
+                        .filter(|m| {
+                            mc.args.len() == m.arity
+                                && !(m.generics == Generics::None && mc.turbofish.is_some())
+                        })
                         .collect();
                     if shaped.is_empty() {
                         continue;
@@ -32,7 +35,8 @@ impl Rule for LegacyRequest {
                         // The receiver is this SDK's: its version decides, no other SDK gets a say
                         // (neva 0.5's unkeyed `elicit` is not mcpkit's).
                         let dep = cx.facts().dependency(sdk).cloned();
-                        if let Some(m) = shaped.into_iter().find(|m| m.legacy.applies(dep.as_ref())) {
+                        if let Some(m) = shaped.into_iter().find(|m| m.legacy.applies(dep.as_ref()))
+                        {
                             report(cx, sdk, m, dep.as_ref(), mc.method.span(), v.origin);
                         }
                         return;
@@ -52,19 +56,36 @@ impl Rule for LegacyRequest {
                     if cx.facts().absent(sdk) {
                         continue;
                     }
-                    if !sdk.request_methods_named(&name).any(|m| c.args.len() == m.arity + 1) {
+                    if !sdk
+                        .request_methods_named(&name)
+                        .any(|m| c.args.len() == m.arity + 1)
+                    {
                         continue;
                     }
-                    let real = cx.facts().imports.get(&ty).map_or(ty.clone(), |i| i.name.clone());
+                    let real = cx
+                        .facts()
+                        .imports
+                        .get(&ty)
+                        .map_or(ty.clone(), |i| i.name.clone());
                     let is_peer = sdk.peer_types.iter().any(|t| t.name == real);
                     if is_peer && !cx.facts().local_types.contains(&ty) {
                         let v = cx.value_of(&c.args[0]);
                         let dep = cx.facts().dependency(sdk).cloned();
-                        let legacy = sdk
-                            .request_methods_named(&name)
-                            .find(|m| c.args.len() == m.arity + 1 && m.legacy.applies(dep.as_ref()));
-                        if let (Some(m), true) = (legacy, cx.context().kind != crate::engine::HandlerKind::Client) {
-                            report(cx, sdk, m, dep.as_ref(), segs[segs.len() - 1].ident.span(), v.origin);
+                        let legacy = sdk.request_methods_named(&name).find(|m| {
+                            c.args.len() == m.arity + 1 && m.legacy.applies(dep.as_ref())
+                        });
+                        if let (Some(m), true) = (
+                            legacy,
+                            cx.context().kind != crate::engine::HandlerKind::Client,
+                        ) {
+                            report(
+                                cx,
+                                sdk,
+                                m,
+                                dep.as_ref(),
+                                segs[segs.len() - 1].ident.span(),
+                                v.origin,
+                            );
                         }
                         return;
                     }

@@ -19,7 +19,9 @@ impl Rule for RawRequest {
             syn::Expr::MethodCall(mc) => {
                 let name = mc.method.to_string();
                 for sdk in SDKS {
-                    let Some(m) = sdk.raw_send(&name, mc.args.len()) else { continue };
+                    let Some(m) = sdk.raw_send(&name, mc.args.len()) else {
+                        continue;
+                    };
                     let v = cx.value_of(&mc.receiver);
                     // pmcp's request values travel over the server's own channel: any receiver,
                     // in a file that uses the SDK, outside client code.
@@ -32,7 +34,8 @@ impl Rule for RawRequest {
                     let sent = if m.method_string {
                         wire_literal(&mc.args[0]).and_then(|w| Some((McpMethod::from_wire(&w)?, w)))
                     } else {
-                        cx.request_in(&mc.args[0]).map(|m| (m, m.wire().to_string()))
+                        cx.request_in(&mc.args[0])
+                            .map(|m| (m, m.wire().to_string()))
                     };
                     if let Some((method, wire)) = sent {
                         report_send(cx, sdk, &name, mc.method.span(), (method, &wire), v.origin);
@@ -48,7 +51,9 @@ impl Rule for RawRequest {
             }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else { return };
-                let Some(last) = p.path.segments.last() else { return };
+                let Some(last) = p.path.segments.last() else {
+                    return;
+                };
                 let name = last.ident.to_string();
                 if raw::SINK_FUNCTIONS.contains(&name.as_str()) {
                     for a in &c.args {
@@ -62,7 +67,9 @@ impl Rule for RawRequest {
     }
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
-        let Some(last) = mac.path.segments.last() else { return };
+        let Some(last) = mac.path.segments.last() else {
+            return;
+        };
         let name = last.ident.to_string();
         if raw::SINK_MACROS.contains(&name.as_str()) {
             let lits = cx.raw_requests_in_tokens(&mac.tokens);
@@ -75,13 +82,20 @@ impl Rule for RawRequest {
 /// `String::from(..)` or a reference.
 fn wire_literal(e: &syn::Expr) -> Option<String> {
     match e {
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-        syn::Expr::MethodCall(mc) if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) => {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        syn::Expr::MethodCall(mc)
+            if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) =>
+        {
             wire_literal(&mc.receiver)
         }
         syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
             syn::Expr::Path(p)
-                if p.path.segments.last().is_some_and(|s| raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())) =>
+                if p.path.segments.last().is_some_and(|s| {
+                    raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())
+                }) =>
             {
                 wire_literal(&c.args[0])
             }
@@ -163,11 +177,7 @@ cannot reach it, so this needs a redesign, not a mechanical rewrite"
                 ),
                 mcp_method: Some(lit.method),
                 sdk: Some("raw"),
-                help: Some(
-                    crate::sdk::rmcp::RMCP
-                        .redesign_help(lit.method)
-                        .to_string(),
-                ),
+                help: Some(crate::sdk::rmcp::RMCP.redesign_help(lit.method).to_string()),
             },
         };
         cx.emit(draft);

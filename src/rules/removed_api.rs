@@ -22,9 +22,12 @@ impl Rule for RemovedApi {
             syn::Expr::MethodCall(mc) => {
                 let name = mc.method.to_string();
                 for sdk in SDKS {
-                    let Some(api) = sdk.removed_api(&name) else { continue };
+                    let Some(api) = sdk.removed_api(&name) else {
+                        continue;
+                    };
                     let v = cx.value_of(&mc.receiver);
-                    let untyped = matches!(v.kind, crate::scope::Kind::Unknown) && cx.facts().mentions(sdk);
+                    let untyped =
+                        matches!(v.kind, crate::scope::Kind::Unknown) && cx.facts().mentions(sdk);
                     if server_peer(cx, sdk, &v).is_some() || untyped {
                         report(cx, sdk, api, mc.method.span());
                         return;
@@ -36,7 +39,11 @@ impl Rule for RemovedApi {
             // `ErrorCode(-32042)`: the removed code spelled as a number.
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else { return };
-                let is_code = p.path.segments.last().is_some_and(|s| s.ident == "ErrorCode");
+                let is_code = p
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "ErrorCode");
                 if is_code && c.args.len() == 1 && is_url_code(&c.args[0]) {
                     for sdk in SDKS {
                         if let Some(api) = sdk.removed_api("URL_ELICITATION_REQUIRED") {
@@ -62,9 +69,12 @@ impl Rule for RemovedApi {
 fn is_url_code(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
-                i.base10_parse::<i64>().is_ok_and(|n| -n == URL_ELICITATION_CODE)
-            }
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i
+                .base10_parse::<i64>()
+                .is_ok_and(|n| -n == URL_ELICITATION_CODE),
             _ => false,
         },
         syn::Expr::Paren(p) => is_url_code(&p.expr),
@@ -73,14 +83,20 @@ fn is_url_code(e: &syn::Expr) -> bool {
 }
 
 fn sdk_paths(cx: &Cx<'_>, path: &syn::Path) -> Vec<&'static SdkTable> {
-    cx.facts().resolve_path(path).into_iter().map(|(s, _)| s).collect()
+    cx.facts()
+        .resolve_path(path)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect()
 }
 
 fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     for seg in &path.segments {
         let name = seg.ident.to_string();
         for sdk in SDKS {
-            let Some(api) = sdk.removed_api(&name) else { continue };
+            let Some(api) = sdk.removed_api(&name) else {
+                continue;
+            };
             // The item must come from the SDK: through its crate, an import, or a bare name.
             let head: syn::Path = seg.ident.clone().into();
             let from_sdk = if path.segments.len() == 1 {

@@ -26,7 +26,13 @@ pub const SINK_METHODS: &[&str] = &[
 ];
 
 /// Free functions (last path segment) that send or write their argument.
-pub const SINK_FUNCTIONS: &[&str] = &["to_writer", "to_writer_pretty", "send", "send_request", "write"];
+pub const SINK_FUNCTIONS: &[&str] = &[
+    "to_writer",
+    "to_writer_pretty",
+    "send",
+    "send_request",
+    "write",
+];
 
 /// Macros that write to stdout or to a writer (the stdio transport is stdout).
 pub const SINK_MACROS: &[&str] = &["print", "println", "write", "writeln"];

@@ -14,7 +14,8 @@ const ELICIT_URL_HELP: &str = "return an `InputRequiredResult` whose `inputReque
 URL-mode elicitation (`ElicitRequestParams::UrlElicitationParams`) and resume from \
 `requestState`, or use `#[mrtr_handler]` with `mrtr.elicit_url(..).await`";
 
-const SAMPLING_HELP: &str = "return an `InputRequiredResult` with an `InputRequest::CreateMessage(..)`, \
+const SAMPLING_HELP: &str =
+    "return an `InputRequiredResult` with an `InputRequest::CreateMessage(..)`, \
 or use `#[mrtr_handler]` with `mrtr.sample(..).await`; sampling is deprecated in 2026-07-28 \
 (SEP-2577), so prefer calling a model API directly";
 
@@ -26,12 +27,38 @@ parameter or configuration";
 const RAW_HELP: &str = "build the request as an `InputRequest` inside an `InputRequiredResult` \
 returned from the handler, or use `#[mrtr_handler]`";
 
-const fn m(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
-    RequestMethod { name, sends, arity, generics: Generics::None, replacement, legacy: Legacy::ALWAYS, sends_as: None }
+const fn m(
+    name: &'static str,
+    sends: McpMethod,
+    arity: usize,
+    replacement: &'static str,
+) -> RequestMethod {
+    RequestMethod {
+        name,
+        sends,
+        arity,
+        generics: Generics::None,
+        replacement,
+        legacy: Legacy::ALWAYS,
+        sends_as: None,
+    }
 }
 
-const fn g(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
-    RequestMethod { name, sends, arity, generics: Generics::Optional, replacement, legacy: Legacy::ALWAYS, sends_as: None }
+const fn g(
+    name: &'static str,
+    sends: McpMethod,
+    arity: usize,
+    replacement: &'static str,
+) -> RequestMethod {
+    RequestMethod {
+        name,
+        sends,
+        arity,
+        generics: Generics::Optional,
+        replacement,
+        legacy: Legacy::ALWAYS,
+        sends_as: None,
+    }
 }
 
 pub static RMCP: SdkTable = SdkTable {
@@ -42,11 +69,23 @@ pub static RMCP: SdkTable = SdkTable {
     version_in_message: false,
     roles: &[("RoleServer", Side::Server), ("RoleClient", Side::Client)],
     peer_types: &[
-        PeerType { name: "Peer", role: RoleSource::FirstGeneric },
-        PeerType { name: "RunningService", role: RoleSource::FirstGeneric },
+        PeerType {
+            name: "Peer",
+            role: RoleSource::FirstGeneric,
+        },
+        PeerType {
+            name: "RunningService",
+            role: RoleSource::FirstGeneric,
+        },
         // `ClientSink` is the server's handle on its client; `ServerSink` the reverse.
-        PeerType { name: "ClientSink", role: RoleSource::Fixed(Side::Server) },
-        PeerType { name: "ServerSink", role: RoleSource::Fixed(Side::Client) },
+        PeerType {
+            name: "ClientSink",
+            role: RoleSource::Fixed(Side::Server),
+        },
+        PeerType {
+            name: "ServerSink",
+            role: RoleSource::Fixed(Side::Client),
+        },
     ],
     context_types: &[
         ContextType {
@@ -81,15 +120,33 @@ pub static RMCP: SdkTable = SdkTable {
         },
     ],
     receiver_name_hint: "peer",
-    serve_functions: &[("serve_server", Side::Server), ("serve_client", Side::Client)],
+    serve_functions: &[
+        ("serve_server", Side::Server),
+        ("serve_client", Side::Client),
+    ],
     serve_methods: &["serve", "serve_with_ct"],
     request_methods: &[
         m("create_elicitation", McpMethod::Elicitation, 1, ELICIT_HELP),
-        m("create_elicitation_with_timeout", McpMethod::Elicitation, 2, ELICIT_HELP),
+        m(
+            "create_elicitation_with_timeout",
+            McpMethod::Elicitation,
+            2,
+            ELICIT_HELP,
+        ),
         g("elicit", McpMethod::Elicitation, 1, ELICIT_HELP),
-        g("elicit_with_timeout", McpMethod::Elicitation, 2, ELICIT_HELP),
+        g(
+            "elicit_with_timeout",
+            McpMethod::Elicitation,
+            2,
+            ELICIT_HELP,
+        ),
         m("elicit_url", McpMethod::Elicitation, 3, ELICIT_URL_HELP),
-        m("elicit_url_with_timeout", McpMethod::Elicitation, 4, ELICIT_URL_HELP),
+        m(
+            "elicit_url_with_timeout",
+            McpMethod::Elicitation,
+            4,
+            ELICIT_URL_HELP,
+        ),
         m("create_message", McpMethod::Sampling, 1, SAMPLING_HELP),
         m("list_roots", McpMethod::Roots, 0, ROOTS_HELP),
     ],
@@ -100,11 +157,23 @@ pub static RMCP: SdkTable = SdkTable {
     ],
     request_enum: "ServerRequest",
     request_names: &[
-        RequestName { name: "CreateMessageRequest", sends: McpMethod::Sampling },
-        RequestName { name: "ListRootsRequest", sends: McpMethod::Roots },
+        RequestName {
+            name: "CreateMessageRequest",
+            sends: McpMethod::Sampling,
+        },
+        RequestName {
+            name: "ListRootsRequest",
+            sends: McpMethod::Roots,
+        },
         // 0.6 to 1.x spelling, and the 2.x+ one.
-        RequestName { name: "CreateElicitationRequest", sends: McpMethod::Elicitation },
-        RequestName { name: "ElicitRequest", sends: McpMethod::Elicitation },
+        RequestName {
+            name: "CreateElicitationRequest",
+            sends: McpMethod::Elicitation,
+        },
+        RequestName {
+            name: "ElicitRequest",
+            sends: McpMethod::Elicitation,
+        },
     ],
     removed: &[
         RemovedApi {
@@ -125,14 +194,16 @@ pub static RMCP: SdkTable = SdkTable {
             name: "notify_url_elicitation_completed",
             what: "the `notifications/elicitation/complete` notification",
             sends: None,
-            replacement: "drop the notification: with MRTR the client retries the request once the \
+            replacement:
+                "drop the notification: with MRTR the client retries the request once the \
 URL flow is done, and `requestState` carries what the server must remember",
         },
         RemovedApi {
             name: "ElicitationResponseNotificationParam",
             what: "the parameters of `notifications/elicitation/complete`",
             sends: None,
-            replacement: "drop the notification: with MRTR the client retries the request once the \
+            replacement:
+                "drop the notification: with MRTR the client retries the request once the \
 URL flow is done, and `requestState` carries what the server must remember",
         },
     ],
