@@ -21,6 +21,10 @@ pub trait Rule: Send + Sync {
     fn check_macro(&self, _cx: &mut Cx<'_>, _mac: &syn::Macro) {}
     fn check_type(&self, _cx: &mut Cx<'_>, _ty: &syn::Type) {}
     fn check_item(&self, _cx: &mut Cx<'_>, _item: &syn::Item) {}
+    /// A fn or method with a body, once, before its body is walked: `cx.context()` is already the
+    /// fn's own. For rules that need the whole body at once (what flows into what, what the fn
+    /// never does); nested fn items get their own call.
+    fn check_fn(&self, _cx: &mut Cx<'_>, _sig: &syn::Signature, _block: &syn::Block) {}
 }
 
 /// What kind of code encloses the current node.
@@ -47,6 +51,8 @@ pub struct FnContext {
     pub name: String,
     /// Inside the arguments of a `spawn(..)`: the code runs in another task.
     pub spawned: bool,
+    /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
+    pub test: bool,
 }
 
 /// Where a request call sits, as far as MRTR is concerned.
@@ -93,6 +99,12 @@ impl<'a> Cx<'a> {
 
     pub fn context(&self) -> &FnContext {
         self.state.context()
+    }
+
+    /// Test code: inside a test fn or `#[cfg(test)]` item, or in a file under `tests/` or
+    /// `benches/`.
+    pub fn in_test_code(&self) -> bool {
+        self.state.facts.test_file || self.context().test
     }
 
     pub fn line_index(&self) -> &LineIndex<'a> {

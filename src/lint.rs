@@ -168,7 +168,8 @@ fn analyse(
     settings: &Settings,
     package: Option<std::sync::Arc<Package>>,
 ) -> Vec<Finding> {
-    let facts = FileFacts::gather_in(file, text, package);
+    let mut facts = FileFacts::gather_in(file, text, package);
+    facts.test_file = FileFacts::is_test_path(path);
     let lines = LineIndex::new(text);
     let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
     walker.visit_file(file);

@@ -128,6 +128,8 @@ pub struct FileFacts {
     /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
     /// into `SDKS`.
     pub crate_aliases: HashMap<String, usize>,
+    /// The file sits under a `tests/` or `benches/` folder (set by the caller, from the path).
+    pub test_file: bool,
 }
 
 impl FileFacts {
@@ -155,6 +157,13 @@ impl FileFacts {
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
         facts
+    }
+
+    /// Whether a `/`-separated path names a file under a `tests` or `benches` folder.
+    pub fn is_test_path(path: &str) -> bool {
+        let mut parts: Vec<&str> = path.split(['/', '\\']).collect();
+        parts.pop();
+        parts.iter().any(|p| *p == "tests" || *p == "benches")
     }
 
     /// The package's dependency on `sdk`; `None` without a manifest or without the dependency.

@@ -49,7 +49,12 @@ impl<'a> State<'a> {
     pub fn context(&self) -> &FnContext {
         static FILE: std::sync::OnceLock<FnContext> = std::sync::OnceLock::new();
         self.contexts.last().unwrap_or_else(|| {
-            FILE.get_or_init(|| FnContext { kind: HandlerKind::Plain, name: String::new(), spawned: false })
+            FILE.get_or_init(|| FnContext {
+                kind: HandlerKind::Plain,
+                name: String::new(),
+                spawned: false,
+                test: false,
+            })
         })
     }
 
@@ -606,7 +611,8 @@ impl<'a> Walker<'a> {
             .map(|t| t.ident.to_string())
             .collect();
         self.state.generics.push(generics);
-        self.state.contexts.push(FnContext { kind, name, spawned: false });
+        let test = self.state.context().test || is_test_attr(attrs);
+        self.state.contexts.push(FnContext { kind, name, spawned: false, test });
         self.with_frame(|w| {
             for input in &sig.inputs {
                 if let syn::FnArg::Typed(pt) = input {
@@ -614,6 +620,7 @@ impl<'a> Walker<'a> {
                     w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
                 }
             }
+            w.ask(|r, cx| r.check_fn(cx, sig, block));
             w.visit_block(block);
         });
         self.state.contexts.pop();
@@ -655,6 +662,20 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.
+fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let last = a.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        match last.as_str() {
+            "test" | "rstest" | "test_case" | "quickcheck" | "proptest" => true,
+            "cfg" => a
+                .parse_args::<syn::Ident>()
+                .is_ok_and(|i| i == "test"),
+            _ => false,
+        }
+    })
+}
+
 fn last_ident(e: &syn::Expr) -> Option<String> {
     match e {
         syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -678,6 +699,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         syn::visit::visit_item_impl(self, i);
         self.state.impls.pop();
         self.state.generics.pop();
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if is_test_attr(&m.attrs) && !self.state.context().test {
+            let mut cx = self.state.context().clone();
+            cx.test = true;
+            self.state.contexts.push(cx);
+            syn::visit::visit_item_mod(self, m);
+            self.state.contexts.pop();
+        } else {
+            syn::visit::visit_item_mod(self, m);
+        }
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
