@@ -206,7 +206,8 @@ pub fn tokens_mention_ask(tokens: TokenStream, mrtr: &Ident) -> Option<Span> {
                 }
             }
             TokenTree::Ident(ident) if ident == mrtr => {
-                let dot = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                let dot =
+                    matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
                 if let (true, Some(TokenTree::Ident(method))) = (dot, trees.get(i + 2)) {
                     let name = method.to_string();
                     if SINGLE_ASKS.contains(&name.as_str()) || name == "join" {

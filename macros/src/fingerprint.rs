@@ -29,6 +29,9 @@ mod tests {
         let other = super::of("deploy", 2, &["A1:s1.ok".into(), "A2:s2.notes".into()]);
         assert_eq!(one.len(), 32);
         assert_ne!(one, other);
-        assert_eq!(one, super::of("deploy", 2, &["A1:s1.ok".into(), "A2:s2.ticket".into()]));
+        assert_eq!(
+            one,
+            super::of("deploy", 2, &["A1:s1.ok".into(), "A2:s2.ticket".into()])
+        );
     }
 }

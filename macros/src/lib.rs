@@ -69,7 +69,10 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     }
 }
 
-fn rewrite_handler(function: ItemFn, explicit: Option<Ident>) -> Result<TokenStream2, Vec<syn::Error>> {
+fn rewrite_handler(
+    function: ItemFn,
+    explicit: Option<Ident>,
+) -> Result<TokenStream2, Vec<syn::Error>> {
     let handler = signature::analyze(function, explicit).map_err(|e| vec![e])?;
     let stmts = match &handler.body {
         Body::Async(stmts) | Body::Boxed(stmts) => stmts.clone(),
@@ -103,7 +106,7 @@ fn rewrite_handler(function: ItemFn, explicit: Option<Ident>) -> Result<TokenStr
         let mut __mrtr_flow = match ::mrtr::__private::Flow::start(&#mrtr, #fingerprint, #steps) {
             ::core::result::Result::Ok(flow) => flow,
             ::core::result::Result::Err(error) => {
-                return ::core::result::Result::Err(::core::convert::From::from(error));
+                return ::core::result::Result::Err(::mrtr::__private::into_error(error));
             }
         };
         let __mrtr_outcome: ::core::result::Result<#ok_ty, #err_ty> = async { #body }.await;

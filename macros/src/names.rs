@@ -248,18 +248,28 @@ mod tests {
 
     #[test]
     fn closure_and_arm_bindings_are_local() {
-        assert_eq!(free("{ let f = |x| x + y; match v { Some(z) => z, None => w } }"), ["v", "w", "y"]);
+        assert_eq!(
+            free("{ let f = |x| x + y; match v { Some(z) => z, None => w } }"),
+            ["v", "w", "y"]
+        );
     }
 
     #[test]
     fn macro_arguments_and_inline_format_names_are_reads() {
-        assert_eq!(free(r#"{ println!("{plan} {:?}", ticket.id) }"#), ["plan", "ticket"]);
+        assert_eq!(
+            free(r#"{ println!("{plan} {:?}", ticket.id) }"#),
+            ["plan", "ticket"]
+        );
     }
 
     #[test]
     fn uppercase_idents_in_patterns_are_not_bindings() {
-        let pat: Pat = syn::parse::Parser::parse_str(Pat::parse_single, "Some((a, None, mut b))").unwrap();
-        let names: Vec<_> = pattern_bindings(&pat).iter().map(|b| b.ident.to_string()).collect();
+        let pat: Pat =
+            syn::parse::Parser::parse_str(Pat::parse_single, "Some((a, None, mut b))").unwrap();
+        let names: Vec<_> = pattern_bindings(&pat)
+            .iter()
+            .map(|b| b.ident.to_string())
+            .collect();
         assert_eq!(names, ["a", "b"]);
     }
 }

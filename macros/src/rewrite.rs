@@ -84,7 +84,10 @@ fn branch_arms(expr: &Expr, mrtr: &Ident) -> Vec<Arm> {
             .arms
             .iter()
             .map(|arm| Arm {
-                head: ArmHead::Pat(arm.pat.clone(), arm.guard.as_ref().map(|(_, g)| (**g).clone())),
+                head: ArmHead::Pat(
+                    arm.pat.clone(),
+                    arm.guard.as_ref().map(|(_, g)| (**g).clone()),
+                ),
                 body: arm_stmts(&arm.body, mrtr),
             })
             .collect(),
@@ -147,7 +150,7 @@ impl<'m> Rewriter<'m> {
 
     fn invalid_state(&self) -> TokenStream {
         quote! {
-            return ::core::result::Result::Err(::core::convert::From::from(
+            return ::core::result::Result::Err(::mrtr::__private::into_error(
                 ::mrtr::__private::MrtrError::InvalidState,
             ))
         }
@@ -311,7 +314,10 @@ impl<'m> Rewriter<'m> {
             let kept = self.keep(live);
             self.shape.push(format!(
                 "G{next_first}:{}",
-                kept.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>().join(",")
+                kept.iter()
+                    .map(|(_, k)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
             ));
             let restores = kept.iter().map(|(b, k)| self.restore(b, k));
             let saves = kept.iter().map(|(b, k)| self.save(b, k));
@@ -382,8 +388,12 @@ impl<'m> Rewriter<'m> {
         let saves = self.saves_at_suspension(used_after, depth);
         self.shape.push(format!("S{step}:{saves}"));
 
-        let asks: Vec<Ident> = (0..exprs.len()).map(|i| format_ident!("__mrtr_ask{}", i)).collect();
-        let polls: Vec<Ident> = (0..exprs.len()).map(|i| format_ident!("__mrtr_poll{}", i)).collect();
+        let asks: Vec<Ident> = (0..exprs.len())
+            .map(|i| format_ident!("__mrtr_ask{}", i))
+            .collect();
+        let polls: Vec<Ident> = (0..exprs.len())
+            .map(|i| format_ident!("__mrtr_poll{}", i))
+            .collect();
         let first_poll = &polls[0];
         let other_polls = &polls[1..];
         let result = match ask.ask.kind {
@@ -404,7 +414,7 @@ impl<'m> Rewriter<'m> {
                     ::core::result::Result::Err(__mrtr_error)
                 } else if #(#polls.is_pending())||* {
                     #saves
-                    return ::core::result::Result::Err(::core::convert::From::from(
+                    return ::core::result::Result::Err(::mrtr::__private::into_error(
                         #flow.suspend(#step),
                     ));
                 } else {
@@ -444,7 +454,8 @@ impl<'m> Rewriter<'m> {
                 .iter()
                 .map(|a| count_steps(&a.body, self.mrtr))
                 .sum::<u32>();
-        self.shape.push(format!("B{id}:{first}-{last}:{}", arms.len()));
+        self.shape
+            .push(format!("B{id}:{first}-{last}:{}", arms.len()));
 
         let sel = format_ident!("__mrtr_sel{}", id);
         let mut holders = Vec::new();
@@ -487,7 +498,10 @@ impl<'m> Rewriter<'m> {
             let kept = self.keep(live);
             self.shape.push(format!(
                 "H{id}.{index}:{}",
-                kept.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>().join(",")
+                kept.iter()
+                    .map(|(_, k)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
             ));
             let holder = format_ident!("__mrtr_hold{}_{}", id, index);
             let restores = kept.iter().map(|(b, k)| self.restore(b, k));
@@ -526,11 +540,14 @@ impl<'m> Rewriter<'m> {
         let selection = match &branch.expr {
             Expr::Match(m) => {
                 let scrutinee = &m.expr;
-                let heads = branch_arms(&branch.expr, self.mrtr).into_iter().map(|a| match a.head {
-                    ArmHead::Pat(pat, Some(guard)) => quote!(#pat if #guard),
-                    ArmHead::Pat(pat, None) => quote!(#pat),
-                    ArmHead::Cond(_) => quote!(_),
-                });
+                let heads =
+                    branch_arms(&branch.expr, self.mrtr)
+                        .into_iter()
+                        .map(|a| match a.head {
+                            ArmHead::Pat(pat, Some(guard)) => quote!(#pat if #guard),
+                            ArmHead::Pat(pat, None) => quote!(#pat),
+                            ArmHead::Cond(_) => quote!(_),
+                        });
                 quote! { match #scrutinee { #(#heads => #fresh)* } }
             }
             _ => {
@@ -582,4 +599,3 @@ impl<'m> Rewriter<'m> {
         }
     }
 }
-

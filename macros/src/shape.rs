@@ -148,7 +148,10 @@ pub fn classify(stmt: &Stmt, mrtr: &Ident) -> syn::Result<StmtClass> {
             tail: semi.is_none(),
         })),
         Stmt::Local(local)
-            if local.init.as_ref().is_some_and(|i| is_branch(&i.expr) && i.diverge.is_none()) =>
+            if local
+                .init
+                .as_ref()
+                .is_some_and(|i| is_branch(&i.expr) && i.diverge.is_none()) =>
         {
             let init = local.init.as_ref().expect("checked above");
             let mut bare = local.clone();
@@ -187,10 +190,14 @@ impl<'m> Check<'m> {
                 Ok(StmtClass::Ask(ask)) => {
                     match &ask.ask.kind {
                         crate::asks::AskKind::Single(expr) => self.no_ask(expr),
-                        crate::asks::AskKind::Join(exprs) => exprs.iter().for_each(|e| self.no_ask(e)),
+                        crate::asks::AskKind::Join(exprs) => {
+                            exprs.iter().for_each(|e| self.no_ask(e))
+                        }
                     }
                     if let Some(local) = &ask.local {
-                        if let Some((_, diverge)) = local.init.as_ref().and_then(|i| i.diverge.as_ref()) {
+                        if let Some((_, diverge)) =
+                            local.init.as_ref().and_then(|i| i.diverge.as_ref())
+                        {
                             self.no_ask(diverge);
                         }
                     }

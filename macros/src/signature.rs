@@ -75,8 +75,12 @@ fn boxed_future_output(ty: &mut Type) -> Option<&mut Type> {
         return None;
     };
     for bound in object.bounds.iter_mut() {
-        let TypeParamBound::Trait(bound) = bound else { continue };
-        let Some(future) = bound.path.segments.last_mut() else { continue };
+        let TypeParamBound::Trait(bound) = bound else {
+            continue;
+        };
+        let Some(future) = bound.path.segments.last_mut() else {
+            continue;
+        };
         if future.ident != "Future" {
             continue;
         }
@@ -244,7 +248,7 @@ pub fn analyze(mut item: ItemFn, explicit: Option<Ident>) -> syn::Result<Handler
                 .find(|t| last_segment(&t.ty).is_some_and(|s| s.ident == "RequestContext"));
             let request = typed
                 .iter()
-                .find(|t| !last_segment(&t.ty).is_some_and(|s| s.ident == "RequestContext"));
+                .find(|t| last_segment(&t.ty).is_none_or(|s| s.ident != "RequestContext"));
             let (Some(request), Some(context)) = (request, context) else {
                 return Err(syn::Error::new(
                     item.sig.ident.span(),

@@ -28,7 +28,8 @@ pub use crate::wire::{Completes, InputRequired};
 const SAVED: &str = "v:";
 const BRANCH: &str = "b:";
 const ANSWER: &str = "a:";
-const SUSPENDED: &str = "mrtr: flow suspended (the #[mrtr_handler] wrapper turns this into an InputRequiredResult)";
+const SUSPENDED: &str =
+    "mrtr: flow suspended (the #[mrtr_handler] wrapper turns this into an InputRequiredResult)";
 
 /// A value a handler keeps across an ask: it travels in the sealed `requestState`.
 #[diagnostic::on_unimplemented(
@@ -175,9 +176,8 @@ impl Flow {
 
     /// Saves a binding for later rounds (overwrites an older value under the same key).
     pub fn save<T: StateBinding>(&mut self, key: &str, value: &T) -> Result<(), MrtrError> {
-        let json = serde_json::to_value(value).map_err(|e| {
-            MrtrError::Internal(format!("saving `{key}` into requestState: {e}"))
-        })?;
+        let json = serde_json::to_value(value)
+            .map_err(|e| MrtrError::Internal(format!("saving `{key}` into requestState: {e}")))?;
         self.data.insert(format!("{SAVED}{key}"), json);
         Ok(())
     }
@@ -288,7 +288,9 @@ fn new_flow_id() -> Result<String, MrtrError> {
 /// editor keeps its types). Never runs: a crate with that error does not build.
 #[doc(hidden)]
 pub fn unrewritten_ask<T>(_ask: Ask<T>) -> Result<T, MrtrError> {
-    Err(MrtrError::Internal("#[mrtr_handler] did not rewrite this handler".into()))
+    Err(MrtrError::Internal(
+        "#[mrtr_handler] did not rewrite this handler".into(),
+    ))
 }
 
 /// The answers of a `join(..)` of asks.
@@ -317,7 +319,9 @@ ask_batch!(A, B, C, D, E, F, G, H);
 /// [`unrewritten_ask`] for a batch.
 #[doc(hidden)]
 pub fn unrewritten_join<B: AskBatch>(_asks: B) -> Result<B::Answers, MrtrError> {
-    Err(MrtrError::Internal("#[mrtr_handler] did not rewrite this handler".into()))
+    Err(MrtrError::Internal(
+        "#[mrtr_handler] did not rewrite this handler".into(),
+    ))
 }
 
 /// Which arm a branch holding asks takes in this round: an arm without asks runs to its value
@@ -326,4 +330,11 @@ pub fn unrewritten_join<B: AskBatch>(_asks: B) -> Result<B::Answers, MrtrError> 
 pub enum Selected<V> {
     Done(V),
     Arm(u32),
+}
+
+/// `E::from(error)` for the expansion's own early returns (a generic call, so a handler whose
+/// error type is `MrtrError` itself gets no "useless conversion" lint on its asks).
+#[inline]
+pub fn into_error<E: From<MrtrError>>(error: MrtrError) -> E {
+    E::from(error)
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use mrtr::testing::{tamper, Answer, End, Reply, TestClient};
 use mrtr::{
-    mrtr_handler, Ask, Elicitation, IncomingRequest, KeyRing, Mrtr, MrtrConfig, MrtrError,
-    Outcome, SamplingRequest, SamplingResponse, SecretKey, UrlElicitation,
+    mrtr_handler, Ask, Elicitation, IncomingRequest, KeyRing, Mrtr, MrtrConfig, MrtrError, Outcome,
+    SamplingRequest, SamplingResponse, SecretKey, UrlElicitation,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -106,7 +106,10 @@ fn three_rounds_with_a_batch_and_no_segment_runs_twice() {
         first.input_requests["s1.ok"]["params"]["message"],
         "Deploy 1.2.3 (3 steps)?"
     );
-    assert!(first.request_state.is_some(), "a suspension always carries state");
+    assert!(
+        first.request_state.is_some(),
+        "a suspension always carries state"
+    );
     let second = transcript.asked(1).expect("round 2 asks");
     assert_eq!(
         second.input_requests.keys().collect::<Vec<_>>(),
@@ -114,7 +117,11 @@ fn three_rounds_with_a_batch_and_no_segment_runs_twice() {
         "a batch is one round with several inputRequests"
     );
     assert_ne!(first.request_state, second.request_state);
-    assert_eq!(Counters::get(&counters.plan), 1, "the segment before the first ask ran again");
+    assert_eq!(
+        Counters::get(&counters.plan),
+        1,
+        "the segment before the first ask ran again"
+    );
     assert_eq!(Counters::get(&counters.deploy), 1);
 }
 
@@ -161,8 +168,13 @@ fn a_batch_answered_in_part_keeps_the_part_and_asks_only_the_rest() {
         transcript.end,
         End::Complete(json!({ "deployed": "1.2.3", "ticket": "CHG-9", "notes": "late" }))
     );
-    let third = transcript.asked(2).expect("round 3 re-asks the missing half");
-    assert_eq!(third.input_requests.keys().collect::<Vec<_>>(), ["s2.notes"]);
+    let third = transcript
+        .asked(2)
+        .expect("round 3 re-asks the missing half");
+    assert_eq!(
+        third.input_requests.keys().collect::<Vec<_>>(),
+        ["s2.notes"]
+    );
 }
 
 #[test]
@@ -178,7 +190,8 @@ fn unknown_extra_answers_are_ignored() {
                     responses["bogus"] = json!({ "action": "accept", "content": { "a": 1 } });
                     // An answer to a later step's key, sent early, is not consumed either.
                     if round == 2 {
-                        responses["s2.ticket"] = json!({ "action": "accept", "content": { "id": "EARLY" } });
+                        responses["s2.ticket"] =
+                            json!({ "action": "accept", "content": { "id": "EARLY" } });
                     }
                 }
             }),
@@ -224,7 +237,10 @@ fn an_undeclared_capability_is_an_error_and_nothing_is_embedded() {
     assert_eq!(transcript.rounds.len(), 1);
     let error = transcript.error().expect("missing capability");
     assert_eq!(error.code, -32021);
-    assert!(!matches!(transcript.rounds[0].reply, Reply::InputRequired(_)));
+    assert!(!matches!(
+        transcript.rounds[0].reply,
+        Reply::InputRequired(_)
+    ));
 }
 
 /// Asks inside `if`/`else` and `match` arms, with arm-local bindings and pattern bindings kept
@@ -241,7 +257,9 @@ async fn route(counters: Arc<Counters>, kind: String, mrtr: Mrtr) -> Result<Valu
         let note = second.accepted().map(|n| n.text).unwrap_or_default();
         format!("{base}/{tag}/{}/{note}", first.accepted().is_some())
     } else if kind == "url" {
-        let consent = mrtr.elicit_url("Sign in", "https://example.invalid/login").await?;
+        let consent = mrtr
+            .elicit_url("Sign in", "https://example.invalid/login")
+            .await?;
         format!("{base}/url/{}", consent == UrlElicitation::Accept)
     } else {
         counters.arm.fetch_add(1, Ordering::SeqCst);
@@ -281,7 +299,10 @@ fn asks_in_if_arms_resume_into_the_same_arm_without_re_running_it() {
             .answer("s1.first", Answer::accept(json!({ "confirm": true })))
             .answer("s2.second", Answer::accept(json!({ "text": "quick" })))
             .answer("s5.really", Answer::accept(json!({ "confirm": true })))
-            .answer("s6.summary", Answer::Sampling(SamplingResponse::text("m", "all good"))),
+            .answer(
+                "s6.summary",
+                Answer::Sampling(SamplingResponse::text("m", "all good")),
+            ),
     );
     assert_eq!(
         transcript.end,
@@ -293,7 +314,11 @@ fn asks_in_if_arms_resume_into_the_same_arm_without_re_running_it() {
     );
     assert_eq!(transcript.rounds.len(), 5);
     assert_eq!(Counters::get(&counters.plan), 1);
-    assert_eq!(Counters::get(&counters.arm), 1, "the arm's first segment ran again");
+    assert_eq!(
+        Counters::get(&counters.arm),
+        1,
+        "the arm's first segment ran again"
+    );
 }
 
 #[test]
@@ -332,7 +357,10 @@ async fn journal(mrtr: Mrtr) -> Result<Value, MrtrError> {
     let mut log = vec!["start".to_string()];
     let a = mrtr.elicit::<Notes>("first").await?;
     log.push(a.accepted().map(|n| n.text).unwrap_or_default());
-    let b = mrtr.ask(mrtr.elicit::<Notes>("second")).key("second-note").await?;
+    let b = mrtr
+        .ask(mrtr.elicit::<Notes>("second"))
+        .key("second-note")
+        .await?;
     log.push(b.accepted().map(|n| n.text).unwrap_or_default());
     Ok(json!(log))
 }
@@ -377,7 +405,9 @@ fn a_fresh_server_instance_sharing_only_the_key_resumes_the_flow() {
             request
                 .clone()
                 .with_request_state(Value::String(state))
-                .with_input_responses(json!({ "s1.ok": { "action": "accept", "content": { "confirm": true } } })),
+                .with_input_responses(
+                    json!({ "s1.ok": { "action": "accept", "content": { "confirm": true } } }),
+                ),
         )
         .expect("round 2 on another instance"),
     );
@@ -433,7 +463,9 @@ fn a_state_from_a_handler_of_another_shape_is_invalid() {
     let resumed = futures_lite_block_on(deploy_v2(Mrtr::new(
         request
             .with_request_state(Value::String(state))
-            .with_input_responses(json!({ "s1.ok": { "action": "accept", "content": { "text": "x" } } })),
+            .with_input_responses(
+                json!({ "s1.ok": { "action": "accept", "content": { "text": "x" } } }),
+            ),
         &config,
     )));
     assert_eq!(resumed, Err(MrtrError::InvalidState));
@@ -456,7 +488,8 @@ mod shapes {
 
 #[test]
 fn a_handler_without_asks_completes_in_one_round() {
-    let transcript = TestClient::tool("echo", json!({})).run_blocking(|mrtr| shapes::echo(5u8, mrtr));
+    let transcript =
+        TestClient::tool("echo", json!({})).run_blocking(|mrtr| shapes::echo(5u8, mrtr));
     assert_eq!(transcript.end, End::Complete(json!({ "echo": 5 })));
     assert_eq!(transcript.rounds.len(), 1);
 }

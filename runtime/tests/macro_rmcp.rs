@@ -10,10 +10,15 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mrtr::{mrtr_handler, Ask, Elicitation, KeyRing, Mrtr, MrtrConfig, MrtrServer, SamplingRequest, SecretKey};
+use mrtr::{
+    mrtr_handler, Ask, Elicitation, KeyRing, Mrtr, MrtrConfig, MrtrServer, SamplingRequest,
+    SecretKey,
+};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
-use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService, ServiceError};
+use rmcp::service::{
+    serve_directly, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
+};
 use rmcp::{tool, tool_handler, tool_router, ClientHandler, ServerHandler};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -88,7 +93,12 @@ impl Deployer {
         })
     }
 
-    async fn deploy(&self, plan: &Plan, ticket: &str, notes: &str) -> Result<CallToolResult, McpError> {
+    async fn deploy(
+        &self,
+        plan: &Plan,
+        ticket: &str,
+        notes: &str,
+    ) -> Result<CallToolResult, McpError> {
         self.deploys.fetch_add(1, Ordering::SeqCst);
         Ok(text_result(format!(
             "deployed {} to {} hosts, ticket {ticket}, notes {notes}",
@@ -136,7 +146,10 @@ impl Deployer {
     #[mrtr_handler]
     async fn inventory(&self, mrtr: Mrtr) -> Result<CallToolResult, McpError> {
         let (roots, summary) = mrtr
-            .join(mrtr.list_roots(), mrtr.sample(SamplingRequest::new("summarize", 20)))
+            .join(
+                mrtr.list_roots(),
+                mrtr.sample(SamplingRequest::new("summarize", 20)),
+            )
             .await?;
         Ok(text_result(format!(
             "{} roots, summary: {}",
@@ -173,7 +186,10 @@ impl ServerHandler for Deployer {
             Elicitation::Accept(n) => format!("{topic}: {}", n.text),
             _ => format!("{topic}: none"),
         };
-        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]))
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            text,
+        )]))
     }
 
     #[mrtr_handler(ctx)]
@@ -184,8 +200,14 @@ impl ServerHandler for Deployer {
     ) -> Result<ReadResourceResult, McpError> {
         let uri = request.uri.clone();
         let ok = ctx.elicit::<Confirm>("Show the notes?").await?;
-        let text = if ok.accepted().is_some_and(|c| c.confirm) { "notes: ok" } else { "hidden" };
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]))
+        let text = if ok.accepted().is_some_and(|c| c.confirm) {
+            "notes: ok"
+        } else {
+            "hidden"
+        };
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(
+            text, uri,
+        )]))
     }
 }
 
@@ -245,11 +267,16 @@ impl ClientHandler for Client {
         _params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        Ok(CreateMessageResult::new(SamplingMessage::assistant_text("all green"), "m".into())
-            .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN))
+        Ok(
+            CreateMessageResult::new(SamplingMessage::assistant_text("all green"), "m".into())
+                .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN),
+        )
     }
 
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
         let mut result = ListRootsResult::default();
         result.roots = vec![Root::new("file:///srv/app"), Root::new("file:///srv/db")];
         Ok(result)
@@ -287,7 +314,11 @@ fn deploy_params() -> CallToolRequestParams {
 }
 
 fn text(result: &CallToolResult) -> String {
-    result.content[0].as_text().expect("a text block").text.clone()
+    result.content[0]
+        .as_text()
+        .expect("a text block")
+        .text
+        .clone()
 }
 
 fn input_required(response: CallToolResponse) -> InputRequiredResult {
@@ -306,7 +337,10 @@ fn keys(result: &InputRequiredResult) -> Vec<String> {
 }
 
 fn answers(pairs: &[(&str, serde_json::Value)]) -> BTreeMap<String, serde_json::Value> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
 }
 
 #[tokio::test]
@@ -315,17 +349,30 @@ async fn the_automatic_loop_runs_the_issue_example_in_three_rounds() {
     let (plans, deploys) = (server.plans.clone(), server.deploys.clone());
     let client = connect(server, Client::new(ElicitationAction::Accept));
     let result = client.call_tool(deploy_params()).await.expect("completes");
-    assert_eq!(text(&result), "deployed 1.2.3 to 2 hosts, ticket CHG-1, notes fixes");
-    assert_eq!(plans.load(Ordering::SeqCst), 1, "the plan was computed again in a later round");
+    assert_eq!(
+        text(&result),
+        "deployed 1.2.3 to 2 hosts, ticket CHG-1, notes fixes"
+    );
+    assert_eq!(
+        plans.load(Ordering::SeqCst),
+        1,
+        "the plan was computed again in a later round"
+    );
     assert_eq!(deploys.load(Ordering::SeqCst), 1);
     let mut asked = client.service().asked.lock().unwrap().clone();
     asked.sort();
-    assert_eq!(asked, ["Change ticket?", "Deploy to production?", "Release notes?"]);
+    assert_eq!(
+        asked,
+        ["Change ticket?", "Deploy to production?", "Release notes?"]
+    );
 }
 
 #[tokio::test]
 async fn one_round_and_a_batch_of_roots_and_sampling() {
-    let client = connect(Deployer::new(shared_key_config()), Client::new(ElicitationAction::Accept));
+    let client = connect(
+        Deployer::new(shared_key_config()),
+        Client::new(ElicitationAction::Accept),
+    );
     let hello = client
         .call_tool(CallToolRequestParams::new("whoami"))
         .await
@@ -337,7 +384,11 @@ async fn one_round_and_a_batch_of_roots_and_sampling() {
             .await
             .unwrap(),
     );
-    assert_eq!(keys(&first), ["s1.roots", "s1.summary"], "roots and sampling in one round");
+    assert_eq!(
+        keys(&first),
+        ["s1.roots", "s1.summary"],
+        "roots and sampling in one round"
+    );
     let inventory = client
         .call_tool(CallToolRequestParams::new("inventory"))
         .await
@@ -419,7 +470,10 @@ async fn manual_rounds_missing_answers_and_a_fresh_instance_sharing_only_the_key
             deploy_params()
                 .with_request_state(round3.request_state.unwrap())
                 .with_input_responses(answers(&[
-                    ("s2.notes", json!({ "action": "accept", "content": { "text": "late" } })),
+                    (
+                        "s2.notes",
+                        json!({ "action": "accept", "content": { "text": "late" } }),
+                    ),
                     ("unrelated", json!({ "whatever": true })),
                 ])),
         )
@@ -428,12 +482,20 @@ async fn manual_rounds_missing_answers_and_a_fresh_instance_sharing_only_the_key
     let CallToolResponse::Complete(done) = done else {
         panic!("expected a complete result, got {done:?}");
     };
-    assert_eq!(text(&done), "deployed 1.2.3 to 2 hosts, ticket CHG-9, notes late");
-    assert_eq!(plans.load(Ordering::SeqCst), 0, "the new instance re-ran round one");
+    assert_eq!(
+        text(&done),
+        "deployed 1.2.3 to 2 hosts, ticket CHG-9, notes late"
+    );
+    assert_eq!(
+        plans.load(Ordering::SeqCst),
+        0,
+        "the new instance re-ran round one"
+    );
     assert_eq!(deploys.load(Ordering::SeqCst), 1);
 
     // A tampered state is rejected with the one generic message.
-    let tampered = deploy_params().with_request_state(format!("{}x", round2.request_state.unwrap()));
+    let tampered =
+        deploy_params().with_request_state(format!("{}x", round2.request_state.unwrap()));
     match client.call_tool_once(tampered).await.unwrap_err() {
         ServiceError::McpError(error) => {
             assert_eq!(error.code.0, -32602);
@@ -445,7 +507,10 @@ async fn manual_rounds_missing_answers_and_a_fresh_instance_sharing_only_the_key
 
 #[tokio::test]
 async fn hand_written_prompt_and_resource_handlers() {
-    let client = connect(Deployer::new(shared_key_config()), Client::new(ElicitationAction::Accept));
+    let client = connect(
+        Deployer::new(shared_key_config()),
+        Client::new(ElicitationAction::Accept),
+    );
     let prompt = client
         .get_prompt(GetPromptRequestParams::new("release"))
         .await
@@ -459,7 +524,10 @@ async fn hand_written_prompt_and_resource_handlers() {
     let contents = serde_json::to_value(&resource.contents[0]).unwrap();
     assert_eq!(contents["text"], "notes: ok");
 
-    let declined = connect(Deployer::new(shared_key_config()), Client::new(ElicitationAction::Decline));
+    let declined = connect(
+        Deployer::new(shared_key_config()),
+        Client::new(ElicitationAction::Decline),
+    );
     let resource = declined
         .read_resource(ReadResourceRequestParams::new("deploy://notes"))
         .await

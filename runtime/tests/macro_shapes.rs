@@ -50,11 +50,11 @@ async fn nested(runs: Arc<Runs>, mode: Option<i64>, mrtr: Mrtr) -> Result<Value,
             runs.hit(1);
             let scale = m * 2;
             let inner = mrtr.elicit::<Pick>("inner").await?;
-    let inner = n(inner);
+            let inner = n(inner);
             if inner > 0 {
                 runs.hit(2);
                 let deeper = mrtr.elicit::<Pick>("deeper").await?;
-    let deeper = n(deeper);
+                let deeper = n(deeper);
                 scale + inner + deeper
             } else {
                 scale
@@ -106,7 +106,10 @@ fn the_guard_fails_and_the_arm_without_asks_runs_in_the_same_round() {
         Some(4),
         TestClient::tool("nested", json!({}))
             .answer("s1.first", pick(1))
-            .answer("s4.last", Answer::Raw(json!({ "action": "accept", "content": { "n": "NaN" } }))),
+            .answer(
+                "s4.last",
+                Answer::Raw(json!({ "action": "accept", "content": { "n": "NaN" } })),
+            ),
     );
     // The un-`?`-ed ask hands the decode error to the handler as a value.
     assert_eq!(
@@ -119,8 +122,14 @@ fn the_guard_fails_and_the_arm_without_asks_runs_in_the_same_round() {
 
 #[test]
 fn the_else_tail_completes_after_one_ask() {
-    let (transcript, counts) = run_nested(None, TestClient::tool("nested", json!({})).answer("s1.first", pick(9)));
-    assert_eq!(transcript.end, End::Complete(json!({ "first": 9, "picked": 0 })));
+    let (transcript, counts) = run_nested(
+        None,
+        TestClient::tool("nested", json!({})).answer("s1.first", pick(9)),
+    );
+    assert_eq!(
+        transcript.end,
+        End::Complete(json!({ "first": 9, "picked": 0 }))
+    );
     assert_eq!(counts, [1, 0, 0, 1, 0]);
 }
 
@@ -128,7 +137,8 @@ fn the_else_tail_completes_after_one_ask() {
 async fn shadowing(runs: Arc<Runs>, mrtr: Mrtr) -> Result<Value, MrtrError> {
     let x = 1;
     runs.hit(0);
-    mrtr.elicit_url("Open the dashboard", "https://example.invalid/d").await?;
+    mrtr.elicit_url("Open the dashboard", "https://example.invalid/d")
+        .await?;
     let x = x + 10;
     let y = mrtr.elicit::<Pick>("y").await?;
     let y = n(y);

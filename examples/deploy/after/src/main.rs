@@ -77,7 +77,12 @@ impl Deployer {
         })
     }
 
-    async fn deploy(&self, plan: &Plan, ticket: &str, notes: &str) -> Result<CallToolResult, McpError> {
+    async fn deploy(
+        &self,
+        plan: &Plan,
+        ticket: &str,
+        notes: &str,
+    ) -> Result<CallToolResult, McpError> {
         Ok(text(format!(
             "deployed {} to {} hosts (ticket {ticket}): {notes}",
             plan.version,
@@ -103,7 +108,10 @@ impl Deployer {
         // One round, two inputRequests.
         let (ticket, notes) = mrtr.join(ask_ticket(&mrtr), ask_notes(&mrtr)).await?;
         let Elicitation::Accept(ticket) = ticket else {
-            return Err(McpError::invalid_params("a change ticket is required", None));
+            return Err(McpError::invalid_params(
+                "a change ticket is required",
+                None,
+            ));
         };
         let notes = notes.accepted().map(|n| n.text).unwrap_or_default();
         self.deploy(&plan, &ticket.id, &notes).await

@@ -6,7 +6,10 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::{ElicitationError, RequestContext};
-use rmcp::{elicit_safe, tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{
+    elicit_safe, tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler,
+    ServiceExt,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -58,7 +61,12 @@ impl Deployer {
         })
     }
 
-    async fn deploy(&self, plan: &Plan, ticket: &str, notes: &str) -> Result<CallToolResult, McpError> {
+    async fn deploy(
+        &self,
+        plan: &Plan,
+        ticket: &str,
+        notes: &str,
+    ) -> Result<CallToolResult, McpError> {
         Ok(CallToolResult::success(vec![Content::text(format!(
             "deployed {} to {} hosts (ticket {ticket}): {notes}",
             plan.version,
@@ -80,9 +88,15 @@ impl Deployer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let plan = self.compute_plan(&args).await?;
-        let ok = match context.peer.elicit::<Confirm>("Deploy to production?").await {
+        let ok = match context
+            .peer
+            .elicit::<Confirm>("Deploy to production?")
+            .await
+        {
             Ok(Some(answer)) => answer,
-            Ok(None) | Err(ElicitationError::UserDeclined) | Err(ElicitationError::UserCancelled) => {
+            Ok(None)
+            | Err(ElicitationError::UserDeclined)
+            | Err(ElicitationError::UserCancelled) => {
                 return Ok(CallToolResult::success(vec![Content::text("cancelled")]))
             }
             Err(other) => return Err(elicitation_failed(other)),
