@@ -535,3 +535,98 @@ async fn hand_written_prompt_and_resource_handlers() {
     let contents = serde_json::to_value(&resource.contents[0]).unwrap();
     assert_eq!(contents["text"], "hidden");
 }
+
+/// A server without `#[tool_router]`: a hand-written `call_tool` that dispatches on the tool
+/// name in a `match` whose arms ask.
+#[derive(Clone)]
+struct HandWritten {
+    config: MrtrConfig,
+}
+
+impl MrtrServer for HandWritten {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        &self.config
+    }
+}
+
+impl ServerHandler for HandWritten {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = ProtocolVersion::V_2026_07_28;
+        info
+    }
+
+    #[mrtr_handler]
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let name = request.name.to_string();
+        match name.as_str() {
+            "greet" => {
+                let who = mrtr.elicit::<Notes>("Your name?").await?;
+                let who = who.accepted().map(|n| n.text).unwrap_or_default();
+                Ok(text_result(format!("hello {who}")))
+            }
+            "ship" => {
+                let (ok, ticket) = mrtr
+                    .join(
+                        mrtr.elicit::<Confirm>("Deploy to production?"),
+                        ask_ticket(&mrtr),
+                    )
+                    .await?;
+                let ticket = ticket.accepted().map(|t| t.id).unwrap_or_default();
+                Ok(text_result(format!(
+                    "{name}: {} {ticket}",
+                    ok.accepted().is_some()
+                )))
+            }
+            other => Err(McpError::invalid_params(format!("no tool {other}"), None)),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_hand_written_call_tool_with_asks_in_match_arms() {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let client = Client::new(ElicitationAction::Accept);
+    let client_params = client.get_info();
+    let mut server_params =
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+    server_params.protocol_version = ProtocolVersion::V_2026_07_28;
+    let server = HandWritten {
+        config: shared_key_config(),
+    };
+    let running = serve_directly::<RoleServer, _, _, _, _>(server, server_io, Some(client_params));
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    let client =
+        serve_directly::<RoleClient, _, _, _, _>(client, client_io, Some(server_params.into()));
+    let greet = client
+        .call_tool(CallToolRequestParams::new("greet"))
+        .await
+        .expect("completes");
+    assert_eq!(text(&greet), "hello ada");
+    let first = input_required(
+        client
+            .call_tool_once(CallToolRequestParams::new("ship"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(keys(&first), ["s2.ok", "s2.ticket"]);
+    let ship = client
+        .call_tool(CallToolRequestParams::new("ship"))
+        .await
+        .expect("completes");
+    assert_eq!(text(&ship), "ship: true CHG-1");
+    match client
+        .call_tool(CallToolRequestParams::new("nope"))
+        .await
+        .unwrap_err()
+    {
+        ServiceError::McpError(error) => assert_eq!(error.message, "no tool nope"),
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
