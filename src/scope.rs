@@ -90,6 +90,9 @@ impl Value {
     }
 }
 
+/// Calls and methods whose arguments run in another task.
+pub const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local", "spawn_on"];
+
 /// Wrapper types whose first generic argument is what matters (`Arc<RwLock<Option<Peer<..>>>>`).
 const WRAPPERS: &[&str] = &[
     "Arc", "Rc", "Box", "RwLock", "Mutex", "Option", "OnceCell", "OnceLock", "Cell", "RefCell",
@@ -123,6 +126,8 @@ pub struct FileFacts {
     pub handler_impls: HashMap<String, Side>,
     /// Indices into `SDKS` of the SDKs whose crate name appears anywhere in the file text.
     pub mentioned_sdks: Vec<usize>,
+    /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
+    pub spawned_names: HashSet<String>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
     pub package: Option<Arc<Package>>,
     /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
@@ -388,9 +393,37 @@ impl Gatherer<'_> {
     }
 }
 
+impl Gatherer<'_> {
+    fn spawned_args<'a>(&mut self, args: impl Iterator<Item = &'a syn::Expr>) {
+        for a in args {
+            if let syn::Expr::Path(p) = a {
+                if let Some(id) = p.path.get_ident() {
+                    self.facts.spawned_names.insert(id.to_string());
+                }
+            }
+        }
+    }
+}
+
 impl<'ast> Visit<'ast> for Gatherer<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         self.use_tree(None, &u.tree);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            if p.path.segments.last().is_some_and(|s| SPAWNS.contains(&s.ident.to_string().as_str())) {
+                self.spawned_args(c.args.iter());
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        if SPAWNS.contains(&mc.method.to_string().as_str()) {
+            self.spawned_args(mc.args.iter());
+        }
+        syn::visit::visit_expr_method_call(self, mc);
     }
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {

@@ -27,7 +27,15 @@ const TRANSPARENT_METHODS: &[&str] = &[
 const WRAPPING_CALLS: &[&str] = &["Some", "Ok", "new", "from", "Box", "Arc", "Rc"];
 
 /// Calls and methods whose arguments run in another task.
-const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local", "spawn_on"];
+use crate::scope::SPAWNS;
+
+/// Methods whose closure argument receives (an element of) the receiver:
+/// `peers.iter().map(|p| p.list_roots())`, `self.peer.as_ref().map(|p| ..)`.
+const ADAPTERS: &[&str] = &[
+    "map", "and_then", "for_each", "filter_map", "flat_map", "then", "inspect", "map_or",
+    "map_or_else", "is_some_and", "is_ok_and", "filter", "find", "any", "all", "take_while",
+    "skip_while", "try_for_each", "position", "find_map", "if_some",
+];
 
 pub struct State<'a> {
     pub facts: &'a FileFacts,
@@ -157,6 +165,10 @@ impl<'a> State<'a> {
                     if kind != Kind::Unknown {
                         return Value::of(kind, Origin::Stored).with_hint(&name);
                     }
+                }
+                // An accessor defined elsewhere (`self.client_peer()`): its name is the hint.
+                if mc.args.is_empty() {
+                    return Value::unknown().with_hint(&name);
                 }
                 Value::unknown()
             }
@@ -554,6 +566,8 @@ pub struct Walker<'a> {
     rules: &'a [&'static dyn Rule],
     pub out: Vec<(Range, Draft)>,
     macro_depth: usize,
+    /// What the next closure's first parameter is (set for closure arguments of [`ADAPTERS`]).
+    closure_param: Option<Value>,
 }
 
 impl<'a> Walker<'a> {
@@ -570,6 +584,7 @@ impl<'a> Walker<'a> {
             rules,
             out: Vec::new(),
             macro_depth: 0,
+            closure_param: None,
         }
     }
 
@@ -741,7 +756,14 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             self.state.bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
             return;
         };
-        self.visit_expr(&init.expr);
+        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
+        let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&pi.ident.to_string()))
+            && matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_));
+        if spawned_later {
+            self.spawned(|w| w.visit_expr(&init.expr));
+        } else {
+            self.visit_expr(&init.expr);
+        }
         if let Some((_, diverge)) = &init.diverge {
             self.visit_expr(diverge);
         }
@@ -755,9 +777,11 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        let mut first = self.closure_param.take();
         self.with_frame(|w| {
             for p in &c.inputs {
-                w.state.bind_pat(p, Value::of(Kind::Unknown, Origin::Param));
+                let v = first.take().unwrap_or_else(|| Value::of(Kind::Unknown, Origin::Param));
+                w.state.bind_pat(p, v);
             }
             w.visit_expr(&c.body);
         });
@@ -829,10 +853,18 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if let Some(t) = &mc.turbofish {
             self.visit_angle_bracketed_generic_arguments(t);
         }
-        let spawn = SPAWNS.contains(&mc.method.to_string().as_str());
+        let method = mc.method.to_string();
+        let spawn = SPAWNS.contains(&method.as_str());
+        let element = ADAPTERS
+            .contains(&method.as_str())
+            .then(|| self.state.value_of(&mc.receiver));
         let visit_args = |w: &mut Self| {
             for a in &mc.args {
+                if matches!(a, syn::Expr::Closure(_)) {
+                    w.closure_param = element.clone();
+                }
                 w.visit_expr(a);
+                w.closure_param = None;
             }
         };
         if spawn {
