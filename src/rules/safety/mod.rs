@@ -1,0 +1,109 @@
+//! MCP101-MCP109: the MRTR security rules. `requestState` comes back through the client, so it is
+//! attacker input (spec section 2: S10-S16); input requests must match what the client declared
+//! (S18, S28) and elicitation must not collect secrets in form mode (S29) nor trust an answer
+//! that was not an accept (S30). Each fn body is indexed once ([`body::Body`]) and every check
+//! reads that index; one submodule per code.
+
+mod body;
+mod capability;
+mod elicit_answer;
+mod elicit_form;
+mod input_required;
+mod seal_binding;
+mod state_key;
+mod state_mint;
+mod state_secrets;
+mod state_trust;
+pub mod words;
+
+use proc_macro2::Span;
+
+use crate::engine::{Cx, Draft, HandlerKind, Rule};
+use body::Body;
+
+/// The MRTR safety rules, MCP101 to MCP109.
+pub struct Safety;
+
+/// What every check sees: the fn's index and where it sits.
+pub(crate) struct FnView<'a> {
+    pub body: Body<'a>,
+    /// The fn's name (`call_tool`), or empty for a `static` initializer.
+    pub name: String,
+    pub kind: HandlerKind,
+}
+
+impl Rule for Safety {
+    fn codes(&self) -> &'static [&'static str] {
+        &["MCP101", "MCP102", "MCP103", "MCP104", "MCP105", "MCP106", "MCP107", "MCP108", "MCP109"]
+    }
+
+    fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
+        let kind = cx.context().kind;
+        if kind == HandlerKind::Client {
+            return;
+        }
+        let f = FnView { body: Body::scan(sig, block), name: sig.ident.to_string(), kind };
+        // Tests pin keys and keep toy state on purpose; protocol mistakes are reported everywhere.
+        if !cx.in_test_code() {
+            state_mint::check(cx, &f);
+            state_trust::check(cx, &f);
+            seal_binding::check(cx, &f);
+            state_key::check(cx, &f);
+            state_secrets::check(cx, &f);
+        }
+        input_required::check(cx, &f);
+        capability::check(cx, &f);
+        elicit_form::check(cx, &f);
+        elicit_answer::check(cx, &f);
+    }
+
+    fn check_item(&self, cx: &mut Cx<'_>, item: &syn::Item) {
+        // A codec built in a `static` (`LazyLock::new(|| RequestStateCodec::try_new(KEY))`) is
+        // in no fn body.
+        let expr = match item {
+            syn::Item::Static(s) => &s.expr,
+            syn::Item::Const(c) => &c.expr,
+            _ => return,
+        };
+        if cx.in_test_code() {
+            return;
+        }
+        let f = FnView { body: Body::scan_expr(expr), name: String::new(), kind: HandlerKind::Plain };
+        state_key::check(cx, &f);
+    }
+}
+
+/// Reports `code` at `span`.
+pub(crate) fn emit(cx: &mut Cx<'_>, code: &'static str, span: Span, sdk: Option<&'static str>, message: String, help: &str) {
+    cx.emit(Draft {
+        code,
+        first: span,
+        last: span,
+        message,
+        mcp_method: None,
+        sdk,
+        help: Some(help.to_string()),
+    });
+}
+
+/// The SDK a file's MRTR code is written against, for the finding's `sdk` field.
+pub(crate) fn sdk_of(cx: &Cx<'_>) -> Option<&'static str> {
+    if cx.facts().mentioned_sdks.is_empty() {
+        Some("raw")
+    } else {
+        cx.facts().mentioned_sdks.first().map(|&i| crate::sdk::SDKS[i].name)
+    }
+}
+
+/// Whether a call is on a requestState codec (rmcp's `RequestStateCodec`): its distinctive
+/// method names, or a receiver named like one in a file that uses the type.
+pub(crate) fn on_codec(cx: &Cx<'_>, method: &str, recv: Option<&str>) -> bool {
+    let named = recv.is_some_and(|r| r.to_ascii_lowercase().contains("codec"));
+    match method {
+        "seal_json" | "seal_json_with" | "open_json" | "open_json_with" => true,
+        "seal" | "seal_with" | "open" | "open_with" => {
+            named || cx.line_index().text().contains("RequestStateCodec")
+        }
+        _ => false,
+    }
+}
