@@ -124,3 +124,114 @@ fn rewrite_handler(
         #vis #sig #block
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn errors_of(item: proc_macro2::TokenStream) -> String {
+        super::expand(proc_macro2::TokenStream::new(), item).to_string()
+    }
+
+    fn assert_error(item: proc_macro2::TokenStream, message: &str) {
+        let out = errors_of(item);
+        assert!(out.contains("compile_error"), "no error in: {out}");
+        assert!(out.contains(message), "`{message}` not in: {out}");
+        // The original function is still emitted, its asks replaced by stand-ins.
+        assert!(
+            out.contains("unrewritten_ask") || out.contains("unrewritten_join"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_ask_inside_a_macro_is_reported() {
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                let s = mrtr.elicit::<A>("a").await?;
+                println!("{:?}", mrtr.elicit::<A>("b").await);
+                Ok(s)
+            } },
+            "inside a macro invocation",
+        );
+    }
+
+    #[test]
+    fn asks_in_scrutinees_guards_and_unsafe_blocks_are_reported() {
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                match mrtr.elicit::<A>("a").await? { _ => {} }
+                let a = mrtr.elicit::<A>("a").await?;
+                Ok(a)
+            } },
+            "in a `match` scrutinee",
+        );
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                match x { Some(_) if mrtr.elicit::<A>("a").await?.ok() => {}, _ => {} }
+                Ok(())
+            } },
+            "in a `match` guard",
+        );
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                unsafe { let a = mrtr.elicit::<A>("a").await?; }
+                Ok(())
+            } },
+            "inside an `unsafe` block",
+        );
+    }
+
+    #[test]
+    fn unkeepable_bindings_are_reported() {
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                let x;
+                x = 1;
+                let a = mrtr.elicit::<A>("a").await?;
+                Ok((a, x))
+            } },
+            "without an initializer",
+        );
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                let ref x = 1;
+                let a = mrtr.elicit::<A>("a").await?;
+                Ok((a, x))
+            } },
+            "a `ref` binding cannot be kept",
+        );
+        assert_error(
+            quote! { async fn h(mrtr: Mrtr) -> Result<V, E> {
+                let x = 1;
+                let c = mrtr.elicit::<A>("c").await?;
+                let y = if c {
+                    let x = 2;
+                    let b = mrtr.elicit::<A>("b").await?;
+                    b + x
+                } else { 0 };
+                Ok((x, y))
+            } },
+            "hides an outer `x`",
+        );
+    }
+
+    #[test]
+    fn a_tool_boxed_handler_is_rewritten_and_mrtr_moves_before_parameters() {
+        let out = errors_of(quote! {
+            fn deploy(&self, Parameters(args): Parameters<A>, mrtr: Mrtr)
+                -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = Result<CallToolResult, McpError>> + Send + '_>>
+            {
+                Box::pin(async move {
+                    let ok = mrtr.elicit::<A>("a").await?;
+                    Ok(ok)
+                })
+            }
+        });
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("Completes > :: Response"), "{out}");
+        let mrtr_at = out.find("mrtr : Mrtr").expect("the parameter");
+        let params_at = out.find("Parameters (args)").expect("the parameter");
+        assert!(mrtr_at < params_at, "{out}");
+    }
+}

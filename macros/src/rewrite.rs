@@ -117,6 +117,19 @@ fn shadow_into(visible: &mut Vec<Binding>, new: Vec<Binding>) {
     }
 }
 
+/// Bindings of `let x;` statements (no initializer) among `stmts`.
+fn deferred(stmts: &[Stmt]) -> Vec<Ident> {
+    stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Local(local) if local.init.is_none() => Some(pattern_bindings(&local.pat)),
+            _ => None,
+        })
+        .flatten()
+        .map(|b| b.ident)
+        .collect()
+}
+
 /// Bindings declared by a group's statements that are still visible at its end.
 fn group_decls(stmts: &[Stmt]) -> Vec<Binding> {
     let mut visible = Vec::new();
@@ -161,10 +174,18 @@ impl<'m> Rewriter<'m> {
         format!("{}#{}", binding.ident, self.keys)
     }
 
-    /// Registers `bindings` as kept (restorable) at `depth`, checking they can be.
-    fn keep(&mut self, bindings: Vec<Binding>) -> Vec<(Binding, String)> {
+    /// Assigns state keys to `bindings` (kept across an ask), checking they can be kept.
+    fn keep(&mut self, bindings: Vec<Binding>, group: &[Stmt]) -> Vec<(Binding, String)> {
+        let deferred = deferred(group);
         let mut out = Vec::new();
         for binding in bindings {
+            if deferred.contains(&binding.ident) {
+                self.errors.push(syn::Error::new(
+                    binding.ident.span(),
+                    "#[mrtr_handler]: a `let` without an initializer cannot be kept across an \
+                     ask; declare and initialize it in one statement",
+                ));
+            }
             if binding.by_ref {
                 self.errors.push(syn::Error::new(
                     binding.ident.span(),
@@ -311,7 +332,7 @@ impl<'m> Rewriter<'m> {
                 self.shape.push(format!("G{next_first}"));
                 continue;
             }
-            let kept = self.keep(live);
+            let kept = self.keep(live, &body[start..end]);
             self.shape.push(format!(
                 "G{next_first}:{}",
                 kept.iter()
@@ -495,7 +516,7 @@ impl<'m> Rewriter<'m> {
                 .into_iter()
                 .filter(|b| rest_free.contains(&b.ident.to_string()))
                 .collect();
-            let kept = self.keep(live);
+            let kept = self.keep(live, prefix);
             self.shape.push(format!(
                 "H{id}.{index}:{}",
                 kept.iter()
