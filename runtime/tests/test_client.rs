@@ -192,3 +192,47 @@ fn unscripted_keys_and_the_round_cap_stop_the_run() {
     assert_eq!(transcript.end, End::TooManyRounds);
     assert_eq!(transcript.rounds.len(), 4);
 }
+
+#[test]
+fn rmcp_responses_and_errors_are_understood() {
+    use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
+    use rmcp::ErrorData;
+
+    let effects = Arc::new(AtomicUsize::new(0));
+    let handler = |mrtr: mrtr::Mrtr| {
+        let effects = effects.clone();
+        async move {
+            let outcome = common::deploy(mrtr, effects)
+                .await
+                .map_err(ErrorData::from)?;
+            Ok::<_, ErrorData>(match outcome {
+                mrtr::Outcome::Complete(text) => CallToolResponse::Complete(
+                    CallToolResult::success(vec![ContentBlock::text(text)]),
+                ),
+                mrtr::Outcome::InputRequired(result) => {
+                    CallToolResponse::InputRequired(mrtr::rmcp::to_rmcp_input_required(result))
+                }
+            })
+        }
+    };
+    let transcript = client()
+        .answer("confirm", Answer::Decline)
+        .run_blocking(handler);
+    let complete = transcript.complete().expect("complete");
+    assert_eq!(complete["content"][0]["text"], "cancelled: declined");
+    assert_eq!(transcript.asked(0).unwrap().input_requests.len(), 1);
+
+    let transcript = client()
+        .answer("confirm", Answer::accept(json!({"confirm": true})))
+        .before_round(|round, request| {
+            if round == 2 {
+                tamper::map_state(request, |s| tamper::flip_char(s, s.len() / 2));
+            }
+        })
+        .run_blocking(handler);
+    let error = transcript.error().expect("error");
+    assert_eq!(
+        (error.code, error.message.as_str()),
+        (-32602, "Invalid or expired requestState")
+    );
+}
