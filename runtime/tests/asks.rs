@@ -321,3 +321,13 @@ fn input_required_needs_requests_or_state() {
         json!({"resultType": "input_required", "inputRequests": {"k": {"method": "roots/list", "params": {}}}})
     );
 }
+
+#[test]
+fn handles_asks_and_configs_cross_threads() {
+    fn send_sync<T: Send + Sync + Clone>() {}
+    send_sync::<Mrtr>();
+    send_sync::<mrtr::MrtrConfig>();
+    send_sync::<mrtr::Ask<Elicitation<Confirm>>>();
+    send_sync::<mrtr::Ask<Vec<Root>>>();
+    send_sync::<mrtr::Ask<SamplingResponse>>();
+}
