@@ -149,6 +149,31 @@ impl ConformanceServer {
         )))
     }
 
+    /// Degrades to what this request declared: a form when the client can show one, else the
+    /// client's LLM (the suite's capability-check scenario; see the README).
+    #[tool(
+        description = "Asks through whichever input the client declared: elicitation, else sampling"
+    )]
+    #[mrtr_handler]
+    async fn test_input_required_result_capabilities(
+        &self,
+        mrtr: Mrtr,
+    ) -> Result<CallToolResult, ErrorData> {
+        let answer = if mrtr.supports_elicitation() {
+            let name = mrtr.elicit::<Name>("What is your name?").await?;
+            name.accepted()
+                .map_or_else(|| "declined".to_string(), |form| form.name)
+        } else {
+            let said = mrtr
+                .sample(SamplingRequest::new("Suggest a name.", 50))
+                .await?;
+            said.first_text().unwrap_or("(no text)").to_string()
+        };
+        Ok(text(format!(
+            "Declared-capability input answered: {answer}"
+        )))
+    }
+
     #[tool(
         description = "Asks for a name; the question travels in the result, never as a request on the stream"
     )]
