@@ -69,3 +69,11 @@ fn messages_name_the_sdk_version() {
     let f = legacy_codes(&report).into_iter().find(|f| f.code == "MCP001").expect("a neva MCP001");
     assert!(f.message.contains("(neva 0.3.4)"), "{}", f.message);
 }
+
+/// No SDK at all: hand-written JSON-RPC over streamable HTTP. The request pushed into the SSE
+/// stream fires; the same object inside a returned `inputRequests`, a client matching the
+/// incoming method, and a request only formatted into a log line do not.
+#[test]
+fn raw_http_server() {
+    check("sdk_raw", "raw", "inputRequests");
+}
