@@ -17,7 +17,10 @@ fn check(fixture: &str, sdk: &str, help_says: &str) {
         assert!(f.mcp_method.is_some(), "{f:?}");
         let help = f.help.as_deref().unwrap_or_default();
         if f.code != "MCP006" {
-            assert!(help.contains(help_says), "{fixture}: help {help:?} should say {help_says:?}");
+            assert!(
+                help.contains(help_says),
+                "{fixture}: help {help:?} should say {help_says:?}"
+            );
         }
     }
 }
@@ -34,7 +37,11 @@ fn turbomcp_3() {
 
 #[test]
 fn rust_mcp_sdk() {
-    check("sdk_rust_mcp_sdk", "rust-mcp-sdk", "rust-mcp-sdk has no MRTR API yet");
+    check(
+        "sdk_rust_mcp_sdk",
+        "rust-mcp-sdk",
+        "rust-mcp-sdk has no MRTR API yet",
+    );
 }
 
 #[test]
@@ -59,14 +66,21 @@ fn mcp_attr() {
 
 #[test]
 fn prism() {
-    check("sdk_prism", "prism-mcp-rs", "prism-mcp-rs has no MRTR API yet");
+    check(
+        "sdk_prism",
+        "prism-mcp-rs",
+        "prism-mcp-rs has no MRTR API yet",
+    );
 }
 
 /// Messages name the version the decision was made for.
 #[test]
 fn messages_name_the_sdk_version() {
     let report = lint_dir(&fixture_dir("sdk_neva"));
-    let f = legacy_codes(&report).into_iter().find(|f| f.code == "MCP001").expect("a neva MCP001");
+    let f = legacy_codes(&report)
+        .into_iter()
+        .find(|f| f.code == "MCP001")
+        .expect("a neva MCP001");
     assert!(f.message.contains("(neva 0.3.4)"), "{}", f.message);
 }
 

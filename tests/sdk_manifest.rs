@@ -73,7 +73,11 @@ dependencies = [
 "#,
     );
     // Excluded from the workspace: its own root, no lock.
-    write(r, "crates/scratch/Cargo.toml", "[package]\nname = \"scratch\"\nversion = \"0.1.0\"\n\n[dependencies]\nneva = \"0.3\"\n");
+    write(
+        r,
+        "crates/scratch/Cargo.toml",
+        "[package]\nname = \"scratch\"\nversion = \"0.1.0\"\n\n[dependencies]\nneva = \"0.3\"\n",
+    );
     write(r, "crates/scratch/src/main.rs", "");
     t
 }
@@ -82,7 +86,9 @@ dependencies = [
 fn workspace_inheritance_features_and_lock() {
     let t = workspace();
     let pkgs = Packages::new();
-    let server = pkgs.for_file(&t.path().join("crates/server/src/deep/mod.rs")).expect("server package");
+    let server = pkgs
+        .for_file(&t.path().join("crates/server/src/deep/mod.rs"))
+        .expect("server package");
     assert_eq!(server.name, "server");
     let neva = server.dependency_on(&["neva"]).unwrap();
     assert_eq!(neva.requirement.as_deref(), Some("0.4"));
@@ -92,14 +98,20 @@ fn workspace_inheritance_features_and_lock() {
     assert!(!neva.default_features);
     let rmcp = server.dependency_on(&["rmcp"]).unwrap();
     assert!(rmcp.dev_only);
-    assert_eq!(rmcp.version, Some(Version(2, 2, 0)), "the lock entry names this member's rmcp");
+    assert_eq!(
+        rmcp.version,
+        Some(Version(2, 2, 0)),
+        "the lock entry names this member's rmcp"
+    );
 }
 
 #[test]
 fn renamed_target_dependency_resolves_by_its_real_name() {
     let t = workspace();
     let pkgs = Packages::new();
-    let tools = pkgs.for_file(&t.path().join("crates/tools/src/lib.rs")).unwrap();
+    let tools = pkgs
+        .for_file(&t.path().join("crates/tools/src/lib.rs"))
+        .unwrap();
     let rmcp = tools.dependency_on(&["rmcp"]).unwrap();
     assert_eq!(rmcp.name, "mcp");
     assert_eq!(rmcp.version, Some(Version(3, 11, 0)));
@@ -109,7 +121,9 @@ fn renamed_target_dependency_resolves_by_its_real_name() {
 fn excluded_member_is_its_own_root_and_ignores_the_workspace_lock() {
     let t = workspace();
     let pkgs = Packages::new();
-    let scratch = pkgs.for_file(&t.path().join("crates/scratch/src/main.rs")).unwrap();
+    let scratch = pkgs
+        .for_file(&t.path().join("crates/scratch/src/main.rs"))
+        .unwrap();
     let neva = scratch.dependency_on(&["neva"]).unwrap();
     assert_eq!(neva.version, Some(Version(0, 3, 0)));
     assert_eq!(neva.version_source, Some(VersionSource::Requirement));
@@ -120,9 +134,15 @@ fn excluded_member_is_its_own_root_and_ignores_the_workspace_lock() {
 #[test]
 fn non_member_under_a_workspace_is_not_resolved_by_its_lock() {
     let t = workspace();
-    write(t.path(), "fixtures/demo/Cargo.toml", "[package]\nname = \"server\"\nversion = \"0.1.0\"\n\n[dependencies]\nneva = \"0.3.4\"\n");
+    write(
+        t.path(),
+        "fixtures/demo/Cargo.toml",
+        "[package]\nname = \"server\"\nversion = \"0.1.0\"\n\n[dependencies]\nneva = \"0.3.4\"\n",
+    );
     write(t.path(), "fixtures/demo/src/lib.rs", "");
-    let demo = Packages::new().for_file(&t.path().join("fixtures/demo/src/lib.rs")).unwrap();
+    let demo = Packages::new()
+        .for_file(&t.path().join("fixtures/demo/src/lib.rs"))
+        .unwrap();
     let neva = demo.dependency_on(&["neva"]).unwrap();
     assert_eq!(neva.version, Some(Version(0, 3, 4)));
     assert_eq!(neva.version_source, Some(VersionSource::Requirement));
@@ -132,8 +152,12 @@ fn non_member_under_a_workspace_is_not_resolved_by_its_lock() {
 fn files_of_one_package_share_one_parse() {
     let t = workspace();
     let pkgs = Packages::new();
-    let a = pkgs.for_file(&t.path().join("crates/server/src/lib.rs")).unwrap();
-    let b = pkgs.for_file(&t.path().join("crates/server/src/deep/mod.rs")).unwrap();
+    let a = pkgs
+        .for_file(&t.path().join("crates/server/src/lib.rs"))
+        .unwrap();
+    let b = pkgs
+        .for_file(&t.path().join("crates/server/src/deep/mod.rs"))
+        .unwrap();
     assert!(Arc::ptr_eq(&a, &b));
 }
 
@@ -141,18 +165,28 @@ fn files_of_one_package_share_one_parse() {
 fn virtual_manifest_and_no_manifest_mean_no_package() {
     let t = workspace();
     write(t.path(), "scripts/gen.rs", "");
-    assert!(Packages::new().for_file(&t.path().join("Cargo.toml")).is_none());
-    assert!(Packages::new().for_file(&t.path().join("scripts/gen.rs")).is_none());
+    assert!(Packages::new()
+        .for_file(&t.path().join("Cargo.toml"))
+        .is_none());
+    assert!(Packages::new()
+        .for_file(&t.path().join("scripts/gen.rs"))
+        .is_none());
     let lone = tempfile::tempdir().unwrap();
     write(lone.path(), "src/lib.rs", "");
-    assert!(Packages::new().for_file(&lone.path().join("src/lib.rs")).is_none());
+    assert!(Packages::new()
+        .for_file(&lone.path().join("src/lib.rs"))
+        .is_none());
 }
 
 #[test]
 fn broken_manifest_is_an_error_once_and_the_files_still_lint() {
     let t = tempfile::tempdir().unwrap();
     write(t.path(), "Cargo.toml", "[package\nname = ");
-    write(t.path(), "src/a.rs", "fn a(peer: &rmcp::Peer<rmcp::RoleServer>) { let _ = peer.list_roots(); }\n");
+    write(
+        t.path(),
+        "src/a.rs",
+        "fn a(peer: &rmcp::Peer<rmcp::RoleServer>) { let _ = peer.list_roots(); }\n",
+    );
     write(t.path(), "src/b.rs", "fn b() {}\n");
     let pkgs = Packages::new();
     assert!(pkgs.for_file(&t.path().join("src/a.rs")).is_none());
@@ -163,21 +197,38 @@ fn broken_manifest_is_an_error_once_and_the_files_still_lint() {
     assert!(Package::read(&t.path().join("Cargo.toml")).is_err());
 
     // Through the linter: one report error for the manifest, and the file is linted by syntax.
-    let settings = mcp_lint::Settings { base_dir: t.path().to_path_buf(), ..Default::default() };
+    let settings = mcp_lint::Settings {
+        base_dir: t.path().to_path_buf(),
+        ..Default::default()
+    };
     let report = mcp_lint::lint_paths(&[t.path().to_path_buf()], &settings);
     assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
     assert_eq!(report.errors[0].path, "Cargo.toml");
-    assert!(report.findings.iter().any(|f| f.code == "MCP003" && f.path == "src/a.rs"), "{:?}", report.findings);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.code == "MCP003" && f.path == "src/a.rs"),
+        "{:?}",
+        report.findings
+    );
 }
 
 #[test]
 fn broken_lock_keeps_the_requirements() {
     let t = tempfile::tempdir().unwrap();
-    write(t.path(), "Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nturbomcp = \"3.1\"\n");
+    write(
+        t.path(),
+        "Cargo.toml",
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nturbomcp = \"3.1\"\n",
+    );
     write(t.path(), "Cargo.lock", "[[package]\n");
     write(t.path(), "src/lib.rs", "");
     let pkgs = Packages::new();
     let p = pkgs.for_file(&t.path().join("src/lib.rs")).unwrap();
-    assert_eq!(p.dependency_on(&["turbomcp"]).unwrap().version, Some(Version(3, 1, 0)));
+    assert_eq!(
+        p.dependency_on(&["turbomcp"]).unwrap().version,
+        Some(Version(3, 1, 0))
+    );
     assert_eq!(pkgs.errors().len(), 1);
 }

@@ -4,7 +4,9 @@
 
 mod sdk_common;
 
-use sdk_common::{assert_same, copy_with_manifest, expect_lines, got, legacy_codes, lint_dir, manifest, Expected};
+use sdk_common::{
+    assert_same, copy_with_manifest, expect_lines, got, legacy_codes, lint_dir, manifest, Expected,
+};
 
 const NEVA_UNKEYED: &[(&str, &str)] = &[
     ("let guests = ctx.elicit(params)", "MCP001"),
@@ -13,7 +15,10 @@ const NEVA_UNKEYED: &[(&str, &str)] = &[
     ("let _ = ctx.list_roots().await;", "MCP006"),
 ];
 
-fn neva_under(dep_line: &str, lock: Option<&str>) -> (tempfile::TempDir, mcp_lint::finding::Report) {
+fn neva_under(
+    dep_line: &str,
+    lock: Option<&str>,
+) -> (tempfile::TempDir, mcp_lint::finding::Report) {
     let dir = copy_with_manifest("sdk_neva", Some(&manifest(dep_line)), lock);
     let report = lint_dir(dir.path());
     (dir, report)
@@ -27,15 +32,25 @@ fn neva_0_5_keyed_api_is_quiet() {
 
 #[test]
 fn neva_0_5_with_legacy_spec_fires_again() {
-    let (dir, report) = neva_under(r#"neva = { version = "0.5", features = ["legacy-spec"] }"#, None);
-    assert_same("neva 0.5 + legacy-spec", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
+    let (dir, report) = neva_under(
+        r#"neva = { version = "0.5", features = ["legacy-spec"] }"#,
+        None,
+    );
+    assert_same(
+        "neva 0.5 + legacy-spec",
+        &expect_lines(dir.path(), NEVA_UNKEYED),
+        &report,
+    );
 }
 
 #[test]
 fn neva_0_4_depends_on_the_opt_in_feature() {
     let (dir, report) = neva_under(r#"neva = "0.4""#, None);
     assert_same("neva 0.4", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
-    let (_dir, report) = neva_under(r#"neva = { version = "0.4", features = ["proto-2026-07-28-rc"] }"#, None);
+    let (_dir, report) = neva_under(
+        r#"neva = { version = "0.4", features = ["proto-2026-07-28-rc"] }"#,
+        None,
+    );
     assert_same("neva 0.4 + proto-2026-07-28-rc", &Expected::new(), &report);
 }
 
@@ -47,7 +62,11 @@ fn neva_feature_from_the_package_default_features() {
     );
     let dir = copy_with_manifest("sdk_neva", Some(&m), None);
     let report = lint_dir(dir.path());
-    assert_same("neva 0.5 + default legacy-spec", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
+    assert_same(
+        "neva 0.5 + default legacy-spec",
+        &expect_lines(dir.path(), NEVA_UNKEYED),
+        &report,
+    );
 }
 
 const NEVA_LOCK: &str = r#"version = 4
@@ -68,11 +87,21 @@ source = "registry+index"
 /// `neva = ">=0.3"` admits both lines: the lock decides.
 #[test]
 fn neva_version_comes_from_the_lock() {
-    let (dir, report) = neva_under(r#"neva = ">=0.3""#, Some(&NEVA_LOCK.replace("VERSION", "0.5.4")));
+    let (dir, report) = neva_under(
+        r#"neva = ">=0.3""#,
+        Some(&NEVA_LOCK.replace("VERSION", "0.5.4")),
+    );
     assert_same("neva >=0.3 locked at 0.5.4", &Expected::new(), &report);
     drop(dir);
-    let (dir, report) = neva_under(r#"neva = ">=0.3""#, Some(&NEVA_LOCK.replace("VERSION", "0.3.4")));
-    assert_same("neva >=0.3 locked at 0.3.4", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
+    let (dir, report) = neva_under(
+        r#"neva = ">=0.3""#,
+        Some(&NEVA_LOCK.replace("VERSION", "0.3.4")),
+    );
+    assert_same(
+        "neva >=0.3 locked at 0.3.4",
+        &expect_lines(dir.path(), NEVA_UNKEYED),
+        &report,
+    );
     let f = legacy_codes(&report).into_iter().next().unwrap();
     assert!(f.message.contains("(neva 0.3.4)"), "{}", f.message);
 }
@@ -83,24 +112,44 @@ fn neva_version_comes_from_the_lock() {
 fn neva_without_manifest_falls_back_to_syntax() {
     let dir = copy_with_manifest("sdk_neva", None, None);
     let report = lint_dir(dir.path());
-    assert_same("neva, no manifest", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
+    assert_same(
+        "neva, no manifest",
+        &expect_lines(dir.path(), NEVA_UNKEYED),
+        &report,
+    );
     for f in legacy_codes(&report) {
         assert_eq!(f.sdk.as_deref(), Some("neva"));
-        assert!(!f.message.contains("(neva"), "no version to name: {}", f.message);
+        assert!(
+            !f.message.contains("(neva"),
+            "no version to name: {}",
+            f.message
+        );
     }
 }
 
 /// A renamed dependency: the code says `mcp::`, the manifest says `package = "neva"`.
 #[test]
 fn neva_renamed_dependency() {
-    let dir = copy_with_manifest("sdk_neva", Some(&manifest(r#"mcp = { package = "neva", version = "0.3" }"#)), None);
+    let dir = copy_with_manifest(
+        "sdk_neva",
+        Some(&manifest(r#"mcp = { package = "neva", version = "0.3" }"#)),
+        None,
+    );
     let lib = dir.path().join("src/lib.rs");
-    let text = std::fs::read_to_string(&lib).unwrap().replace("use neva::prelude::*;", "use mcp::prelude::*;");
+    let text = std::fs::read_to_string(&lib)
+        .unwrap()
+        .replace("use neva::prelude::*;", "use mcp::prelude::*;");
     assert!(!text.contains("neva::"));
     std::fs::write(&lib, text).unwrap();
     let report = lint_dir(dir.path());
-    assert_same("neva renamed to mcp", &expect_lines(dir.path(), NEVA_UNKEYED), &report);
-    assert!(legacy_codes(&report).iter().all(|f| f.sdk.as_deref() == Some("neva")));
+    assert_same(
+        "neva renamed to mcp",
+        &expect_lines(dir.path(), NEVA_UNKEYED),
+        &report,
+    );
+    assert!(legacy_codes(&report)
+        .iter()
+        .all(|f| f.sdk.as_deref() == Some("neva")));
 }
 
 /// A package that does not depend on neva: its names are someone else's.
@@ -124,7 +173,11 @@ const TURBO_V3: &[(&str, &str)] = &[
 
 #[test]
 fn turbomcp_2_fires_on_the_2x_calls_only() {
-    let dir = copy_with_manifest("sdk_turbomcp", Some(&manifest(r#"turbomcp = "2.3.7""#)), None);
+    let dir = copy_with_manifest(
+        "sdk_turbomcp",
+        Some(&manifest(r#"turbomcp = "2.3.7""#)),
+        None,
+    );
     let report = lint_dir(dir.path());
     assert_same("turbomcp 2.3", &expect_lines(dir.path(), TURBO_V2), &report);
     let help = legacy_codes(&report)[0].help.clone().unwrap_or_default();
@@ -133,7 +186,11 @@ fn turbomcp_2_fires_on_the_2x_calls_only() {
 
 #[test]
 fn turbomcp_4_keyed_client_is_quiet() {
-    let dir = copy_with_manifest("sdk_turbomcp", Some(&manifest(r#"turbomcp = "=4.0.0-alpha.1""#)), None);
+    let dir = copy_with_manifest(
+        "sdk_turbomcp",
+        Some(&manifest(r#"turbomcp = "=4.0.0-alpha.1""#)),
+        None,
+    );
     let report = lint_dir(dir.path());
     assert_same("turbomcp 4.0", &Expected::new(), &report);
 }
@@ -144,7 +201,11 @@ fn turbomcp_without_manifest_flags_both_legacy_lines() {
     let report = lint_dir(dir.path());
     let mut both: Vec<(&str, &str)> = TURBO_V2.to_vec();
     both.extend_from_slice(TURBO_V3);
-    assert_same("turbomcp, no manifest", &expect_lines(dir.path(), &both), &report);
+    assert_same(
+        "turbomcp, no manifest",
+        &expect_lines(dir.path(), &both),
+        &report,
+    );
 }
 
 /// rust-mcp-sdk 0.7's `elicit_input(message, schema)` took two arguments; 0.8 takes one.
@@ -158,7 +219,10 @@ fn rust_mcp_sdk_elicit_input_arity_follows_the_version() {
         if let Some(d) = dep {
             std::fs::write(dir.path().join("Cargo.toml"), manifest(d)).unwrap();
         }
-        got(&lint_dir(dir.path())).into_keys().map(|(_, line)| line).collect::<Vec<_>>()
+        got(&lint_dir(dir.path()))
+            .into_keys()
+            .map(|(_, line)| line)
+            .collect::<Vec<_>>()
     };
     assert_eq!(lint(Some(r#"rust-mcp-sdk = "0.7.2""#)), vec![5]);
     assert_eq!(lint(Some(r#"rust-mcp-sdk = "0.8""#)), vec![6]);
@@ -170,8 +234,19 @@ fn rust_mcp_sdk_elicit_input_arity_follows_the_version() {
 fn pmcp_1_names_its_non_spec_method() {
     let dir = copy_with_manifest("sdk_pmcp", Some(&manifest(r#"pmcp = "1.2.1""#)), None);
     let report = lint_dir(dir.path());
-    let f = legacy_codes(&report).into_iter().find(|f| f.code == "MCP001").expect("pmcp 1.x elicit_input");
-    assert!(f.message.contains("`elicitation/elicitInput`") && f.message.contains("(pmcp 1.2.1)"), "{}", f.message);
+    let f = legacy_codes(&report)
+        .into_iter()
+        .find(|f| f.code == "MCP001")
+        .expect("pmcp 1.x elicit_input");
+    assert!(
+        f.message.contains("`elicitation/elicitInput`") && f.message.contains("(pmcp 1.2.1)"),
+        "{}",
+        f.message
+    );
     assert_eq!(f.mcp_method.as_deref(), Some("elicitation/create"));
-    assert!(f.help.as_deref().unwrap_or_default().contains("upgrade pmcp to 2.x"));
+    assert!(f
+        .help
+        .as_deref()
+        .unwrap_or_default()
+        .contains("upgrade pmcp to 2.x"));
 }

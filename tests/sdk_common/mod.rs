@@ -13,13 +13,23 @@ use mcp_lint::{lint_paths, Settings};
 pub type Expected = BTreeMap<(String, usize), Vec<String>>;
 
 pub fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 pub fn lint_dir(dir: &Path) -> Report {
-    let settings = Settings { base_dir: dir.to_path_buf(), ..Settings::default() };
+    let settings = Settings {
+        base_dir: dir.to_path_buf(),
+        ..Settings::default()
+    };
     let report = lint_paths(&[dir.to_path_buf()], &settings);
-    assert!(report.errors.is_empty(), "{}: {:?}", dir.display(), report.errors);
+    assert!(
+        report.errors.is_empty(),
+        "{}: {:?}",
+        dir.display(),
+        report.errors
+    );
     report
 }
 
@@ -28,14 +38,21 @@ pub fn legacy_codes(report: &Report) -> Vec<&Finding> {
     report
         .findings
         .iter()
-        .filter(|f| matches!(f.code.as_str(), "MCP001" | "MCP002" | "MCP003" | "MCP004" | "MCP006"))
+        .filter(|f| {
+            matches!(
+                f.code.as_str(),
+                "MCP001" | "MCP002" | "MCP003" | "MCP004" | "MCP006"
+            )
+        })
         .collect()
 }
 
 pub fn got(report: &Report) -> Expected {
     let mut out = Expected::new();
     for f in legacy_codes(report) {
-        out.entry((f.path.clone(), f.line)).or_default().push(f.code.clone());
+        out.entry((f.path.clone(), f.line))
+            .or_default()
+            .push(f.code.clone());
     }
     for codes in out.values_mut() {
         codes.sort();
@@ -48,10 +65,17 @@ pub fn annotations(dir: &Path) -> Expected {
     let mut out = Expected::new();
     for path in rust_files(dir) {
         let text = std::fs::read_to_string(&path).unwrap();
-        let rel = path.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         for (i, line) in text.lines().enumerate() {
             if let Some(pos) = line.find("// ~ ") {
-                let mut codes: Vec<String> = line[pos + 5..].split_whitespace().map(str::to_string).collect();
+                let mut codes: Vec<String> = line[pos + 5..]
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect();
                 assert!(!codes.is_empty(), "{rel}:{}: empty annotation", i + 1);
                 codes.sort();
                 out.insert((rel.clone(), i + 1), codes);
@@ -80,8 +104,14 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 
 pub fn assert_same(what: &str, want: &Expected, report: &Report) {
     let got = got(report);
-    let missing: Vec<_> = want.iter().filter(|(k, v)| got.get(*k) != Some(v)).collect();
-    let extra: Vec<_> = got.iter().filter(|(k, v)| want.get(*k) != Some(v)).collect();
+    let missing: Vec<_> = want
+        .iter()
+        .filter(|(k, v)| got.get(*k) != Some(v))
+        .collect();
+    let extra: Vec<_> = got
+        .iter()
+        .filter(|(k, v)| want.get(*k) != Some(v))
+        .collect();
     assert!(
         missing.is_empty() && extra.is_empty(),
         "{what}:\n  expected but not found (or different): {missing:#?}\n  found but not expected: {extra:#?}\n  all: {:#?}",
@@ -94,7 +124,11 @@ pub fn assert_same(what: &str, want: &Expected, report: &Report) {
 
 /// A copy of a fixture crate's sources in a fresh temp dir, under the given `Cargo.toml` (none:
 /// no manifest anywhere above the files, so the rules fall back to syntax) and `Cargo.lock`.
-pub fn copy_with_manifest(fixture: &str, manifest: Option<&str>, lock: Option<&str>) -> tempfile::TempDir {
+pub fn copy_with_manifest(
+    fixture: &str,
+    manifest: Option<&str>,
+    lock: Option<&str>,
+) -> tempfile::TempDir {
     let src = fixture_dir(fixture);
     let tmp = tempfile::tempdir().unwrap();
     for path in rust_files(&src) {
@@ -115,8 +149,17 @@ pub fn copy_with_manifest(fixture: &str, manifest: Option<&str>, lock: Option<&s
 /// The 1-based line of the only line of `file` (under `dir`) that contains `needle`.
 pub fn line_of(dir: &Path, file: &str, needle: &str) -> usize {
     let text = std::fs::read_to_string(dir.join(file)).unwrap();
-    let hits: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains(needle)).map(|(i, _)| i + 1).collect();
-    assert_eq!(hits.len(), 1, "{needle:?} must be on exactly one line of {file}: {hits:?}");
+    let hits: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "{needle:?} must be on exactly one line of {file}: {hits:?}"
+    );
     hits[0]
 }
 
@@ -124,7 +167,9 @@ pub fn line_of(dir: &Path, file: &str, needle: &str) -> usize {
 pub fn expect_lines(dir: &Path, pairs: &[(&str, &str)]) -> Expected {
     let mut out = Expected::new();
     for (needle, code) in pairs {
-        out.entry(("src/lib.rs".to_string(), line_of(dir, "src/lib.rs", needle))).or_default().push(code.to_string());
+        out.entry(("src/lib.rs".to_string(), line_of(dir, "src/lib.rs", needle)))
+            .or_default()
+            .push(code.to_string());
     }
     for codes in out.values_mut() {
         codes.sort();
