@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Finding;
@@ -39,21 +40,32 @@ pub fn contexts(
     for (i, f) in findings.iter().enumerate() {
         by_path.entry(f.path.as_str()).or_default().push(i);
     }
+    // Reading is sequential (the reader may cache); the parses run in parallel, one per file.
+    let work: Vec<(String, Vec<usize>)> = by_path
+        .into_iter()
+        .filter_map(|(path, idxs)| read(path).map(|src| (src, idxs)))
+        .collect();
+    let per_file: Vec<Vec<(usize, FindingContext)>> = work
+        .par_iter()
+        .map(|(src, idxs)| {
+            let index = LineIndex::new(src);
+            let scopes = SourceScopes::parse_items(src);
+            idxs.iter()
+                .map(|&i| {
+                    let f = &findings[i];
+                    let item = scopes
+                        .as_ref()
+                        .map(|s| s.enclosing_item(f.line, f.column).to_string())
+                        .unwrap_or_default();
+                    let snippet = normalized_snippet(&index, f);
+                    (i, FindingContext { item, snippet })
+                })
+                .collect()
+        })
+        .collect();
     let mut out = vec![FindingContext::default(); findings.len()];
-    for (path, idxs) in by_path {
-        let Some(src) = read(path) else { continue };
-        let index = LineIndex::new(&src);
-        let scopes = SourceScopes::parse(&src);
-        for i in idxs {
-            let f = &findings[i];
-            out[i] = FindingContext {
-                item: scopes
-                    .as_ref()
-                    .map(|s| s.enclosing_item(f.line, f.column).to_string())
-                    .unwrap_or_default(),
-                snippet: normalized_snippet(&index, f),
-            };
-        }
+    for (i, c) in per_file.into_iter().flatten() {
+        out[i] = c;
     }
     out
 }

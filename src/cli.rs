@@ -185,6 +185,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         baseline: args.baseline.clone(),
         update_baseline: args.update_baseline,
         strict_baseline: args.strict_baseline,
+        fingerprints: args.format == Format::Sarif && !args.statistics,
     };
     let mut texts = gate::Texts::new(&sources, &settings.base_dir);
     let gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;

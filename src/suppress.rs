@@ -314,12 +314,24 @@ pub struct SourceScopes {
 }
 
 impl SourceScopes {
-    /// None when the file does not parse; callers then treat it as one flat scope.
+    /// Items and statements. None when the file does not parse; callers then treat it as one flat
+    /// scope.
     pub fn parse(src: &str) -> Option<SourceScopes> {
+        Self::collect(src, true)
+    }
+
+    /// Items only: enough for [`SourceScopes::enclosing_item`], and cheaper (statement spans cost
+    /// a token-stream conversion each).
+    pub fn parse_items(src: &str) -> Option<SourceScopes> {
+        Self::collect(src, false)
+    }
+
+    fn collect(src: &str, stmts: bool) -> Option<SourceScopes> {
         let file = syn::parse_file(src).ok()?;
         let mut c = ScopeCollector {
             stack: Vec::new(),
             scopes: SourceScopes::default(),
+            stmts,
         };
         c.visit_file(&file);
         Some(c.scopes)
@@ -360,27 +372,34 @@ impl SourceScopes {
 struct ScopeCollector {
     stack: Vec<String>,
     scopes: SourceScopes,
+    stmts: bool,
 }
 
 fn loc(lc: LineColumn) -> (usize, usize) {
     (lc.line, lc.column)
 }
 
-/// Line of the first token that is not part of an outer attribute (`#[..]`, `///`).
-fn head_line(tokens: TokenStream) -> Option<usize> {
+/// Start and end of `tokens`, and the line of its first token that is not part of an outer
+/// attribute (`#[..]`, `///`). One pass over the top-level token trees.
+fn extent(tokens: TokenStream) -> Option<((usize, usize), (usize, usize), usize)> {
     let mut iter = tokens.into_iter().peekable();
+    let first = iter.peek()?.span().start();
+    let mut head = None;
+    let mut last = None;
     while let Some(tt) = iter.next() {
-        if let TokenTree::Punct(p) = &tt {
-            if p.as_char() == '#' {
-                if let Some(TokenTree::Group(_)) = iter.peek() {
-                    iter.next();
-                    continue;
-                }
+        if head.is_none() {
+            let is_attr = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '#')
+                && matches!(iter.peek(), Some(TokenTree::Group(_)));
+            if is_attr {
+                last = iter.next().map(|g| g.span().end());
+                continue;
             }
+            head = Some(tt.span().start().line);
         }
-        return Some(tt.span().start().line);
+        last = Some(tt.span().end());
     }
-    None
+    let end = last.unwrap_or(first);
+    Some((loc(first), loc(end), head.unwrap_or(first.line)))
 }
 
 fn type_name(ty: &syn::Type) -> String {
@@ -429,31 +448,16 @@ fn item_name(item: &syn::Item) -> Option<String> {
 }
 
 impl ScopeCollector {
-    fn enter(&mut self, name: String, node: &dyn ToTokensSpanned) -> usize {
+    fn enter(&mut self, name: String, node: &dyn ToTokens) {
         self.stack.push(name);
-        let span = node.whole_span();
-        let head = head_line(node.tokens()).unwrap_or(span.start().line);
-        self.scopes.items.push(ItemScope {
-            path: self.stack.join("::"),
-            start: loc(span.start()),
-            end: loc(span.end()),
-            head_line: head,
-        });
-        self.scopes.items.len() - 1
-    }
-}
-
-trait ToTokensSpanned {
-    fn whole_span(&self) -> proc_macro2::Span;
-    fn tokens(&self) -> TokenStream;
-}
-
-impl<T: ToTokens + Spanned> ToTokensSpanned for T {
-    fn whole_span(&self) -> proc_macro2::Span {
-        self.span()
-    }
-    fn tokens(&self) -> TokenStream {
-        self.to_token_stream()
+        if let Some((start, end, head_line)) = extent(node.to_token_stream()) {
+            self.scopes.items.push(ItemScope {
+                path: self.stack.join("::"),
+                start,
+                end,
+                head_line,
+            });
+        }
     }
 }
 
@@ -482,8 +486,10 @@ impl<'ast> Visit<'ast> for ScopeCollector {
     }
 
     fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
-        let span = s.span();
-        self.scopes.stmts.push((span.start().line, span.end().line));
+        if self.stmts {
+            let span = s.span();
+            self.scopes.stmts.push((span.start().line, span.end().line));
+        }
         visit::visit_stmt(self, s);
     }
 }
@@ -527,10 +533,7 @@ pub type CodeSpan = (String, usize, usize);
 type ParsedDirective = (Vec<CodeSpan>, Option<String>);
 
 /// Reads the text after `//` or `//!`. `Ok(None)`: not a directive at all.
-fn parse_directive_text(
-    text: &str,
-    base: usize,
-) -> Result<Option<ParsedDirective>, String> {
+fn parse_directive_text(text: &str, base: usize) -> Result<Option<ParsedDirective>, String> {
     let trimmed = text.trim_start();
     let Some(rest) = trimmed.strip_prefix("mcp-lint:") else {
         return Ok(None);

@@ -19,7 +19,9 @@ fn workspace(root_table: &str) -> Project {
     for m in ["a", "b"] {
         p.write(
             &format!("{m}/Cargo.toml"),
-            &format!("[package]\nname = \"{m}\"\nversion = \"0.1.0\"\n"),
+            &format!(
+                "[package]\nname = \"{m}\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"3\"\n"
+            ),
         );
         p.write(&format!("{m}/src/tools.rs"), common::TOOLS);
     }
@@ -43,7 +45,7 @@ fn nearest_config_wins_package_metadata_then_mcp_lint_toml() {
     let p = workspace("ignore = [\"MCP002\"]\n");
     p.write(
         "b/Cargo.toml",
-        "[package]\nname = \"b\"\nversion = \"0.1.0\"\n\n[package.metadata.mcp-lint]\nselect = [\"MCP003\"]\n",
+        "[package]\nname = \"b\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"3\"\n\n[package.metadata.mcp-lint]\nselect = [\"MCP003\"]\n",
     );
     let r = p.run(&["--format", "concise", "a", "b"]);
     assert_eq!(

@@ -25,6 +25,9 @@ pub struct GateOptions {
     pub update_baseline: bool,
     /// `--strict-baseline`: stale baseline entries fail the run (exit 1).
     pub strict_baseline: bool,
+    /// Compute `partialFingerprints` (SARIF). Identities cost a second parse of each file with
+    /// findings, so they are only computed when a baseline or SARIF needs them.
+    pub fingerprints: bool,
 }
 
 #[derive(Debug)]
@@ -144,7 +147,11 @@ pub fn apply(
         kept.extend(fs.into_iter().filter_map(|f| cfg.filter(f, &abs)));
     }
     kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    let ctxs = baseline::contexts(&kept, |p| texts.get(p));
+    let ctxs = if opts.baseline.is_some() || opts.fingerprints {
+        baseline::contexts(&kept, |p| texts.get(p))
+    } else {
+        vec![baseline::FindingContext::default(); kept.len()]
+    };
     let mut notes = Vec::new();
     let mut info = Vec::new();
     let mut baseline_hidden = 0;
@@ -201,7 +208,11 @@ pub fn apply(
         }
         None => (kept, ctxs),
     };
-    let fingerprints = baseline::fingerprints(&kept, &ctxs);
+    let fingerprints = if opts.fingerprints {
+        baseline::fingerprints(&kept, &ctxs)
+    } else {
+        Vec::new()
+    };
     summary.findings = kept.len();
     Ok(Gated {
         report: Report {

@@ -19,14 +19,14 @@ pub struct Run {
 }
 
 impl Project {
-    /// A package `demo` with `src/tools.rs`.
+    /// A package `demo` that depends on rmcp (the engine checks the manifest), with `src/tools.rs`.
     pub fn new() -> Project {
         let p = Project {
             dir: tempfile::tempdir().expect("temp dir"),
         };
         p.write(
             "Cargo.toml",
-            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = \"3\"\n",
         );
         p.write("src/tools.rs", TOOLS);
         p
