@@ -125,7 +125,11 @@ impl fmt::Debug for SecretKey {
 }
 
 fn decode_material(material: &str) -> Option<Vec<u8>> {
-    if material.len().is_multiple_of(2) && material.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // A 32-byte key is 64 hex characters but only 43-44 base64 ones, so length settles the
+    // (rare) strings that are valid in both alphabets.
+    let is_hex =
+        material.len().is_multiple_of(2) && material.bytes().all(|b| b.is_ascii_hexdigit());
+    if is_hex && material.len() >= 2 * MIN_KEY_BYTES {
         return hex::decode(material).ok();
     }
     let trimmed = material.trim_end_matches('=');
@@ -133,9 +137,15 @@ fn decode_material(material: &str) -> Option<Vec<u8>> {
         base64::engine::general_purpose::STANDARD_NO_PAD,
         base64::engine::general_purpose::URL_SAFE_NO_PAD,
     ];
-    engines
+    let base64 = engines
         .iter()
-        .find_map(|engine| engine.decode(trimmed).ok())
+        .find_map(|engine| engine.decode(trimmed).ok());
+    match base64 {
+        Some(bytes) if bytes.len() >= MIN_KEY_BYTES || !is_hex => Some(bytes),
+        // Too short either way: report the length the author most likely meant (hex).
+        _ if is_hex => hex::decode(material).ok(),
+        other => other,
+    }
 }
 
 fn redact_entry(entry: &str) -> String {

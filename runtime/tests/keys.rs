@@ -49,6 +49,10 @@ fn ring_lists_parse_hex_and_base64_newest_first() {
     assert_eq!(ring.active_kid(), "new");
     assert_eq!(ring.kids(), vec!["new", "old"]);
     assert!(KeyRing::parse("k1:abcd").is_err());
+    // 44 characters valid in both alphabets: read as base64 (33 bytes), since as
+    // hex they would be too short.
+    let ambiguous = "0123456789abcdef0123456789abcdef0123456789ab";
+    assert!(KeyRing::parse(&format!("k1:{ambiguous}")).is_ok());
     assert!(KeyRing::parse(&format!("nocolon{hex_key}")).is_err());
     assert!(KeyRing::parse(&format!("k1:{hex_key}zz")).is_err());
 }
