@@ -156,41 +156,35 @@ pub fn ask_stmt(stmt: &Stmt, mrtr: &Ident) -> Option<syn::Result<AskStmt>> {
     }
 }
 
-/// The name used in default `inputRequests` keys for the `index`-th answer of a pattern.
+/// The name used in default `inputRequests` keys for each answer of a pattern: the binding's
+/// name (the first one a destructuring pattern binds), else the answer's position.
 pub fn key_names(pat: Option<&Pat>, count: usize) -> Vec<String> {
     let mut names: Vec<String> = (0..count).map(|i| i.to_string()).collect();
-    let strip = |p: &Pat| -> Option<String> {
-        let mut p = p;
-        while let Pat::Type(t) = p {
-            p = &t.pat;
-        }
-        match p {
-            Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
-            _ => None,
-        }
+    let first_binding = |p: &Pat| -> Option<String> {
+        crate::names::pattern_bindings(p)
+            .first()
+            .map(|b| b.ident.to_string())
     };
+    let mut pat = pat;
+    while let Some(Pat::Type(t)) = pat {
+        pat = Some(&t.pat);
+    }
     match pat {
         Some(pat) if count == 1 => {
-            if let Some(name) = strip(pat) {
+            if let Some(name) = first_binding(pat) {
                 names[0] = name;
             }
         }
-        Some(pat) => {
-            let mut p = pat;
-            while let Pat::Type(t) = p {
-                p = &t.pat;
-            }
-            if let Pat::Tuple(tuple) = p {
-                for (i, elem) in tuple.elems.iter().enumerate().take(count) {
-                    if let Some(name) = strip(elem) {
-                        if !names.contains(&name) {
-                            names[i] = name;
-                        }
+        Some(Pat::Tuple(tuple)) => {
+            for (i, elem) in tuple.elems.iter().enumerate().take(count) {
+                if let Some(name) = first_binding(elem) {
+                    if !names.contains(&name) {
+                        names[i] = name;
                     }
                 }
             }
         }
-        None => {}
+        _ => {}
     }
     names
 }

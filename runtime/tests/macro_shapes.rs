@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use mrtr::testing::{Answer, End, TestClient};
 use mrtr::{mrtr_handler, Elicitation, Mrtr, MrtrError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct Pick {
     n: i64,
 }
@@ -161,4 +161,30 @@ fn shadowed_bindings_each_keep_their_own_value_and_a_bare_ask_statement_works() 
     assert_eq!(transcript.end, End::Complete(json!({ "x": 33, "z": 4 })));
     assert_eq!(transcript.rounds.len(), 4);
     assert_eq!(runs.counts(), [1, 1]);
+}
+
+type HandlerResult<T> = Result<T, MrtrError>;
+
+/// A return type written through an alias, and a `let .. else` directly on an ask whose
+/// binding is kept across the next ask.
+#[mrtr_handler]
+async fn aliased(mrtr: Mrtr) -> HandlerResult<Value> {
+    let Elicitation::Accept(first) = mrtr.elicit::<Pick>("first").await? else {
+        return Ok(json!("declined"));
+    };
+    let second = mrtr.elicit::<Pick>("second").await?;
+    Ok(json!(first.n + n(second)))
+}
+
+#[test]
+fn an_aliased_result_and_let_else_on_an_ask() {
+    let transcript = TestClient::tool("aliased", json!({}))
+        .answer("s1.first", pick(40))
+        .answer("s2.second", pick(2))
+        .run_blocking(aliased);
+    assert_eq!(transcript.end, End::Complete(json!(42)));
+    let declined = TestClient::tool("aliased", json!({}))
+        .answer("s1.first", Answer::Decline)
+        .run_blocking(aliased);
+    assert_eq!(declined.end, End::Complete(json!("declined")));
 }
