@@ -30,6 +30,9 @@ pub struct Body<'a> {
     pub idents: HashSet<String>,
     /// Every string literal in the body (macro tokens included).
     pub strings: Vec<String>,
+    /// Locals borrowed `&mut` somewhere (`getrandom::fill(&mut key)`): their initializer is not
+    /// their value.
+    pub mut_borrowed: HashSet<String>,
 }
 
 impl<'a> Body<'a> {
@@ -47,6 +50,7 @@ impl<'a> Body<'a> {
             indexes: Vec::new(),
             idents: HashSet::new(),
             strings: Vec::new(),
+            mut_borrowed: HashSet::new(),
         };
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {
@@ -141,25 +145,29 @@ impl Body<'_> {
         t
     }
 
-    fn trace_into(&self, e: &syn::Expr, c: &dyn Classify, t: &mut Trace, seen: &mut HashSet<String>) {
+    fn trace_into(
+        &self,
+        e: &syn::Expr,
+        c: &dyn Classify,
+        t: &mut Trace,
+        seen: &mut HashSet<String>,
+    ) {
         t.steps += 1;
         if t.steps > MAX_TRACE_STEPS {
             return;
         }
         match e {
-            syn::Expr::Path(p) => {
-                if p.path.segments.len() == 1 {
-                    let name = p.path.segments[0].ident.to_string();
-                    t.names.push(name.clone());
-                    if let Some(ty) = self.param_types.get(&name) {
-                        if let Some(n) = last_segment(ty) {
-                            t.types.push(n);
-                        }
+            syn::Expr::Path(p) if p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                t.names.push(name.clone());
+                if let Some(ty) = self.param_types.get(&name) {
+                    if let Some(n) = last_segment(ty) {
+                        t.types.push(n);
                     }
-                    if seen.insert(name.clone()) {
-                        for init in self.inits(&name) {
-                            self.trace_into(init, c, t, seen);
-                        }
+                }
+                if seen.insert(name.clone()) {
+                    for init in self.inits(&name) {
+                        self.trace_into(init, c, t, seen);
                     }
                 }
             }
@@ -169,12 +177,24 @@ impl Body<'_> {
                 }
             }
             syn::Expr::Call(call) => {
-                let syn::Expr::Path(p) = &*call.func else { return };
-                let path: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let syn::Expr::Path(p) = &*call.func else {
+                    return;
+                };
+                let path: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 for seg in &p.path.segments {
                     turbofish_types(&seg.arguments, &mut t.types);
                 }
-                let met = Met { path, method: false, mac: false, recv: None };
+                let met = Met {
+                    path,
+                    method: false,
+                    mac: false,
+                    recv: None,
+                };
                 if self.apply(met, c, t) {
                     for a in &call.args {
                         self.trace_into(a, c, t, seen);
@@ -247,14 +267,23 @@ impl Body<'_> {
                     self.trace_into(e, c, t, seen);
                 }
             }
-            syn::Expr::Match(m) => m.arms.iter().for_each(|a| self.trace_into(&a.body, c, t, seen)),
+            syn::Expr::Match(m) => m
+                .arms
+                .iter()
+                .for_each(|a| self.trace_into(&a.body, c, t, seen)),
             syn::Expr::Closure(cl) => self.trace_into(&cl.body, c, t, seen),
             _ => {}
         }
     }
 
     /// A block's value: its tail expression.
-    fn trace_tail(&self, b: &syn::Block, c: &dyn Classify, t: &mut Trace, seen: &mut HashSet<String>) {
+    fn trace_tail(
+        &self,
+        b: &syn::Block,
+        c: &dyn Classify,
+        t: &mut Trace,
+        seen: &mut HashSet<String>,
+    ) {
         if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last() {
             self.trace_into(e, c, t, seen);
         }
@@ -277,9 +306,25 @@ impl Body<'_> {
         }
     }
 
-    fn trace_macro(&self, m: &syn::Macro, c: &dyn Classify, t: &mut Trace, seen: &mut HashSet<String>) {
-        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        let met = Met { path: vec![format!("{name}!")], method: false, mac: true, recv: None };
+    fn trace_macro(
+        &self,
+        m: &syn::Macro,
+        c: &dyn Classify,
+        t: &mut Trace,
+        seen: &mut HashSet<String>,
+    ) {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let met = Met {
+            path: vec![format!("{name}!")],
+            method: false,
+            mac: true,
+            recv: None,
+        };
         if !self.apply(met, c, t) {
             return;
         }
@@ -291,14 +336,21 @@ impl Body<'_> {
             }
             return;
         }
-        if let Ok(args) = Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone()) {
+        if let Ok(args) =
+            Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone())
+        {
             for a in &args {
                 self.trace_into(a, c, t, seen);
             }
             // `format!("{state}")`: inline arguments are locals too.
-            if let Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) = args.first() {
+            if let Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) = args.first()
+            {
                 for name in inline_format_args(&s.value()) {
-                    let p: syn::Expr = syn::parse_str(&name).unwrap_or(syn::Expr::Verbatim(TokenStream::new()));
+                    let p: syn::Expr =
+                        syn::parse_str(&name).unwrap_or(syn::Expr::Verbatim(TokenStream::new()));
                     self.trace_into(&p, c, t, seen);
                 }
             }
@@ -355,7 +407,11 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
     fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
         if let syn::Expr::Path(p) = &*a.left {
             if let Some(id) = p.path.get_ident() {
-                self.b.lets.entry(id.to_string()).or_default().push(&a.right);
+                self.b
+                    .lets
+                    .entry(id.to_string())
+                    .or_default()
+                    .push(&a.right);
             }
         }
         syn::visit::visit_expr_assign(self, a);
@@ -393,6 +449,17 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
             self.b.idents.insert(n.to_string());
         }
         syn::visit::visit_expr_field(self, f);
+    }
+
+    fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+        if r.mutability.is_some() {
+            if let syn::Expr::Path(p) = &*r.expr {
+                if let Some(id) = p.path.get_ident() {
+                    self.b.mut_borrowed.insert(id.to_string());
+                }
+            }
+        }
+        syn::visit::visit_expr_reference(self, r);
     }
 
     fn visit_expr_index(&mut self, i: &'a syn::ExprIndex) {
@@ -621,7 +688,12 @@ pub fn last_name(e: &syn::Expr) -> Option<String> {
 /// The segments of a call's function path (`["InputRequiredResult", "new"]`).
 pub fn call_path(c: &syn::ExprCall) -> Vec<String> {
     match &*c.func {
-        syn::Expr::Path(p) => p.path.segments.iter().map(|s| s.ident.to_string()).collect(),
+        syn::Expr::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -629,7 +701,9 @@ pub fn call_path(c: &syn::ExprCall) -> Vec<String> {
 /// `Some(x)` → `x`; anything else is itself.
 pub fn unwrap_some(e: &syn::Expr) -> Option<&syn::Expr> {
     match e {
-        syn::Expr::Call(c) if call_path(c).last().is_some_and(|l| l == "Some") && c.args.len() == 1 => {
+        syn::Expr::Call(c)
+            if call_path(c).last().is_some_and(|l| l == "Some") && c.args.len() == 1 =>
+        {
             Some(&c.args[0])
         }
         syn::Expr::Path(p) if p.path.is_ident("None") => None,
@@ -663,6 +737,7 @@ impl<'a> Body<'a> {
             indexes: Vec::new(),
             idents: HashSet::new(),
             strings: Vec::new(),
+            mut_borrowed: HashSet::new(),
         };
         let mut idx = Indexer { b: &mut b };
         idx.visit_expr(e);

@@ -32,7 +32,11 @@ fn asks(b: &Body<'_>) -> Vec<Ask> {
             _ => continue,
         };
         let url = wire == "elicitation/create" && c.args.iter().any(|a| mentions_url_params(b, a));
-        out.push(Ask { span: c.func.span(), wire, url });
+        out.push(Ask {
+            span: c.func.span(),
+            wire,
+            url,
+        });
     }
     for m in &b.macros {
         let mut objs = Vec::new();
@@ -43,16 +47,23 @@ fn asks(b: &Body<'_>) -> Vec<Ask> {
         for o in objs {
             let entries = json_entries(&o);
             for (k, _, v) in &entries {
-                let Some((method, span)) = json_str(v).filter(|_| k == "method") else { continue };
+                let Some((method, span)) = json_str(v).filter(|_| k == "method") else {
+                    continue;
+                };
                 let wire = match method.as_str() {
                     "elicitation/create" => "elicitation/create",
                     "sampling/createMessage" => "sampling/createMessage",
                     "roots/list" => "roots/list",
                     _ => continue,
                 };
-                let url = entries.iter().any(|(k, _, v)| k == "params" && json_root(v).is_some_and(|p| {
-                    json_entries(&p).iter().any(|(k, _, v)| k == "mode" && json_str(v).is_some_and(|(s, _)| s == "url"))
-                }));
+                let url = entries.iter().any(|(k, _, v)| {
+                    k == "params"
+                        && json_root(v).is_some_and(|p| {
+                            json_entries(&p).iter().any(|(k, _, v)| {
+                                k == "mode" && json_str(v).is_some_and(|(s, _)| s == "url")
+                            })
+                        })
+                });
                 out.push(Ask { span, wire, url });
             }
         }
@@ -69,19 +80,25 @@ fn all(_: &Met) -> (Step, u8) {
 fn mentions_url_params(b: &Body<'_>, e: &syn::Expr) -> bool {
     let t = b.trace(e, &all);
     t.struct_types.iter().any(|s| s == "UrlElicitationParams")
-        || t.marked.iter().any(|(m, _)| m.path.iter().any(|s| s == "UrlElicitationParams"))
+        || t.marked
+            .iter()
+            .any(|(m, _)| m.path.iter().any(|s| s == "UrlElicitationParams"))
 }
 
 fn is_cap_word(s: &str) -> bool {
     let l = s.to_ascii_lowercase();
-    l.contains("capabilit") || l.starts_with("supports_") || l.starts_with("can_elicit") || l.starts_with("can_sample")
+    l.contains("capabilit")
+        || l.starts_with("supports_")
+        || l.starts_with("can_elicit")
+        || l.starts_with("can_sample")
 }
 
 /// Does the body look at `elicitation.url` of the client's capabilities?
 fn checks_url(b: &Body<'_>) -> bool {
     if b.idents.iter().any(|i| {
         let l = i.to_ascii_lowercase();
-        l.contains("url") && (l.contains("elicit") || l.contains("capab") || l.starts_with("supports"))
+        l.contains("url")
+            && (l.contains("elicit") || l.contains("capab") || l.starts_with("supports"))
     }) {
         return true;
     }
@@ -89,7 +106,9 @@ fn checks_url(b: &Body<'_>) -> bool {
         let t = b.trace(base, &all);
         t.names.iter().any(|n| is_cap_word(n) || n == "elicitation")
             || t.marked.iter().any(|(m, _)| is_cap_word(m.name()))
-            || t.strings.iter().any(|(s, _)| s == "elicitation" || is_cap_word(s))
+            || t.strings
+                .iter()
+                .any(|(s, _)| s == "elicitation" || is_cap_word(s))
     };
     b.fields.iter().any(|f| matches!(&f.member, syn::Member::Named(n) if n == "url") && base_is_caps(&f.base))
         || b.indexes.iter().any(|i| {
@@ -100,9 +119,15 @@ fn checks_url(b: &Body<'_>) -> bool {
 
 pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let b = &f.body;
-    let reads_request = b.idents.iter().any(|i| i == "request_state" || i == "input_responses")
-        || b.strings.iter().any(|s| s == "requestState" || s == "inputResponses");
-    let handler = f.kind == HandlerKind::MrtrRequest || (f.kind == HandlerKind::Plain && reads_request);
+    let reads_request = b
+        .idents
+        .iter()
+        .any(|i| i == "request_state" || i == "input_responses")
+        || b.strings
+            .iter()
+            .any(|s| s == "requestState" || s == "inputResponses");
+    let handler =
+        f.kind == HandlerKind::MrtrRequest || (f.kind == HandlerKind::Plain && reads_request);
     if !handler {
         return;
     }
@@ -110,7 +135,8 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     if found.is_empty() {
         return;
     }
-    let reads_caps = b.idents.iter().any(|i| is_cap_word(i)) || b.strings.iter().any(|s| is_cap_word(s));
+    let reads_caps =
+        b.idents.iter().any(|i| is_cap_word(i)) || b.strings.iter().any(|s| is_cap_word(s));
     if !reads_caps {
         for a in &found {
             let cap = match a.wire {
@@ -125,7 +151,7 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
                 a.span,
                 sdk_of(cx),
                 format!(
-                    "`{}` embeds a `{}` input request but never reads this request's client \
+                    "`{}` embeds an input request (`{}`) but never reads this request's client \
 capabilities. S18: a server MUST NOT send an input request for a capability (`{cap}`) the client did \
 not declare in this request; capabilities are per request (S27)",
                     if f.name.is_empty() { "this code" } else { &f.name },

@@ -9,7 +9,14 @@ use super::{emit, sdk_of, FnView};
 use crate::engine::Cx;
 
 /// Calls that take the content as given: a missing content panics or becomes a default.
-const ASSUME: &[&str] = &["unwrap", "expect", "unwrap_or", "unwrap_or_default", "unwrap_or_else", "unwrap_unchecked"];
+const ASSUME: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "unwrap_unchecked",
+];
 
 fn all(_: &Met) -> (Step, u8) {
     (Step::MarkThrough, 0)
@@ -19,17 +26,22 @@ fn all(_: &Met) -> (Step, u8) {
 fn is_answer(b: &Body<'_>, e: &syn::Expr) -> bool {
     let t = b.trace(e, &all);
     let word = |s: &str| s == "input_responses" || s == "inputResponses" || s == "ElicitResult";
-    t.names.iter().any(|n| word(n) || b.param_heads.get(n).is_some_and(|h| h == "InputResponses" || h == "ElicitResult"))
-        || t.marked.iter().any(|(m, _)| m.path.iter().any(|s| word(s)))
+    t.names.iter().any(|n| {
+        word(n)
+            || b.param_heads
+                .get(n)
+                .is_some_and(|h| h == "InputResponses" || h == "ElicitResult")
+    }) || t.marked.iter().any(|(m, _)| m.path.iter().any(|s| word(s)))
         || t.types.iter().any(|s| word(s))
         || t.strings.iter().any(|(s, _)| word(s))
 }
 
 /// A content access inside `e`'s receiver chain: `.content`, `["content"]`, `.get("content")`.
-fn content_in_chain<'e>(b: &Body<'_>, e: &'e syn::Expr) -> Option<Span> {
+fn content_in_chain(b: &Body<'_>, e: &syn::Expr) -> Option<Span> {
     match e {
         syn::Expr::Field(f) => {
-            if matches!(&f.member, syn::Member::Named(n) if n == "content") && is_answer(b, &f.base) {
+            if matches!(&f.member, syn::Member::Named(n) if n == "content") && is_answer(b, &f.base)
+            {
                 return Some(f.member.span());
             }
             content_in_chain(b, &f.base)
@@ -65,21 +77,22 @@ fn content_in_chain<'e>(b: &Body<'_>, e: &'e syn::Expr) -> Option<Span> {
 
 pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let b = &f.body;
-    let checks_action = b.idents.iter().any(|i| i == "action" || i.to_ascii_lowercase().contains("accept"))
+    let checks_action = b
+        .idents
+        .iter()
+        .any(|i| i == "action" || i.to_ascii_lowercase().contains("accept"))
         || b.strings.iter().any(|s| s == "action" || s == "accept");
     if checks_action {
         return;
     }
-    let mut seen: Vec<Span> = Vec::new();
-    for m in &b.methods {
-        if !ASSUME.contains(&m.method.to_string().as_str()) {
-            continue;
-        }
-        let Some(span) = content_in_chain(b, &m.receiver) else { continue };
-        if seen.iter().any(|s| s.start() == span.start()) {
-            continue;
-        }
-        seen.push(span);
+    // One finding per fn, at the first content taken: the mistake is the missing action check.
+    let first = b
+        .methods
+        .iter()
+        .filter(|m| ASSUME.contains(&m.method.to_string().as_str()))
+        .filter_map(|m| content_in_chain(b, &m.receiver).map(|span| (span, m)))
+        .min_by_key(|(span, _)| (span.start().line, span.start().column));
+    if let Some((span, m)) = first {
         emit(
             cx,
             "MCP109",

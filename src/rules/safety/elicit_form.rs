@@ -35,7 +35,13 @@ tokens, payment credentials) and MUST use URL mode for it"
 
 /// Fields of a struct defined in this file.
 fn struct_fields(cx: &Cx<'_>, ty: &str) -> Vec<String> {
-    let mut v: Vec<String> = cx.facts().fields.keys().filter(|(o, _)| o == ty).map(|(_, f)| f.clone()).collect();
+    let mut v: Vec<String> = cx
+        .facts()
+        .fields
+        .keys()
+        .filter(|(o, _)| o == ty)
+        .map(|(_, f)| f.clone())
+        .collect();
     v.sort();
     v
 }
@@ -48,7 +54,9 @@ fn turbofish_type(args: &syn::AngleBracketedGenericArguments) -> Option<String> 
 }
 
 fn insecure_url(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix("http://") else { return false };
+    let Some(rest) = s.strip_prefix("http://") else {
+        return false;
+    };
     let host = rest.split(['/', ':', '?', '{']).next().unwrap_or("");
     !matches!(host, "localhost" | "127.0.0.1" | "[" | "0.0.0.0") && !host.is_empty()
 }
@@ -69,15 +77,23 @@ credentials or consent travels unencrypted. S33: the URL SHOULD use HTTPS outsid
 fn schema_from_type(cx: &mut Cx<'_>, b: &Body<'_>) {
     for c in &b.calls {
         let p = call_path(c);
-        if !p.iter().any(|s| s == "ElicitationSchema") || p.last().is_none_or(|l| l != "from_type") {
+        if !p.iter().any(|s| s == "ElicitationSchema") || p.last().is_none_or(|l| l != "from_type")
+        {
             continue;
         }
-        let syn::Expr::Path(ep) = &*c.func else { continue };
-        let Some(syn::PathArguments::AngleBracketed(ab)) = ep.path.segments.last().map(|s| &s.arguments) else {
+        let syn::Expr::Path(ep) = &*c.func else {
+            continue;
+        };
+        let Some(syn::PathArguments::AngleBracketed(ab)) =
+            ep.path.segments.last().map(|s| &s.arguments)
+        else {
             continue;
         };
         if let Some(ty) = turbofish_type(ab) {
-            if let Some(field) = struct_fields(cx, &ty).into_iter().find(|f| is_sensitive_form_field(f)) {
+            if let Some(field) = struct_fields(cx, &ty)
+                .into_iter()
+                .find(|f| is_sensitive_form_field(f))
+            {
                 report_field(cx, c.span(), &field);
             }
         }
@@ -87,16 +103,25 @@ fn schema_from_type(cx: &mut Cx<'_>, b: &Body<'_>) {
         // `mrtr.elicit::<Login>(..)` (this project's runtime) and legacy `peer.elicit::<T>`.
         if name == "elicit" {
             if let Some(ty) = m.turbofish.as_ref().and_then(turbofish_type) {
-                if let Some(field) = struct_fields(cx, &ty).into_iter().find(|f| is_sensitive_form_field(f)) {
+                if let Some(field) = struct_fields(cx, &ty)
+                    .into_iter()
+                    .find(|f| is_sensitive_form_field(f))
+                {
                     report_field(cx, m.method.span(), &field);
                 }
             }
             continue;
         }
         // rmcp's `ElicitationSchema::builder().required_string("password")`.
-        let builder = name.contains("property") || name.starts_with("required_") || name.starts_with("optional_");
+        let builder = name.contains("property")
+            || name.starts_with("required_")
+            || name.starts_with("optional_");
         if builder && b.idents.contains("ElicitationSchema") {
-            if let Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) = m.args.first() {
+            if let Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })) = m.args.first()
+            {
                 if is_sensitive_form_field(&s.value()) {
                     report_field(cx, s.span(), &s.value());
                 }
@@ -107,11 +132,19 @@ fn schema_from_type(cx: &mut Cx<'_>, b: &Body<'_>) {
 
 fn struct_literals(cx: &mut Cx<'_>, b: &Body<'_>) {
     for s in &b.structs {
-        let Some(last) = s.path.segments.last().map(|l| l.ident.to_string()) else { continue };
-        let field = |n: &str| s.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(m) if m == n));
+        let Some(last) = s.path.segments.last().map(|l| l.ident.to_string()) else {
+            continue;
+        };
+        let field = |n: &str| {
+            s.fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(m) if m == n))
+        };
         match last.as_str() {
             "FormElicitationParams" => {
-                let Some(f) = field("requested_schema") else { continue };
+                let Some(f) = field("requested_schema") else {
+                    continue;
+                };
                 let t = b.trace(&f.expr, &all);
                 if let Some(k) = t.json_keys.iter().find(|k| is_sensitive_form_field(k)) {
                     report_field(cx, f.expr.span(), k);
@@ -141,7 +174,7 @@ fn struct_literals(cx: &mut Cx<'_>, b: &Body<'_>) {
 
 fn json_literals(cx: &mut Cx<'_>, b: &Body<'_>) {
     for m in &b.macros {
-        if !m.path.segments.last().is_some_and(|s| s.ident == "json") {
+        if m.path.segments.last().is_none_or(|s| s.ident != "json") {
             continue;
         }
         let mut objs = Vec::new();
@@ -151,8 +184,14 @@ fn json_literals(cx: &mut Cx<'_>, b: &Body<'_>) {
         }
         for o in objs {
             let entries = json_entries(&o);
-            let is_url = entries.iter().any(|(k, _, v)| k == "mode" && json_str(v).is_some_and(|(s, _)| s == "url"));
-            if let Some(schema) = entries.iter().find(|(k, _, _)| k == "requestedSchema").and_then(|(_, _, v)| json_root(v)) {
+            let is_url = entries
+                .iter()
+                .any(|(k, _, v)| k == "mode" && json_str(v).is_some_and(|(s, _)| s == "url"));
+            if let Some(schema) = entries
+                .iter()
+                .find(|(k, _, _)| k == "requestedSchema")
+                .and_then(|(_, _, v)| json_root(v))
+            {
                 let mut keys = Vec::new();
                 json_keys_spanned(&schema, &mut keys);
                 if let Some((k, span)) = keys.iter().find(|(k, _)| is_sensitive_form_field(k)) {

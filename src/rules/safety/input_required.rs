@@ -5,7 +5,9 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use super::body::{call_path, is_none, json_entries, json_objects, json_root, json_str, unwrap_some, Body};
+use super::body::{
+    call_path, is_none, json_entries, json_objects, json_root, json_str, unwrap_some, Body,
+};
 use super::{emit, sdk_of, FnView};
 use crate::engine::{Cx, HandlerKind};
 
@@ -29,9 +31,17 @@ const MRTR_WIRE: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 
 /// Wire methods of requests a server answers (so a match on them is a dispatcher).
 fn is_request_wire(m: &str) -> bool {
-    ["tools/", "prompts/", "resources/", "completion/", "server/", "subscriptions/", "logging/"]
-        .iter()
-        .any(|p| m.starts_with(p))
+    [
+        "tools/",
+        "prompts/",
+        "resources/",
+        "completion/",
+        "server/",
+        "subscriptions/",
+        "logging/",
+    ]
+    .iter()
+    .any(|p| m.starts_with(p))
         || matches!(m, "initialize" | "ping")
 }
 
@@ -46,7 +56,9 @@ impl<'a> Visit<'a> for Builds {
     fn visit_path(&mut self, p: &'a syn::Path) {
         let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
         let hit = segs.iter().any(|s| s == "InputRequiredResult")
-            || segs.last().is_some_and(|l| l == "InputRequired" || l == "INPUT_REQUIRED" || l == "input_required");
+            || segs.last().is_some_and(|l| {
+                l == "InputRequired" || l == "INPUT_REQUIRED" || l == "input_required"
+            });
         if hit {
             self.spans.push(p.span());
             return;
@@ -77,8 +89,13 @@ fn builds_in(e: &syn::Expr) -> Vec<Span> {
 
 fn wrong_method(cx: &mut Cx<'_>, f: &FnView<'_>, block_exprs: &[Span]) {
     let bare = f.name.strip_prefix("handle_").unwrap_or(&f.name);
-    let Some((_, wire)) = NOT_MRTR.iter().find(|(n, _)| *n == bare) else { return };
-    let handlerish = matches!(f.kind, HandlerKind::OtherRequest | HandlerKind::Hook | HandlerKind::Plain);
+    let Some((_, wire)) = NOT_MRTR.iter().find(|(n, _)| *n == bare) else {
+        return;
+    };
+    let handlerish = matches!(
+        f.kind,
+        HandlerKind::OtherRequest | HandlerKind::Hook | HandlerKind::Plain
+    );
     if !handlerish {
         return;
     }
@@ -104,7 +121,10 @@ fn dispatch_arms(cx: &mut Cx<'_>, b: &Body<'_>) {
         for arm in &m.arms {
             let mut wires = Vec::new();
             collect_lit_pats(&arm.pat, &mut wires);
-            let Some(wire) = wires.iter().find(|w| is_request_wire(w) && !MRTR_WIRE.contains(&w.as_str())) else {
+            let Some(wire) = wires
+                .iter()
+                .find(|w| is_request_wire(w) && !MRTR_WIRE.contains(&w.as_str()))
+            else {
                 continue;
             };
             if let Some(span) = builds_in(&arm.body).first() {
@@ -141,16 +161,22 @@ fn empty_requests(b: &Body<'_>, e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Call(c) => {
             let p = call_path(c);
-            c.args.is_empty() && p.last().is_some_and(|l| l == "new" || l == "default")
+            c.args.is_empty()
+                && p.last().is_some_and(|l| l == "new" || l == "default")
                 && p.len() >= 2
-                && matches!(p[p.len() - 2].as_str(), "InputRequests" | "BTreeMap" | "HashMap" | "Default")
+                && matches!(
+                    p[p.len() - 2].as_str(),
+                    "InputRequests" | "BTreeMap" | "HashMap" | "Default"
+                )
         }
         syn::Expr::Path(p) if p.path.segments.len() == 1 => {
             let name = p.path.segments[0].ident.to_string();
             let inits = b.inits(&name);
             let filled = b.methods.iter().any(|m| {
-                matches!(m.method.to_string().as_str(), "insert" | "extend" | "append" | "entry" | "push")
-                    && super::body::last_name(&m.receiver).as_deref() == Some(name.as_str())
+                matches!(
+                    m.method.to_string().as_str(),
+                    "insert" | "extend" | "append" | "entry" | "push"
+                ) && super::body::last_name(&m.receiver).as_deref() == Some(name.as_str())
             });
             !inits.is_empty() && !filled && inits.iter().all(|i| empty_requests(b, i))
         }
@@ -163,7 +189,8 @@ fn empty_result(cx: &mut Cx<'_>, b: &Body<'_>) {
     const MSG: &str = "this InputRequiredResult has neither `inputRequests` nor `requestState`: the client has \
 nothing to answer and nothing to echo. S6: every InputRequiredResult MUST include at least one of them \
 (rmcp 3.1+ clients reject it)";
-    const HELP: &str = "add the input requests the handler needs, or a sealed `requestState` for a state-only \
+    const HELP: &str =
+        "add the input requests the handler needs, or a sealed `requestState` for a state-only \
 round; if nothing is needed, return the complete result";
     let mut spans = Vec::new();
     for c in &b.calls {
@@ -185,11 +212,21 @@ round; if nothing is needed, return the complete result";
         }
     }
     for s in &b.structs {
-        if !s.path.segments.last().is_some_and(|l| l.ident == "InputRequiredResult") {
+        if s.path
+            .segments
+            .last()
+            .is_none_or(|l| l.ident != "InputRequiredResult")
+        {
             continue;
         }
-        let field = |n: &str| s.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(m) if m == n));
-        let absent = |n: &str| field(n).is_none_or(|f| unwrap_some(&f.expr).is_none_or(|r| empty_requests(b, r)));
+        let field = |n: &str| {
+            s.fields
+                .iter()
+                .find(|f| matches!(&f.member, syn::Member::Named(m) if m == n))
+        };
+        let absent = |n: &str| {
+            field(n).is_none_or(|f| unwrap_some(&f.expr).is_none_or(|r| empty_requests(b, r)))
+        };
         if absent("input_requests") && absent("request_state") {
             spans.push(s.span());
         }
@@ -202,15 +239,17 @@ round; if nothing is needed, return the complete result";
         }
         for o in objs {
             let entries = json_entries(&o);
-            let Some((_, span, _)) = entries
-                .iter()
-                .find(|(k, _, v)| k == "resultType" && json_str(v).is_some_and(|(s, _)| s == "input_required"))
-            else {
+            let Some((_, span, _)) = entries.iter().find(|(k, _, v)| {
+                k == "resultType" && json_str(v).is_some_and(|(s, _)| s == "input_required")
+            }) else {
                 continue;
             };
             let reqs = entries.iter().find(|(k, _, _)| k == "inputRequests");
-            let reqs_empty = reqs.is_none_or(|(_, _, v)| json_root(v).is_some_and(|o| o.is_empty()));
-            let state = entries.iter().any(|(k, _, v)| k == "requestState" && !json_str(v).is_some_and(|(s, _)| s.is_empty()));
+            let reqs_empty =
+                reqs.is_none_or(|(_, _, v)| json_root(v).is_some_and(|o| o.is_empty()));
+            let state = entries.iter().any(|(k, _, v)| {
+                k == "requestState" && !json_str(v).is_some_and(|(s, _)| s.is_empty())
+            });
             if reqs_empty && !state {
                 spans.push(*span);
             }
@@ -226,12 +265,19 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let mut builds = Vec::new();
     for c in &b.calls {
         let p = call_path(c);
-        if p.iter().any(|s| s == "InputRequiredResult") || p.last().is_some_and(|l| l == "InputRequired" || l == "input_required") {
+        if p.iter().any(|s| s == "InputRequiredResult")
+            || p.last()
+                .is_some_and(|l| l == "InputRequired" || l == "input_required")
+        {
             builds.push(c.func.span());
         }
     }
     for s in &b.structs {
-        if s.path.segments.last().is_some_and(|l| l.ident == "InputRequiredResult") {
+        if s.path
+            .segments
+            .last()
+            .is_some_and(|l| l.ident == "InputRequiredResult")
+        {
             builds.push(s.path.span());
         }
     }

@@ -34,23 +34,28 @@ pub(crate) struct FnView<'a> {
 
 impl Rule for Safety {
     fn codes(&self) -> &'static [&'static str] {
-        &["MCP101", "MCP102", "MCP103", "MCP104", "MCP105", "MCP106", "MCP107", "MCP108", "MCP109"]
+        &[
+            "MCP101", "MCP102", "MCP103", "MCP104", "MCP105", "MCP106", "MCP107", "MCP108",
+            "MCP109",
+        ]
     }
 
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
         let kind = cx.context().kind;
-        if kind == HandlerKind::Client {
+        // Tests pin keys, keep toy state and build malformed results on purpose.
+        if kind == HandlerKind::Client || cx.in_test_code() {
             return;
         }
-        let f = FnView { body: Body::scan(sig, block), name: sig.ident.to_string(), kind };
-        // Tests pin keys and keep toy state on purpose; protocol mistakes are reported everywhere.
-        if !cx.in_test_code() {
-            state_mint::check(cx, &f);
-            state_trust::check(cx, &f);
-            seal_binding::check(cx, &f);
-            state_key::check(cx, &f);
-            state_secrets::check(cx, &f);
-        }
+        let f = FnView {
+            body: Body::scan(sig, block),
+            name: sig.ident.to_string(),
+            kind,
+        };
+        state_mint::check(cx, &f);
+        state_trust::check(cx, &f);
+        seal_binding::check(cx, &f);
+        state_key::check(cx, &f);
+        state_secrets::check(cx, &f);
         input_required::check(cx, &f);
         capability::check(cx, &f);
         elicit_form::check(cx, &f);
@@ -68,13 +73,24 @@ impl Rule for Safety {
         if cx.in_test_code() {
             return;
         }
-        let f = FnView { body: Body::scan_expr(expr), name: String::new(), kind: HandlerKind::Plain };
+        let f = FnView {
+            body: Body::scan_expr(expr),
+            name: String::new(),
+            kind: HandlerKind::Plain,
+        };
         state_key::check(cx, &f);
     }
 }
 
 /// Reports `code` at `span`.
-pub(crate) fn emit(cx: &mut Cx<'_>, code: &'static str, span: Span, sdk: Option<&'static str>, message: String, help: &str) {
+pub(crate) fn emit(
+    cx: &mut Cx<'_>,
+    code: &'static str,
+    span: Span,
+    sdk: Option<&'static str>,
+    message: String,
+    help: &str,
+) {
     cx.emit(Draft {
         code,
         first: span,
@@ -91,7 +107,10 @@ pub(crate) fn sdk_of(cx: &Cx<'_>) -> Option<&'static str> {
     if cx.facts().mentioned_sdks.is_empty() {
         Some("raw")
     } else {
-        cx.facts().mentioned_sdks.first().map(|&i| crate::sdk::SDKS[i].name)
+        cx.facts()
+            .mentioned_sdks
+            .first()
+            .map(|&i| crate::sdk::SDKS[i].name)
     }
 }
 

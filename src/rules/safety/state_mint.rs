@@ -13,14 +13,48 @@ const SEALED: u8 = 2;
 
 /// Calls a value passes through unchanged in kind: they neither encode nor protect it.
 pub(super) const NEUTRAL_METHODS: &[&str] = &[
-    "clone", "to_string", "to_owned", "into", "as_str", "as_ref", "as_bytes", "as_deref", "unwrap",
-    "expect", "map_err", "ok", "ok_or", "ok_or_else", "unwrap_or_default", "unwrap_or", "unwrap_or_else",
-    "context", "with_context", "borrow", "to_vec", "into_bytes", "trim", "map", "and_then", "as_slice",
-    "into_owned", "cloned", "copied",
+    "clone",
+    "to_string",
+    "to_owned",
+    "into",
+    "as_str",
+    "as_ref",
+    "as_bytes",
+    "as_deref",
+    "unwrap",
+    "expect",
+    "map_err",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "unwrap_or_default",
+    "unwrap_or",
+    "unwrap_or_else",
+    "context",
+    "with_context",
+    "borrow",
+    "to_vec",
+    "into_bytes",
+    "trim",
+    "map",
+    "and_then",
+    "as_slice",
+    "into_owned",
+    "cloned",
+    "copied",
 ];
 
 /// Functions (last path segment) that wrap a value without changing it.
-pub(super) const NEUTRAL_FNS: &[&str] = &["Some", "Ok", "from", "new", "String", "into", "from_utf8", "from_utf8_lossy"];
+pub(super) const NEUTRAL_FNS: &[&str] = &[
+    "Some",
+    "Ok",
+    "from",
+    "new",
+    "String",
+    "into",
+    "from_utf8",
+    "from_utf8_lossy",
+];
 
 pub(super) fn classify(m: &Met) -> (Step, u8) {
     if is_sealer(&m.path, m.recv.as_deref()) {
@@ -30,7 +64,11 @@ pub(super) fn classify(m: &Met) -> (Step, u8) {
         return (Step::MarkThrough, PLAIN);
     }
     let name = m.name();
-    let neutral = if m.method { NEUTRAL_METHODS.contains(&name) } else { NEUTRAL_FNS.contains(&name) && !m.mac };
+    let neutral = if m.method {
+        NEUTRAL_METHODS.contains(&name)
+    } else {
+        NEUTRAL_FNS.contains(&name) && !m.mac
+    };
     if neutral {
         (Step::Through, 0)
     } else {
@@ -44,7 +82,12 @@ pub(super) fn state_sinks<'a>(b: &Body<'a>) -> Vec<syn::Expr> {
     for c in &b.calls {
         let path = call_path(c);
         let n = path.len();
-        if n < 2 || !matches!(path[n - 2].as_str(), "InputRequiredResult" | "InputRequired") {
+        if n < 2
+            || !matches!(
+                path[n - 2].as_str(),
+                "InputRequiredResult" | "InputRequired"
+            )
+        {
             continue;
         }
         match (path[n - 1].as_str(), c.args.len()) {
@@ -63,7 +106,11 @@ pub(super) fn state_sinks<'a>(b: &Body<'a>) -> Vec<syn::Expr> {
         }
     }
     for s in &b.structs {
-        let is_result = s.path.segments.last().is_some_and(|l| l.ident.to_string().starts_with("InputRequired"));
+        let is_result = s
+            .path
+            .segments
+            .last()
+            .is_some_and(|l| l.ident.to_string().starts_with("InputRequired"));
         for f in s.fields.iter().filter(|_| is_result) {
             if matches!(&f.member, syn::Member::Named(n) if n == "request_state") {
                 out.extend(unwrap_some(&f.expr).cloned());
@@ -71,7 +118,7 @@ pub(super) fn state_sinks<'a>(b: &Body<'a>) -> Vec<syn::Expr> {
         }
     }
     for m in &b.macros {
-        if !m.path.segments.last().is_some_and(|s| s.ident == "json") {
+        if m.path.segments.last().is_none_or(|s| s.ident != "json") {
             continue;
         }
         let mut objs = Vec::new();
@@ -97,7 +144,10 @@ fn is_state_key(e: &syn::Expr) -> bool {
     loop {
         match e {
             syn::Expr::MethodCall(mc) => e = &mc.receiver,
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => return s.value() == "requestState",
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => return s.value() == "requestState",
             _ => return false,
         }
     }
@@ -109,7 +159,9 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
         if t.marked.iter().any(|(_, m)| *m == SEALED) {
             continue;
         }
-        let Some((enc, _)) = t.marked.iter().find(|(_, m)| *m == PLAIN) else { continue };
+        let Some((enc, _)) = t.marked.iter().find(|(_, m)| *m == PLAIN) else {
+            continue;
+        };
         let how = enc.path.join("::");
         let message = format!(
             "requestState is built by plain encoding (`{how}`) with no seal, signature or MAC on the \

@@ -26,10 +26,14 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     for m in &b.methods {
         let name = m.method.to_string();
         let recv = last_name(&m.receiver);
-        let signed_only = matches!(name.as_str(), "seal" | "seal_json" | "seal_with" | "seal_json_with")
-            && on_codec(cx, &name, recv.as_deref())
+        let signed_only = matches!(
+            name.as_str(),
+            "seal" | "seal_json" | "seal_with" | "seal_json_with"
+        ) && on_codec(cx, &name, recv.as_deref())
             || (name.starts_with("encode")
-                && recv.as_deref().is_some_and(|r| r.to_ascii_lowercase().contains("codec"))
+                && recv
+                    .as_deref()
+                    .is_some_and(|r| r.to_ascii_lowercase().contains("codec"))
                 && cx.line_index().text().contains("tower_mcp"));
         if !signed_only || m.args.is_empty() {
             continue;
@@ -46,7 +50,9 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
                 }
             }
         }
-        let Some(secret) = found.into_iter().find(|n| is_secret_name(n)) else { continue };
+        let Some(secret) = found.into_iter().find(|n| is_secret_name(n)) else {
+            continue;
+        };
         emit(
             cx,
             "MCP105",

@@ -23,7 +23,11 @@ fn classify(m: &Met) -> (Step, u8) {
     if is_plain_decoder(&m.path, m.method) {
         return (Step::Through, 0);
     }
-    let neutral = if m.method { NEUTRAL_METHODS.contains(&name) || name == "get" } else { NEUTRAL_FNS.contains(&name) };
+    let neutral = if m.method {
+        NEUTRAL_METHODS.contains(&name) || name == "get"
+    } else {
+        NEUTRAL_FNS.contains(&name)
+    };
     if neutral && !m.mac {
         (Step::Through, 0)
     } else {
@@ -37,9 +41,15 @@ fn is_state_name(n: &str) -> bool {
 
 pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let b = &f.body;
-    let any_verifier = b.calls.iter().any(|c| is_verifier(&super::body::call_path(c), None))
+    let any_verifier = b
+        .calls
+        .iter()
+        .any(|c| is_verifier(&super::body::call_path(c), None))
         || b.methods.iter().any(|m| {
-            is_verifier(&[m.method.to_string()], super::body::last_name(&m.receiver).as_deref())
+            is_verifier(
+                &[m.method.to_string()],
+                super::body::last_name(&m.receiver).as_deref(),
+            )
         });
     if any_verifier {
         return;
@@ -56,8 +66,12 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     }
     for m in &b.methods {
         let name = m.method.to_string();
-        if is_plain_decoder(&[name.clone()], true) {
-            let data = if name == "parse" || m.args.is_empty() { &*m.receiver } else { &m.args[0] };
+        if is_plain_decoder(std::slice::from_ref(&name), true) {
+            let data = if name == "parse" || m.args.is_empty() {
+                &*m.receiver
+            } else {
+                &m.args[0]
+            };
             sites.push((m.span(), format!(".{name}()"), data));
         }
     }
@@ -68,7 +82,9 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
             continue;
         }
         let from_state = t.marked.iter().any(|(_, m)| *m == SOURCE)
-            || t.names.iter().any(|n| is_state_name(n) || b.param_heads.get(n).is_some_and(|h| h == "RequestState"))
+            || t.names.iter().any(|n| {
+                is_state_name(n) || b.param_heads.get(n).is_some_and(|h| h == "RequestState")
+            })
             || t.strings.iter().any(|(s, _)| s == "requestState");
         if from_state {
             firing.push((span, how));

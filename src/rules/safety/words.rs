@@ -28,9 +28,9 @@ pub fn words(name: &str) -> Vec<String> {
 
 /// Words that make a name about a quantity or a label, not a secret (`max_tokens`, `token_count`).
 const NOT_SECRET: &[&str] = &[
-    "max", "min", "count", "limit", "len", "length", "budget", "usage", "used", "type", "kind", "expiry",
-    "expires", "exp", "ttl", "url", "uri", "endpoint", "hint", "label", "id", "ids", "name", "field",
-    "format", "prefix",
+    "max", "min", "count", "limit", "len", "length", "budget", "usage", "used", "type", "kind",
+    "expiry", "expires", "exp", "ttl", "url", "uri", "endpoint", "hint", "label", "id", "ids",
+    "name", "field", "format", "prefix",
 ];
 
 /// A name for a credential a client must not read: a password, token, API key or secret.
@@ -51,7 +51,17 @@ pub fn is_secret_name(name: &str) -> bool {
         || has("bearer")
         || has("apikey")
         || joined.contains("password")
-        || (has("key") && ["api", "private", "secret", "signing", "access", "encryption"].iter().any(|x| has(x)))
+        || (has("key")
+            && [
+                "api",
+                "private",
+                "secret",
+                "signing",
+                "access",
+                "encryption",
+            ]
+            .iter()
+            .any(|x| has(x)))
 }
 
 /// A form field the spec says must be collected in URL mode: credentials and payment data.
@@ -79,13 +89,23 @@ pub fn is_plain_encoder(path: &[String], method: bool, mac: bool) -> bool {
     }
     let head = path.first().map_or("", String::as_str);
     if method {
-        return matches!(last, "encode" | "encode_to_string" | "to_base64" | "to_hex" | "encode_hex");
+        return matches!(
+            last,
+            "encode" | "encode_to_string" | "to_base64" | "to_hex" | "encode_hex"
+        );
     }
     match head {
-        "serde_json" | "serde_urlencoded" | "serde_qs" | "bincode" | "postcard" | "rmp_serde" | "ciborium"
-        | "serde_cbor" | "toml" => last.starts_with("to_") || last == "serialize" || last == "into_writer",
+        "serde_json" | "serde_urlencoded" | "serde_qs" | "bincode" | "postcard" | "rmp_serde"
+        | "ciborium" | "serde_cbor" | "toml" => {
+            last.starts_with("to_") || last == "serialize" || last == "into_writer"
+        }
         "base64" | "hex" | "base64_url" | "data_encoding" | "bs58" => last.starts_with("encode"),
-        _ => matches!(last, "to_string" | "to_vec" | "to_string_pretty" | "to_value") && path.len() == 1,
+        _ => {
+            matches!(
+                last,
+                "to_string" | "to_vec" | "to_string_pretty" | "to_value"
+            ) && path.len() == 1
+        }
     }
 }
 
@@ -94,13 +114,21 @@ pub fn is_plain_decoder(path: &[String], method: bool) -> bool {
     let last = path.last().map_or("", String::as_str);
     let head = path.first().map_or("", String::as_str);
     if method {
-        return matches!(last, "decode" | "decode_to_vec" | "from_base64" | "from_hex" | "parse");
+        return matches!(
+            last,
+            "decode" | "decode_to_vec" | "from_base64" | "from_hex" | "parse"
+        );
     }
     match head {
-        "serde_json" | "serde_urlencoded" | "serde_qs" | "bincode" | "postcard" | "rmp_serde" | "ciborium"
-        | "serde_cbor" | "toml" => last.starts_with("from_") || last == "deserialize",
+        "serde_json" | "serde_urlencoded" | "serde_qs" | "bincode" | "postcard" | "rmp_serde"
+        | "ciborium" | "serde_cbor" | "toml" => last.starts_with("from_") || last == "deserialize",
         "base64" | "hex" | "base64_url" | "data_encoding" | "bs58" => last.starts_with("decode"),
-        _ => matches!(last, "from_str" | "from_slice" | "from_value" | "from_reader") && path.len() == 1,
+        _ => {
+            matches!(
+                last,
+                "from_str" | "from_slice" | "from_value" | "from_reader"
+            ) && path.len() == 1
+        }
     }
 }
 
@@ -162,10 +190,27 @@ mod tests {
 
     #[test]
     fn secrets_and_quantities() {
-        for s in ["password", "apiKey", "api_key", "accessToken", "client_secret", "credentials", "db_password"] {
+        for s in [
+            "password",
+            "apiKey",
+            "api_key",
+            "accessToken",
+            "client_secret",
+            "credentials",
+            "db_password",
+        ] {
             assert!(is_secret_name(s), "{s}");
         }
-        for s in ["max_tokens", "token_count", "key", "step", "tool", "name", "token_url", "monkey"] {
+        for s in [
+            "max_tokens",
+            "token_count",
+            "key",
+            "step",
+            "tool",
+            "name",
+            "token_url",
+            "monkey",
+        ] {
             assert!(!is_secret_name(s), "{s}");
         }
         assert!(is_sensitive_form_field("card_number"));
