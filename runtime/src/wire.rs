@@ -87,6 +87,26 @@ impl<T> Outcome<T> {
     }
 }
 
+impl<T> Outcome<T> {
+    /// Maps the complete value, keeping an input-required result as is.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Complete(value) => Outcome::Complete(f(value)),
+            Outcome::InputRequired(result) => Outcome::InputRequired(result),
+        }
+    }
+}
+
+impl<T: Completes> Outcome<T> {
+    /// The SDK response (e.g. rmcp's `CallToolResponse` for a `CallToolResult`).
+    pub fn into_response(self) -> T::Response {
+        match self {
+            Outcome::Complete(value) => value.complete(),
+            Outcome::InputRequired(result) => T::input_required(result),
+        }
+    }
+}
+
 impl Completes for Value {
     type Response = Outcome<Value>;
 

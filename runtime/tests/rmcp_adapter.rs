@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mrtr::{
-    Completes, Elicitation, InputRequired, KeyRing, Mrtr, MrtrConfig, MrtrError, MrtrServer,
-    Outcome, SecretKey, StateBody,
+    Elicitation, InputRequired, KeyRing, Mrtr, MrtrConfig, MrtrError, MrtrServer, Outcome,
+    SecretKey, StateBody,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
@@ -50,13 +50,6 @@ impl Deployer {
 impl MrtrServer for Deployer {
     fn mrtr_config(&self) -> &MrtrConfig {
         &self.config
-    }
-}
-
-fn respond<T: Completes>(outcome: Outcome<T>) -> T::Response {
-    match outcome {
-        Outcome::Complete(result) => result.complete(),
-        Outcome::InputRequired(result) => T::input_required(result),
     }
 }
 
@@ -108,12 +101,9 @@ impl ServerHandler for Deployer {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let mrtr = Mrtr::from_call_tool(self, &request, &context);
         let outcome = common::deploy(mrtr, self.effects.clone()).await?;
-        Ok(respond(match outcome {
-            Outcome::Complete(text) => {
-                Outcome::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
-            }
-            Outcome::InputRequired(result) => Outcome::InputRequired(result),
-        }))
+        Ok(outcome
+            .map(|text| CallToolResult::success(vec![ContentBlock::text(text)]))
+            .into_response())
     }
 
     async fn get_prompt(
@@ -122,15 +112,10 @@ impl ServerHandler for Deployer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let mrtr = Mrtr::from_get_prompt(self, &request, &context);
-        Ok(respond(match one_ask(&mrtr).await? {
-            Outcome::Complete(text) => {
-                Outcome::Complete(GetPromptResult::new(vec![PromptMessage::new_text(
-                    Role::User,
-                    text,
-                )]))
-            }
-            Outcome::InputRequired(result) => Outcome::InputRequired(result),
-        }))
+        Ok(one_ask(&mrtr)
+            .await?
+            .map(|text| GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]))
+            .into_response())
     }
 
     async fn read_resource(
@@ -139,15 +124,12 @@ impl ServerHandler for Deployer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mrtr = Mrtr::from_read_resource(self, &request, &context);
-        Ok(respond(match one_ask(&mrtr).await? {
-            Outcome::Complete(text) => {
-                Outcome::Complete(ReadResourceResult::new(vec![ResourceContents::text(
-                    text,
-                    request.uri.clone(),
-                )]))
-            }
-            Outcome::InputRequired(result) => Outcome::InputRequired(result),
-        }))
+        Ok(one_ask(&mrtr)
+            .await?
+            .map(|text| {
+                ReadResourceResult::new(vec![ResourceContents::text(text, request.uri.clone())])
+            })
+            .into_response())
     }
 }
 
@@ -432,15 +414,15 @@ impl Greeter {
         mrtr: Mrtr,
         Parameters(args): Parameters<GreetArgs>,
     ) -> Result<CallToolResponse, ErrorData> {
-        Ok(respond(match one_ask(&mrtr).await? {
-            Outcome::Complete(text) => {
-                Outcome::Complete(CallToolResult::success(vec![ContentBlock::text(format!(
+        Ok(one_ask(&mrtr)
+            .await?
+            .map(|text| {
+                CallToolResult::success(vec![ContentBlock::text(format!(
                     "{} ({text})",
                     args.greeting
-                ))]))
-            }
-            Outcome::InputRequired(result) => Outcome::InputRequired(result),
-        }))
+                ))])
+            })
+            .into_response())
     }
 }
 
