@@ -53,6 +53,8 @@ pub struct FnContext {
     pub spawned: bool,
     /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
     pub test: bool,
+    /// For a plain fn: how the file's handlers reach it (see `callgraph.rs`).
+    pub reach: crate::callgraph::Reach,
 }
 
 /// Where a request call sits, as far as MRTR is concerned.
@@ -136,6 +138,15 @@ impl<'a> Cx<'a> {
             return Placement::Unreachable(
                 "inside a spawned task, which outlives the request that started it".into(),
             );
+        }
+        match (&cx.kind, &cx.reach) {
+            (HandlerKind::Plain, crate::callgraph::Reach::Request) => return Placement::Reachable,
+            (HandlerKind::Plain, crate::callgraph::Reach::Unreachable(caller)) => {
+                return Placement::Unreachable(format!(
+                    "in `{name}`, which is called only from `{caller}` and other code MRTR cannot reach"
+                ))
+            }
+            _ => {}
         }
         match cx.kind {
             HandlerKind::Hook => Placement::Unreachable(format!(

@@ -5,6 +5,7 @@
 //! and the [`engine::Rule`] trait new rules implement.
 
 pub mod baseline;
+pub mod callgraph;
 pub mod catalog;
 pub mod cli;
 pub mod config;

@@ -128,6 +128,8 @@ pub struct FileFacts {
     pub mentioned_sdks: Vec<usize>,
     /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
     pub spawned_names: HashSet<String>,
+    /// Which of the file's handlers call which of its helpers.
+    pub callgraph: crate::callgraph::CallGraph,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
     pub package: Option<Arc<Package>>,
     /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
@@ -161,6 +163,8 @@ impl FileFacts {
         }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
+        let callgraph = crate::callgraph::CallGraph::build(file, &facts);
+        facts.callgraph = callgraph;
         facts
     }
 

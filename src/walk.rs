@@ -62,6 +62,7 @@ impl<'a> State<'a> {
                 name: String::new(),
                 spawned: false,
                 test: false,
+                reach: crate::callgraph::Reach::Unknown,
             })
         })
     }
@@ -604,23 +605,13 @@ impl<'a> Walker<'a> {
 
     fn enter_fn(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, in_impl: bool, block: &syn::Block) {
         let name = sig.ident.to_string();
-        let has_handler_attr = attrs.iter().any(|a| {
-            a.path().segments.last().is_some_and(|s| {
-                SDKS.iter().any(|sdk| sdk.handler_attributes.contains(&s.ident.to_string().as_str()))
-            })
-        });
         let handler = if in_impl { self.state.impls.last().and_then(|i| i.handler) } else { None };
-        let kind = match handler {
-            Some(h) if h.side == Side::Client => HandlerKind::Client,
-            Some(h) if h.mrtr_methods.contains(&name.as_str()) => HandlerKind::MrtrRequest,
-            Some(h) if name.starts_with(h.hook_prefix) => HandlerKind::Hook,
-            Some(h) if !h.request_suffix.is_empty() && name.ends_with(h.request_suffix) => HandlerKind::OtherRequest,
-            // `#[mcp_server] impl McpServer for S { #[tool] async fn f(..) }` (mcp-attr).
-            Some(_) if has_handler_attr => HandlerKind::MrtrRequest,
-            Some(_) if self.takes_request_context(sig) => HandlerKind::OtherRequest,
-            Some(_) => HandlerKind::Hook,
-            None if has_handler_attr => HandlerKind::MrtrRequest,
-            None => HandlerKind::Plain,
+        let takes_context = self.takes_request_context(sig);
+        let kind = crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
+        let reach = if kind == HandlerKind::Plain {
+            self.state.facts.callgraph.reach(&name)
+        } else {
+            crate::callgraph::Reach::Unknown
         };
         let generics: HashSet<String> = sig
             .generics
@@ -629,7 +620,7 @@ impl<'a> Walker<'a> {
             .collect();
         self.state.generics.push(generics);
         let test = self.state.context().test || is_test_attr(attrs);
-        self.state.contexts.push(FnContext { kind, name, spawned: false, test });
+        self.state.contexts.push(FnContext { kind, name, spawned: false, test, reach });
         self.with_frame(|w| {
             for input in &sig.inputs {
                 if let syn::FnArg::Typed(pt) = input {
