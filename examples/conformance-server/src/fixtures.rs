@@ -25,6 +25,9 @@ struct Confirm {
     ok: bool,
 }
 
+/// What every fixture returns: `#[mrtr_handler]` turns it into `Result<CallToolResponse, _>`.
+type Reply = Result<CallToolResult, ErrorData>;
+
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text)])
 }
@@ -37,10 +40,7 @@ fn capital_question() -> SamplingRequest {
 impl ConformanceServer {
     #[tool(description = "Asks for the user's name (input key user_name), then greets them")]
     #[mrtr_handler]
-    async fn test_input_required_result_elicitation(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_elicitation(&self, mrtr: Mrtr) -> Reply {
         let name = mrtr
             .elicit::<Name>("What is your name?")
             .key("user_name")
@@ -53,10 +53,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks the client's LLM a question, then reports its answer")]
     #[mrtr_handler]
-    async fn test_input_required_result_sampling(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_sampling(&self, mrtr: Mrtr) -> Reply {
         let answer = mrtr
             .sample(capital_question())
             .key("capital_question")
@@ -69,10 +66,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks for the client's roots, then lists them")]
     #[mrtr_handler]
-    async fn test_input_required_result_list_roots(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_list_roots(&self, mrtr: Mrtr) -> Reply {
         let roots = mrtr.list_roots().key("client_roots").await?;
         let uris: Vec<String> = roots.into_iter().map(|root| root.uri).collect();
         Ok(text(format!("Client roots: {}", uris.join(", "))))
@@ -80,10 +74,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks for a confirmation; the answer only counts with the sealed state")]
     #[mrtr_handler]
-    async fn test_input_required_result_request_state(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_request_state(&self, mrtr: Mrtr) -> Reply {
         let confirmed = mrtr.elicit::<Confirm>("Please confirm").await?;
         Ok(match confirmed {
             Elicitation::Accept(Confirm { ok: true }) => {
@@ -95,10 +86,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks for a name, an LLM answer and the roots in one round")]
     #[mrtr_handler]
-    async fn test_input_required_result_multiple_inputs(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_multiple_inputs(&self, mrtr: Mrtr) -> Reply {
         let (name, answer, roots) = mrtr
             .join(
                 mrtr.elicit::<Name>("What is your name?"),
@@ -118,10 +106,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks for a name, then (another round) for a favourite colour")]
     #[mrtr_handler]
-    async fn test_input_required_result_multi_round(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_multi_round(&self, mrtr: Mrtr) -> Reply {
         let Elicitation::Accept(Name { name }) =
             mrtr.elicit::<Name>("Step 1: What is your name?").await?
         else {
@@ -138,10 +123,7 @@ impl ConformanceServer {
 
     #[tool(description = "Asks for a confirmation; a changed requestState is refused with -32602")]
     #[mrtr_handler]
-    async fn test_input_required_result_tampered_state(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_tampered_state(&self, mrtr: Mrtr) -> Reply {
         let answer = mrtr.elicit::<Confirm>("Please confirm").await?;
         let confirmed = answer.accepted().is_some_and(|form| form.ok);
         Ok(text(format!(
@@ -155,10 +137,7 @@ impl ConformanceServer {
         description = "Asks through whichever input the client declared: elicitation, else sampling"
     )]
     #[mrtr_handler]
-    async fn test_input_required_result_capabilities(
-        &self,
-        mrtr: Mrtr,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn test_input_required_result_capabilities(&self, mrtr: Mrtr) -> Reply {
         let answer = if mrtr.supports_elicitation() {
             let name = mrtr.elicit::<Name>("What is your name?").await?;
             name.accepted()
@@ -178,7 +157,7 @@ impl ConformanceServer {
         description = "Asks for a name; the question travels in the result, never as a request on the stream"
     )]
     #[mrtr_handler]
-    async fn test_streaming_elicitation(&self, mrtr: Mrtr) -> Result<CallToolResult, ErrorData> {
+    async fn test_streaming_elicitation(&self, mrtr: Mrtr) -> Reply {
         let name = mrtr.elicit::<Name>("What is your name?").await?;
         Ok(text(format!(
             "Hello, {}!",
@@ -188,7 +167,7 @@ impl ConformanceServer {
 
     #[tool(description = "Needs the client's LLM: without the sampling capability it is -32021")]
     #[mrtr_handler]
-    async fn test_missing_capability(&self, mrtr: Mrtr) -> Result<CallToolResult, ErrorData> {
+    async fn test_missing_capability(&self, mrtr: Mrtr) -> Reply {
         let answer = mrtr.sample(capital_question()).await?;
         Ok(text(format!(
             "The model said: {}",

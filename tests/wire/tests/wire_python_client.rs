@@ -39,7 +39,9 @@ async fn sdk_importable(python: &Path) -> Result<(), String> {
     if probe.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&probe.stderr).trim().to_string())
+        // The traceback's last line names what is missing.
+        let stderr = String::from_utf8_lossy(&probe.stderr);
+        Err(stderr.trim().lines().last().unwrap_or("import failed").to_string())
     }
 }
 
