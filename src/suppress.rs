@@ -375,13 +375,16 @@ struct ScopeCollector {
     stmts: bool,
 }
 
-fn loc(lc: LineColumn) -> (usize, usize) {
+/// (line, 0-based column), as proc-macro2 reports positions.
+type Pos = (usize, usize);
+
+fn loc(lc: LineColumn) -> Pos {
     (lc.line, lc.column)
 }
 
 /// Start and end of `tokens`, and the line of its first token that is not part of an outer
 /// attribute (`#[..]`, `///`). One pass over the top-level token trees.
-fn extent(tokens: TokenStream) -> Option<((usize, usize), (usize, usize), usize)> {
+fn extent(tokens: TokenStream) -> Option<(Pos, Pos, usize)> {
     let mut iter = tokens.into_iter().peekable();
     let first = iter.peek()?.span().start();
     let mut head = None;

@@ -47,7 +47,8 @@ pub fn render(
         Format::Concise => concise::render(&report.findings, &[]),
         Format::Github => github::render(&report.findings, &[]),
         Format::Sarif => {
-            let ctxs = crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));
+            let ctxs =
+                crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));
             let fps = crate::baseline::fingerprints(&report.findings, &ctxs);
             let root = std::env::current_dir().unwrap_or_default();
             sarif::render(report, &crate::config::gate::rule_metas(), &fps, &[], &root)
