@@ -194,3 +194,52 @@ fn unknown_keys_codes_and_values_exit_2_listing_what_is_valid() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("must be true or false"), "{}", r.stderr);
 }
+
+#[test]
+fn config_file_named_on_the_command_line_is_used_for_every_file() {
+    let p = workspace("ignore = [\"MCP002\"]\n");
+    p.write(
+        "ci/strict.toml",
+        "select = [\"MCP002\"]\nexclude = [\"b\"]\n",
+    );
+    let r = p.run(&[
+        "--format",
+        "concise",
+        "--config",
+        "ci/strict.toml",
+        "a",
+        "b",
+    ]);
+    let got: Vec<String> = r
+        .concise()
+        .iter()
+        .map(|(p, _, c)| format!("{p} {c}"))
+        .collect();
+    // `exclude = ["b"]` in ci/strict.toml is relative to ci/, so it does not exclude ./b.
+    assert_eq!(
+        got,
+        vec!["a/src/tools.rs MCP002", "b/src/tools.rs MCP002"],
+        "{}",
+        r.stderr
+    );
+    let r = p.run(&["--show-settings", "--config", "ci/strict.toml", "a"]);
+    assert!(
+        r.stdout.contains("ci/strict.toml mcp-lint.toml"),
+        "{}",
+        r.stdout
+    );
+    let r = p.run(&["--config", "ci/missing.toml", "a"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("cannot read"), "{}", r.stderr);
+}
+
+#[test]
+fn unanchored_globs_match_names_at_any_depth() {
+    let p = Project::new();
+    p.write("src/legacy/old.rs", common::TOOLS);
+    p.write("src/api/user_pb.rs", common::TOOLS);
+    p.write("mcp-lint.toml", "exclude = [\"legacy\", \"*_pb.rs\"]\n");
+    let r = p.run(&["--format", "concise", "src"]);
+    let paths: std::collections::BTreeSet<String> = r.concise().into_iter().map(|c| c.0).collect();
+    assert_eq!(paths.into_iter().collect::<Vec<_>>(), vec!["src/tools.rs"]);
+}

@@ -9,7 +9,8 @@
 //! provides the settings. A `Cargo.toml` without either table is passed over; one with both is an
 //! error. `--config FILE` names the file for every linted file instead. `--config KEY=VALUE`
 //! overrides (TOML values; tables such as `rules` merge key by key) beat every file. Globs in
-//! `exclude` and `per-file-ignores` are relative to the directory of the file that defines them.
+//! `exclude` and `per-file-ignores` are relative to the directory of the file that defines them,
+//! anchored the way gitignore anchors (see `PathGlob`).
 
 pub mod gate;
 
@@ -84,8 +85,8 @@ pub struct Resolved {
     /// Directory globs are relative to.
     pub root: PathBuf,
     levels: BTreeMap<String, Level>,
-    exclude: Vec<GlobMatcher>,
-    per_file: Vec<(GlobMatcher, Vec<String>)>,
+    exclude: Vec<PathGlob>,
+    per_file: Vec<(PathGlob, Vec<String>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,13 +240,48 @@ fn check_selector(
     ))
 }
 
-fn glob(pattern: &str, ctx: &str) -> Result<GlobMatcher, ConfigError> {
-    let p = pattern.trim_start_matches("./");
-    GlobBuilder::new(p)
-        .literal_separator(true)
-        .build()
-        .map(|g: Glob| g.compile_matcher())
-        .or_else(|e| err(format!("{ctx}: bad glob `{pattern}`: {e}")))
+/// A glob over paths relative to a config's directory, with gitignore's anchoring: a pattern
+/// with a `/` matches from the config's directory (`src/gen/*.rs`), one without matches a file or
+/// directory name at any depth (`generated`, `*_pb.rs`). Matching a directory matches everything
+/// below it.
+#[derive(Debug, Clone)]
+struct PathGlob {
+    matcher: GlobMatcher,
+    anchored: bool,
+}
+
+impl PathGlob {
+    fn new(pattern: &str, ctx: &str) -> Result<PathGlob, ConfigError> {
+        let p = pattern.trim_start_matches("./");
+        let anchored = p.contains('/');
+        let p = p.trim_start_matches('/').trim_end_matches('/');
+        GlobBuilder::new(p)
+            .literal_separator(true)
+            .build()
+            .map(|g: Glob| PathGlob {
+                matcher: g.compile_matcher(),
+                anchored,
+            })
+            .or_else(|e| err(format!("{ctx}: bad glob `{pattern}`: {e}")))
+    }
+
+    /// `rel` is `/`-separated and relative to the config's directory.
+    fn matches(&self, rel: &str) -> bool {
+        let mut end = 0;
+        for part in rel.split('/') {
+            end += part.len();
+            let hit = if self.anchored {
+                self.matcher.is_match(&rel[..end])
+            } else {
+                self.matcher.is_match(part)
+            };
+            if hit {
+                return true;
+            }
+            end += 1;
+        }
+        false
+    }
 }
 
 impl Resolved {
@@ -343,7 +379,7 @@ impl Resolved {
             for c in codes {
                 check_selector(c, known, &ctx, &format!("per-file-ignores.\"{g}\""))?;
             }
-            per_file.push((glob(g, &ctx)?, codes.clone()));
+            per_file.push((PathGlob::new(g, &ctx)?, codes.clone()));
         }
         if !PROTOCOLS.contains(&s.target_protocol.as_str()) {
             return err(format!(
@@ -355,7 +391,7 @@ impl Resolved {
         let exclude = s
             .exclude
             .iter()
-            .map(|g| glob(g, &ctx))
+            .map(|g| PathGlob::new(g, &ctx))
             .collect::<Result<_, _>>()?;
         Ok(Resolved {
             settings: s,
@@ -381,22 +417,13 @@ impl Resolved {
         )
     }
 
-    /// Whether `abs` (or a directory above it, up to the root) matches an `exclude` glob.
+    /// Whether `abs`, or a directory above it up to the config's directory, matches an `exclude`
+    /// glob.
     pub fn is_excluded(&self, abs: &Path) -> bool {
-        let Some(rel) = self.relative(abs) else {
-            return false;
-        };
-        let mut prefix = String::new();
-        for part in rel.split('/') {
-            if !prefix.is_empty() {
-                prefix.push('/');
-            }
-            prefix.push_str(part);
-            if self.exclude.iter().any(|g| g.is_match(&prefix)) {
-                return true;
-            }
+        match self.relative(abs) {
+            Some(rel) => self.exclude.iter().any(|g| g.matches(&rel)),
+            None => false,
         }
-        false
     }
 
     /// Whether rule `code` reports in `abs` at all.
@@ -413,7 +440,7 @@ impl Resolved {
         }
         if let Some(rel) = self.relative(abs) {
             for (g, codes) in &self.per_file {
-                if g.is_match(&rel) && sel(codes) {
+                if g.matches(&rel) && sel(codes) {
                     return false;
                 }
             }
@@ -643,11 +670,24 @@ mod tests {
 
     #[test]
     fn exclude_matches_files_and_directories() {
-        let r = resolved("exclude = [\"vendor\", \"gen/*.rs\"]\n").unwrap();
-        assert!(r.is_excluded(Path::new("/r/vendor/x/y.rs")));
-        assert!(r.is_excluded(Path::new("/r/gen/a.rs")));
-        assert!(!r.is_excluded(Path::new("/r/gen/sub/a.rs")));
-        assert!(!r.is_excluded(Path::new("/r/src/vendor.rs")));
+        let r = resolved("exclude = [\"vendor\", \"gen/*.rs\", \"*_pb.rs\", \"/top\"]\n").unwrap();
+        let ex = |p: &str| r.is_excluded(&Path::new("/r").join(p));
+        assert!(ex("vendor/x/y.rs"));
+        assert!(
+            ex("src/vendor/y.rs"),
+            "a name without `/` matches at any depth"
+        );
+        assert!(ex("gen/a.rs"));
+        assert!(!ex("gen/sub/a.rs"), "`*` stays within one directory");
+        assert!(!ex("src/gen/a.rs"), "a pattern with `/` is anchored");
+        assert!(!ex("src/vendor.rs"));
+        assert!(ex("src/api/user_pb.rs"));
+        assert!(ex("top/a.rs"));
+        assert!(!ex("src/top/a.rs"), "a leading `/` anchors");
+        assert!(
+            !r.is_excluded(Path::new("/elsewhere/vendor/a.rs")),
+            "outside the config's directory"
+        );
     }
 
     #[test]
