@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use syn::visit::Visit;
-use syn::{Block, Local, Pat, Stmt};
+use syn::{Block, Expr, Local, Pat, Stmt};
 
 /// One name bound by a pattern.
 #[derive(Clone)]
@@ -63,6 +63,13 @@ fn collect(pat: &Pat, out: &mut Vec<Binding>) {
 pub fn free_in_stmts(stmts: &[Stmt]) -> HashSet<String> {
     let mut free = Free::default();
     free.stmts(stmts);
+    free.free
+}
+
+/// Names read by `expr` from outside it.
+pub fn free_in_expr(expr: &Expr) -> HashSet<String> {
+    let mut free = Free::default();
+    free.visit_expr(expr);
     free.free
 }
 

@@ -21,7 +21,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Expr, Pat, Stmt};
 
 use crate::asks::{key_names, AskKind, AskStmt};
-use crate::names::{free_in_stmts, pattern_bindings, Binding};
+use crate::names::{free_in_expr, free_in_stmts, pattern_bindings, Binding};
 use crate::shape::{arm_stmts, classify, if_arms, normalize, BranchStmt, StmtClass};
 
 /// A binding that can be restored from the state, in scope at the current point.
@@ -368,7 +368,19 @@ impl<'m> Rewriter<'m> {
             let stmt = &body[index];
             match classify(stmt, self.mrtr) {
                 Ok(StmtClass::Ask(ask)) => {
-                    let used_after = free_in_stmts(&body[index..]);
+                    // Read after the ask: the rest of the block (where the ask's own bindings
+                    // hide outer names) and a let-else's `else` block.
+                    let mut used_after = free_in_stmts(&body[index + 1..]);
+                    if let Some(local) = &ask.local {
+                        for b in pattern_bindings(&local.pat) {
+                            used_after.remove(&b.ident.to_string());
+                        }
+                        if let Some((_, diverge)) =
+                            local.init.as_ref().and_then(|i| i.diverge.as_ref())
+                        {
+                            used_after.extend(free_in_expr(diverge));
+                        }
+                    }
                     out.extend(self.ask(ask, used_after, depth));
                 }
                 Ok(StmtClass::Branch(branch)) => {
@@ -406,8 +418,13 @@ impl<'m> Rewriter<'m> {
             .collect();
         self.shape.push(format!("A{step}:{}", keys.join(",")));
 
+        // What the questions read is saved before they are built (building may move it), so a
+        // resumed round rebuilds the same questions; what later code reads is saved when the
+        // flow suspends (it may have changed since its group ended).
+        let read_by_asks: HashSet<String> = exprs.iter().flat_map(free_in_expr).collect();
+        let pre_saves = self.saves_at_suspension(read_by_asks, depth);
         let saves = self.saves_at_suspension(used_after, depth);
-        self.shape.push(format!("S{step}:{saves}"));
+        self.shape.push(format!("S{step}:{pre_saves}|{saves}"));
 
         let asks: Vec<Ident> = (0..exprs.len())
             .map(|i| format_ident!("__mrtr_ask{}", i))
@@ -427,6 +444,7 @@ impl<'m> Rewriter<'m> {
         };
         let resolve = quote_spanned! {span=>
             {
+                #pre_saves
                 #(let #asks = #exprs;)*
                 #(let mut #polls = #flow.poll(#step, #keys, &#asks);)*
                 if let ::core::option::Option::Some(__mrtr_error) = #first_poll.take_error()

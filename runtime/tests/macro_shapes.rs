@@ -188,3 +188,38 @@ fn an_aliased_result_and_let_else_on_an_ask() {
         .run_blocking(aliased);
     assert_eq!(declined.end, End::Complete(json!("declined")));
 }
+
+/// A question built from a binding it consumes, and a `mut` binding changed in an arm before
+/// the arm's ask reads it: the resumed round rebuilds the very same question.
+#[mrtr_handler]
+async fn consumed(version: String, mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let message = format!("Deploy {version}?");
+    let mut attempt = 1;
+    let ok = mrtr.elicit::<Pick>(message).await?;
+    let answer = if ok.accepted().is_some() {
+        attempt += 1;
+        let again = mrtr.elicit::<Pick>(format!("Attempt {attempt}?")).await?;
+        n(again)
+    } else {
+        0
+    };
+    Ok(json!({ "answer": answer }))
+}
+
+#[test]
+fn questions_read_bindings_saved_before_they_were_built() {
+    let transcript = TestClient::tool("consumed", json!({}))
+        .answer("s1.ok", pick(1))
+        .answer("s2.again", pick(5))
+        .run_blocking(|mrtr| consumed("2.0".into(), mrtr));
+    assert_eq!(transcript.end, End::Complete(json!({ "answer": 5 })));
+    let asked = transcript.asked(1).expect("round 2 asks");
+    assert_eq!(
+        asked.input_requests["s2.again"]["params"]["message"],
+        "Attempt 2?"
+    );
+    assert_eq!(
+        transcript.asked(0).unwrap().input_requests["s1.ok"]["params"]["message"],
+        "Deploy 2.0?"
+    );
+}
