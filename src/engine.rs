@@ -152,6 +152,9 @@ impl<'a> Cx<'a> {
             HandlerKind::Hook => Placement::Unreachable(format!(
                 "from `{name}`, a notification hook or handler method that is not a request"
             )),
+            HandlerKind::Client => Placement::Unreachable(format!(
+                "from `{name}`, a client-side handler that forwards it to this program's own client"
+            )),
             HandlerKind::OtherRequest => Placement::Unreachable(format!(
                 "from `{name}`, a request that cannot return `InputRequiredResult` (only \
 `tools/call`, `prompts/get` and `resources/read` can)"

@@ -125,3 +125,8 @@ fn lookalikes_are_quiet() {
 fn raw_jsonrpc_server() {
     check("raw-jsonrpc-server");
 }
+
+#[test]
+fn proxy_gateway_forwarding_is_reported() {
+    check("proxy-gateway");
+}

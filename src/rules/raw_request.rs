@@ -147,6 +147,10 @@ needs a redesign, not a mechanical rewrite"
 }
 
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
+    // Client code routes these method names (it answers them); it never sends them.
+    if cx.context().kind == HandlerKind::Client {
+        return;
+    }
     for lit in lits {
         let wire = lit.method.wire();
         let draft = match cx.placement(Origin::Unknown) {

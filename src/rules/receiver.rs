@@ -14,15 +14,20 @@ pub enum Receiver {
 }
 
 /// `Some` when a call on `value` is a server-to-client call of `sdk`.
+///
+/// In client-side code (`impl ClientHandler`) only a peer *typed* as the server side counts: a
+/// proxy that answers its upstream server's `create_message` by forwarding it to its own
+/// downstream client through a `Peer<RoleServer>` does send a legacy request.
 pub fn server_peer(cx: &Cx<'_>, sdk: &SdkTable, value: &Value) -> Option<Receiver> {
-    if cx.context().kind == HandlerKind::Client {
-        return None;
-    }
+    let client_code = cx.context().kind == HandlerKind::Client;
     match &value.kind {
         Kind::Peer { sdk: s, side } if std::ptr::eq(*s, sdk) => match side {
             Some(Side::Client) => None,
-            _ => Some(Receiver::Typed),
+            Some(Side::Server) => Some(Receiver::Typed),
+            None if client_code => None,
+            None => Some(Receiver::Typed),
         },
+        _ if client_code => None,
         Kind::Unknown => {
             let named = value
                 .hint
