@@ -141,6 +141,20 @@ impl Deployer {
         }))
     }
 
+    /// Three input rounds in a row (four requests), each answer kept for the end.
+    #[tool(description = "Release checklist")]
+    #[mrtr_handler]
+    async fn checklist(&self, mrtr: Mrtr) -> Result<CallToolResult, McpError> {
+        self.plans.fetch_add(1, Ordering::SeqCst);
+        let name = mrtr.elicit::<Notes>("Your name?").await?;
+        let name = name.accepted().map(|n| n.text).unwrap_or_default();
+        let ticket = mrtr.ask(ask_ticket(&mrtr)).await?;
+        let ticket = ticket.accepted().map(|t| t.id).unwrap_or_default();
+        let notes = mrtr.elicit::<Notes>("Release notes?").await?;
+        let notes = notes.accepted().map(|n| n.text).unwrap_or_default();
+        Ok(text_result(format!("{name} {ticket} {notes}")))
+    }
+
     /// A batch of different kinds: roots and sampling in one round.
     #[tool(description = "Inventory")]
     #[mrtr_handler]
@@ -364,6 +378,24 @@ async fn the_automatic_loop_runs_the_issue_example_in_three_rounds() {
     assert_eq!(
         asked,
         ["Change ticket?", "Deploy to production?", "Release notes?"]
+    );
+}
+
+#[tokio::test]
+async fn three_input_rounds_through_the_automatic_loop() {
+    let server = Deployer::new(shared_key_config());
+    let plans = server.plans.clone();
+    let client = connect(server, Client::new(ElicitationAction::Accept));
+    let result = client
+        .call_tool(CallToolRequestParams::new("checklist"))
+        .await
+        .expect("completes");
+    assert_eq!(text(&result), "ada CHG-1 fixes");
+    assert_eq!(plans.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["Your name?", "Change ticket?", "Release notes?"],
+        "one question per round, in order, none asked twice"
     );
 }
 
