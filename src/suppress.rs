@@ -1179,4 +1179,80 @@ mod tests {
         assert_eq!(s.enclosing_item(8, 25), "tools::Server::ask");
         assert_eq!(s.enclosing_item(1, 1), "tools");
     }
+
+    /// Hostile mixtures of Rust's lexical corners never panic the lexer, the directive reader or
+    /// the writer, and the writer never turns a parsing file into one that does not parse.
+    #[test]
+    fn random_token_soup_never_panics_or_breaks_syntax() {
+        const PIECES: &[&str] = &[
+            "fn f() {",
+            "}",
+            "\n",
+            "    ",
+            "// mcp-lint: allow(MCP001) -- r",
+            "//! mcp-lint: allow(MCP002)",
+            "/* ",
+            " */",
+            "\"",
+            "r#\"",
+            "\"#",
+            "'a",
+            "'x'",
+            "'\\''",
+            "b'\\n'",
+            "é",
+            "let x = 1;",
+            "// mcp-lint: allow(",
+            "mcp-lint:",
+            "#[tool]",
+            "impl S {",
+            "mod m {",
+            "x.call()",
+            "\\",
+            "#",
+            "r#type",
+            "/// doc",
+            "\r\n",
+            ",",
+            ")",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let known = known();
+        let enabled = |_: &str| true;
+        let policy = Policy {
+            require_reason: true,
+            known_codes: &known,
+            enabled: &enabled,
+        };
+        let mut checked = 0;
+        for _ in 0..2000 {
+            let n = (next() % 24) as usize;
+            let src: String = (0..n)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            let lines = src.matches('\n').count() + 1;
+            let fs: Vec<Finding> = (0..3)
+                .map(|k| finding("MCP001", 1 + (next() as usize + k) % lines))
+                .collect();
+            let _ = directives(&src, SourceScopes::parse(&src).as_ref());
+            let _ = apply("x.rs", &src, fs.clone(), &policy);
+            let refs: Vec<&Finding> = fs.iter().collect();
+            if let Ok((out, _)) = add_suppressions(&src, &refs, "why") {
+                if syn::parse_file(&src).is_ok() {
+                    assert!(syn::parse_file(&out).is_ok(), "{src:?} became {out:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked > 200,
+            "only {checked} parsing inputs were exercised"
+        );
+    }
 }
