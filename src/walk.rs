@@ -15,12 +15,45 @@ use crate::source::{LineIndex, Range};
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
 const TRANSPARENT_METHODS: &[&str] = &[
-    "clone", "read", "write", "lock", "as_ref", "as_mut", "unwrap", "expect", "borrow",
-    "borrow_mut", "get", "get_mut", "deref", "to_owned", "upgrade", "blocking_read",
-    "blocking_write", "blocking_lock", "try_read", "try_write", "try_lock", "lock_owned",
-    "read_owned", "write_owned", "load", "load_full", "iter", "values", "first", "last",
-    "cloned", "into_iter", "unwrap_or_default", "as_deref", "ok", "ok_or", "ok_or_else",
-    "context", "with_context",
+    "clone",
+    "read",
+    "write",
+    "lock",
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "borrow",
+    "borrow_mut",
+    "get",
+    "get_mut",
+    "deref",
+    "to_owned",
+    "upgrade",
+    "blocking_read",
+    "blocking_write",
+    "blocking_lock",
+    "try_read",
+    "try_write",
+    "try_lock",
+    "lock_owned",
+    "read_owned",
+    "write_owned",
+    "load",
+    "load_full",
+    "iter",
+    "values",
+    "first",
+    "last",
+    "cloned",
+    "into_iter",
+    "unwrap_or_default",
+    "as_deref",
+    "ok",
+    "ok_or",
+    "ok_or_else",
+    "context",
+    "with_context",
 ];
 
 /// Calls whose value is their first argument (`Some(peer)`, `Arc::new(peer)`).
@@ -32,9 +65,27 @@ use crate::scope::SPAWNS;
 /// Methods whose closure argument receives (an element of) the receiver:
 /// `peers.iter().map(|p| p.list_roots())`, `self.peer.as_ref().map(|p| ..)`.
 const ADAPTERS: &[&str] = &[
-    "map", "and_then", "for_each", "filter_map", "flat_map", "then", "inspect", "map_or",
-    "map_or_else", "is_some_and", "is_ok_and", "filter", "find", "any", "all", "take_while",
-    "skip_while", "try_for_each", "position", "find_map", "if_some",
+    "map",
+    "and_then",
+    "for_each",
+    "filter_map",
+    "flat_map",
+    "then",
+    "inspect",
+    "map_or",
+    "map_or_else",
+    "is_some_and",
+    "is_ok_and",
+    "filter",
+    "find",
+    "any",
+    "all",
+    "take_while",
+    "skip_while",
+    "try_for_each",
+    "position",
+    "find_map",
+    "if_some",
 ];
 
 pub struct State<'a> {
@@ -116,7 +167,9 @@ impl<'a> State<'a> {
         match e {
             syn::Expr::Path(p) if p.qself.is_none() => {
                 let segs = &p.path.segments;
-                let Some(last) = segs.last() else { return Value::unknown() };
+                let Some(last) = segs.last() else {
+                    return Value::unknown();
+                };
                 let id = last.ident.to_string();
                 if segs.len() == 1 {
                     if id == "self" {
@@ -148,7 +201,10 @@ impl<'a> State<'a> {
                 if TRANSPARENT_METHODS.contains(&name.as_str()) {
                     return self.value_of(&mc.receiver);
                 }
-                if let Some(sdk) = SDKS.iter().find(|s| s.serve_methods.contains(&name.as_str())) {
+                if let Some(sdk) = SDKS
+                    .iter()
+                    .find(|s| s.serve_methods.contains(&name.as_str()))
+                {
                     return self.served(&mc.receiver, sdk);
                 }
                 let base = self.value_of(&mc.receiver);
@@ -174,12 +230,22 @@ impl<'a> State<'a> {
                 Value::unknown()
             }
             syn::Expr::Call(c) => {
-                let syn::Expr::Path(p) = &*c.func else { return Value::unknown() };
-                let Some(last) = p.path.segments.last() else { return Value::unknown() };
+                let syn::Expr::Path(p) = &*c.func else {
+                    return Value::unknown();
+                };
+                let Some(last) = p.path.segments.last() else {
+                    return Value::unknown();
+                };
                 let name = last.ident.to_string();
                 for sdk in SDKS {
                     if let Some((_, side)) = sdk.serve_functions.iter().find(|(n, _)| *n == name) {
-                        return Value::of(Kind::Peer { sdk, side: Some(*side) }, Origin::Running);
+                        return Value::of(
+                            Kind::Peer {
+                                sdk,
+                                side: Some(*side),
+                            },
+                            Origin::Running,
+                        );
                     }
                 }
                 if let Some(ty) = self.facts.fn_returns.get(&name) {
@@ -229,9 +295,17 @@ impl<'a> State<'a> {
                 }
             }
             Kind::Context { sdk, side } => {
-                if sdk.context_types.iter().any(|c| c.peer_fields.contains(&name)) {
+                if sdk
+                    .context_types
+                    .iter()
+                    .any(|c| c.peer_fields.contains(&name))
+                {
                     Value::of(Kind::Peer { sdk, side: *side }, Origin::Context).with_hint(name)
-                } else if sdk.context_types.iter().any(|c| c.context_members.contains(&name)) {
+                } else if sdk
+                    .context_types
+                    .iter()
+                    .any(|c| c.context_members.contains(&name))
+                {
                     Value::of(Kind::Context { sdk, side: *side }, Origin::Context)
                 } else {
                     Value::unknown()
@@ -246,7 +320,11 @@ impl<'a> State<'a> {
                     }
                 }
                 let origin = base.origin;
-                Value { hint: None, ..Value::of(Kind::Unknown, origin) }.with_hint(name)
+                Value {
+                    hint: None,
+                    ..Value::of(Kind::Unknown, origin)
+                }
+                .with_hint(name)
             }
             _ => Value::unknown().with_hint(name),
         }
@@ -257,7 +335,9 @@ impl<'a> State<'a> {
         let tys = self.facts.fields_by_name.get(name)?;
         let first = tys.first()?;
         let kind = self.classify(first);
-        tys.iter().all(|t| self.classify(t) == kind).then_some(first)
+        tys.iter()
+            .all(|t| self.classify(t) == kind)
+            .then_some(first)
     }
 
     /// `x.serve(transport)`: a running service of `x`'s side. When the file does not show the
@@ -276,7 +356,10 @@ impl<'a> State<'a> {
 
     /// The request an expression stands for.
     pub fn request_in(&self, e: &syn::Expr) -> Option<McpMethod> {
-        let mut scan = RequestScan { state: self, found: None };
+        let mut scan = RequestScan {
+            state: self,
+            found: None,
+        };
         scan.visit_expr(e);
         scan.found
     }
@@ -317,13 +400,22 @@ impl<'a> State<'a> {
             }
             syn::Pat::Type(pt) => {
                 let kind = self.classify(&pt.ty);
-                let v = if matches!(kind, Kind::Unknown) { value } else { Value { kind, ..value } };
+                let v = if matches!(kind, Kind::Unknown) {
+                    value
+                } else {
+                    Value { kind, ..value }
+                };
                 self.bind_pat(&pt.pat, v);
             }
             syn::Pat::Reference(r) => self.bind_pat(&r.pat, value),
             syn::Pat::Paren(p) => self.bind_pat(&p.pat, value),
             syn::Pat::TupleStruct(ts) => {
-                let head = ts.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let head = ts
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 let inner = if matches!(head.as_str(), "Some" | "Ok") && ts.elems.len() == 1 {
                     value
                 } else {
@@ -390,7 +482,8 @@ impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
                 let r = sdk.request_name(s)?;
                 // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
                 let ok = if i > 0 {
-                    segs[i - 1] == sdk.request_enum || sdk.crates.contains(&segs[0].as_str())
+                    segs[i - 1] == sdk.request_enum
+                        || sdk.crates.contains(&segs[0].as_str())
                         || !self.state.facts.resolve_path(path).is_empty()
                 } else {
                     let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
@@ -443,7 +536,8 @@ impl RawScan {
             match &toks[i] {
                 TokenTree::Literal(lit) => {
                     let s = lit_str(lit);
-                    let colon = matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    let colon =
+                        matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
                     if colon && s.is_some() {
                         key = s;
                         i += 2;
@@ -452,22 +546,32 @@ impl RawScan {
                     if let (Some(k), Some(v)) = (&key, &s) {
                         if k == "method" && !in_envelope {
                             if let Some(m) = McpMethod::from_wire(v) {
-                                self.raw.push(RawRequest { method: m, span: lit.span() });
+                                self.raw.push(RawRequest {
+                                    method: m,
+                                    span: lit.span(),
+                                });
                             }
                         }
                     }
                     // Inline format arguments: `println!("{msg}")`.
                     if let Some(v) = &s {
                         self.format_idents(v);
+                        if !in_envelope {
+                            self.json_text(v, lit.span());
+                        }
                     }
                 }
                 TokenTree::Group(g) => {
                     let env = in_envelope
-                        || key.as_deref().is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                        || key
+                            .as_deref()
+                            .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
                     self.tokens(g.stream(), env);
                 }
                 TokenTree::Ident(id) => {
-                    let env = key.as_deref().is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                    let env = key
+                        .as_deref()
+                        .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
                     if !in_envelope && !env {
                         self.idents.push(id.to_string());
                     }
@@ -476,6 +580,13 @@ impl RawScan {
                 TokenTree::Punct(_) => {}
             }
             i += 1;
+        }
+    }
+
+    /// JSON-RPC written out as text: `r#"{"jsonrpc":"2.0","method":"roots/list"}"#`.
+    fn json_text(&mut self, s: &str, span: Span) {
+        if let Some(method) = json_text_method(s) {
+            self.raw.push(RawRequest { method, span });
         }
     }
 
@@ -496,6 +607,33 @@ impl RawScan {
     }
 }
 
+/// The legacy method of a JSON object written as text: `"method"`, a colon and one of the three
+/// names, at the object's top level (not inside an `inputRequests` envelope).
+fn json_text_method(s: &str) -> Option<McpMethod> {
+    if raw::ENVELOPE_KEYS
+        .iter()
+        .any(|k| s.contains(&format!("\"{k}\"")))
+    {
+        return None;
+    }
+    let mut rest = s;
+    while let Some(at) = rest.find("\"method\"") {
+        rest = &rest[at + 8..];
+        let after = rest.trim_start();
+        let Some(after) = after.strip_prefix(':') else {
+            continue;
+        };
+        let after = after.trim_start();
+        for m in McpMethod::ALL {
+            let quoted = format!("\"{}\"", m.wire());
+            if after.starts_with(&quoted) {
+                return Some(m);
+            }
+        }
+    }
+    None
+}
+
 fn lit_str(lit: &proc_macro2::Literal) -> Option<String> {
     let ts: TokenStream = TokenTree::Literal(lit.clone()).into();
     syn::parse2::<syn::LitStr>(ts).ok().map(|l| l.value())
@@ -504,8 +642,13 @@ fn lit_str(lit: &proc_macro2::Literal) -> Option<String> {
 /// The string literal an expression is, through `.into()`, `.to_string()`, `String::from(..)`.
 fn string_lit(e: &syn::Expr) -> Option<&syn::LitStr> {
     match e {
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s),
-        syn::Expr::MethodCall(mc) if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) => {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s),
+        syn::Expr::MethodCall(mc)
+            if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) =>
+        {
             string_lit(&mc.receiver)
         }
         syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
@@ -525,6 +668,10 @@ fn string_lit(e: &syn::Expr) -> Option<&syn::LitStr> {
 }
 
 impl<'ast> Visit<'ast> for RawScan {
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        self.json_text(&l.value(), l.span());
+    }
+
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
         if p.path.segments.len() == 1 {
             self.idents.push(p.path.segments[0].ident.to_string());
@@ -543,7 +690,10 @@ impl<'ast> Visit<'ast> for RawScan {
             if name == "method" {
                 if let Some(lit) = string_lit(&f.expr) {
                     if let Some(m) = McpMethod::from_wire(&lit.value()) {
-                        self.raw.push(RawRequest { method: m, span: lit.span() });
+                        self.raw.push(RawRequest {
+                            method: m,
+                            span: lit.span(),
+                        });
                     }
                 }
             }
@@ -572,7 +722,11 @@ pub struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(facts: &'a FileFacts, lines: &'a LineIndex<'a>, rules: &'a [&'static dyn Rule]) -> Self {
+    pub fn new(
+        facts: &'a FileFacts,
+        lines: &'a LineIndex<'a>,
+        rules: &'a [&'static dyn Rule],
+    ) -> Self {
         Walker {
             state: State {
                 facts,
@@ -591,7 +745,10 @@ impl<'a> Walker<'a> {
 
     fn ask(&mut self, f: impl Fn(&dyn Rule, &mut Cx<'_>)) {
         let state = &self.state;
-        let mut cx = Cx { state, out: &mut self.out };
+        let mut cx = Cx {
+            state,
+            out: &mut self.out,
+        };
         for r in self.rules {
             f(*r, &mut cx);
         }
@@ -603,11 +760,22 @@ impl<'a> Walker<'a> {
         self.state.frames.pop();
     }
 
-    fn enter_fn(&mut self, attrs: &[syn::Attribute], sig: &syn::Signature, in_impl: bool, block: &syn::Block) {
+    fn enter_fn(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        in_impl: bool,
+        block: &syn::Block,
+    ) {
         let name = sig.ident.to_string();
-        let handler = if in_impl { self.state.impls.last().and_then(|i| i.handler) } else { None };
+        let handler = if in_impl {
+            self.state.impls.last().and_then(|i| i.handler)
+        } else {
+            None
+        };
         let takes_context = self.takes_request_context(sig);
-        let kind = crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
+        let kind =
+            crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
         let reach = if kind == HandlerKind::Plain {
             self.state.facts.callgraph.reach(&name)
         } else {
@@ -620,7 +788,13 @@ impl<'a> Walker<'a> {
             .collect();
         self.state.generics.push(generics);
         let test = self.state.context().test || is_test_attr(attrs);
-        self.state.contexts.push(FnContext { kind, name, spawned: false, test, reach });
+        self.state.contexts.push(FnContext {
+            kind,
+            name,
+            spawned: false,
+            test,
+            reach,
+        });
         self.with_frame(|w| {
             for input in &sig.inputs {
                 if let syn::FnArg::Typed(pt) = input {
@@ -673,12 +847,15 @@ impl<'a> Walker<'a> {
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.
 fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        let last = a.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let last = a
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         match last.as_str() {
             "test" | "rstest" | "test_case" | "quickcheck" | "proptest" => true,
-            "cfg" => a
-                .parse_args::<syn::Ident>()
-                .is_ok_and(|i| i == "test"),
+            "cfg" => a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"),
             _ => false,
         }
     })
@@ -700,10 +877,20 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let handler = i.trait_.as_ref().and_then(|(_, path, _)| self.state.facts.handler_trait(path));
-        let generics: HashSet<String> = i.generics.type_params().map(|t| t.ident.to_string()).collect();
+        let handler = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| self.state.facts.handler_trait(path));
+        let generics: HashSet<String> = i
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
         self.state.generics.push(generics);
-        self.state.impls.push(ImplInfo { self_name: type_name(&i.self_ty), handler });
+        self.state.impls.push(ImplInfo {
+            self_name: type_name(&i.self_ty),
+            handler,
+        });
         syn::visit::visit_item_impl(self, i);
         self.state.impls.pop();
         self.state.generics.pop();
@@ -744,7 +931,8 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let Some(init) = &l.init else {
-            self.state.bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
+            self.state
+                .bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
             return;
         };
         // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
@@ -771,7 +959,9 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         let mut first = self.closure_param.take();
         self.with_frame(|w| {
             for p in &c.inputs {
-                let v = first.take().unwrap_or_else(|| Value::of(Kind::Unknown, Origin::Param));
+                let v = first
+                    .take()
+                    .unwrap_or_else(|| Value::of(Kind::Unknown, Origin::Param));
                 w.state.bind_pat(p, v);
             }
             w.visit_expr(&c.body);
@@ -871,7 +1061,12 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if self.macro_depth >= 16 {
             return;
         }
-        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         let pieces = parse_macro_body(&m.tokens);
         self.macro_depth += 1;
         if SPAWNS.contains(&name.as_str()) {
