@@ -46,7 +46,7 @@ pub fn exercise(data: &[u8]) {
     );
 
     let text = first.text.clone().or_else(|| String::from_utf8(data.to_vec()).ok());
-    let gated = gate_and_render(first.findings, first.parsed, text.as_deref(), &base);
+    let gated = gate_and_render(data, first.findings, first.parsed, text.as_deref(), &base);
 
     if let Some(src) = text.as_deref() {
         add_suppressions_keeps_code_parsing(src, &gated, &settings);
@@ -106,7 +106,13 @@ fn apply_edits(src: &str, edits: &[mcp_lint::finding::Edit]) -> Result<String, S
 }
 
 /// The CLI's path after the engine: gate, then every format; the JSON must read back as it was.
-fn gate_and_render(findings: Vec<Finding>, parsed: bool, text: Option<&str>, base: &Path) -> gate::Gated {
+fn gate_and_render(
+    data: &[u8],
+    findings: Vec<Finding>,
+    parsed: bool,
+    text: Option<&str>,
+    base: &Path,
+) -> gate::Gated {
     let mut sources = Sources::default();
     if let Some(t) = text {
         sources.files.insert(PATH.to_string(), t.to_string());
@@ -115,9 +121,9 @@ fn gate_and_render(findings: Vec<Finding>, parsed: bool, text: Option<&str>, bas
     let report = Report { version: REPORT_VERSION, findings, errors: Vec::new(), summary };
     let mut resolver = Resolver::new(base, &[], gate::known_codes()).expect("an empty base dir has no config to reject");
     let mut texts = Texts::new(&sources, base);
-    let gated = gate::apply(report, &[PATH.to_string()], &mut texts, &mut resolver, &GateOptions::default())
+    let gated = gate::apply(report, &[PATH.to_string()], &mut texts, &mut resolver, &GateOptions { fingerprints: true, ..GateOptions::default() })
         .expect("the gate fails only on config and baseline errors, and there are none");
-    check_findings(text.unwrap_or("").as_bytes(), &gated.report.findings);
+    check_findings(data, &gated.report.findings);
     assert_eq!(gated.fingerprints.len(), gated.report.findings.len(), "one fingerprint per finding");
 
     for color in [false, true] {
@@ -130,8 +136,9 @@ fn gate_and_render(findings: Vec<Finding>, parsed: bool, text: Option<&str>, bas
     let back: Report = serde_json::from_str(&json).expect("--format json is valid JSON of the report");
     assert_eq!(back, gated.report, "JSON round trip changed the report");
     for format in [GateFormat::Concise, GateFormat::Github, GateFormat::Sarif] {
+        let is_sarif = matches!(format, GateFormat::Sarif);
         let out = gate::render(format, &gated, base);
-        if matches!(format, GateFormat::Sarif) {
+        if is_sarif {
             serde_json::from_str::<serde_json::Value>(&out).expect("SARIF is valid JSON");
         }
     }
