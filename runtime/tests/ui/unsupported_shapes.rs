@@ -51,12 +51,16 @@ async fn keyed_batch(mrtr: Mrtr) -> Result<Value, MrtrError> {
     Ok(json!(null))
 }
 
-
-
 #[mrtr_handler]
 async fn in_an_async_block(mrtr: Mrtr) -> Result<Value, MrtrError> {
     let later = async { mrtr.elicit::<Confirm>("Go?").await };
     let _ = later;
     Ok(json!(null))
 }
+
+#[mrtr_handler]
+async fn in_a_macro(mrtr: Mrtr) -> Result<Value, MrtrError> {
+    Ok(json!({ "accepted": mrtr.elicit::<Confirm>("Go?").await?.accepted().is_some() }))
+}
+
 fn main() {}
