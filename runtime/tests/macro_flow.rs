@@ -500,3 +500,33 @@ fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
         .expect("a runtime")
         .block_on(future)
 }
+
+/// A kept binding too large for the state budget is an error the author sees, not a truncated
+/// or unsealed state.
+#[mrtr_handler]
+async fn oversized(mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let blob = "x".repeat(4096);
+    let ok = mrtr.elicit::<Confirm>("Keep the blob?").await?;
+    Ok(json!({ "len": blob.len(), "ok": ok.accepted().is_some() }))
+}
+
+#[test]
+fn a_state_over_the_size_budget_is_an_internal_error() {
+    let config = mrtr::testing::test_config("srv").with_max_state_bytes(1024);
+    let transcript = TestClient::tool("oversized", json!({}))
+        .config(&config)
+        .answer_any(Answer::accept(json!({ "confirm": true })))
+        .run_blocking(oversized);
+    assert_eq!(transcript.rounds.len(), 1);
+    let error = transcript.error().expect("the seal fails");
+    assert_eq!(error.code, -32603);
+    let roomy = mrtr::testing::test_config("srv");
+    let transcript = TestClient::tool("oversized", json!({}))
+        .config(&roomy)
+        .answer_any(Answer::accept(json!({ "confirm": true })))
+        .run_blocking(oversized);
+    assert_eq!(
+        transcript.end,
+        End::Complete(json!({ "len": 4096, "ok": true }))
+    );
+}
