@@ -130,6 +130,8 @@ pub struct FileFacts {
     pub spawned_names: HashSet<String>,
     /// Which of the file's handlers call which of its helpers.
     pub callgraph: crate::callgraph::CallGraph,
+    /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
+    pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
     pub package: Option<Arc<Package>>,
     /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
@@ -308,6 +310,21 @@ impl FileFacts {
                         None => Kind::Unknown,
                     };
                 }
+                // `type ServerPeer = Peer<RoleServer>;`. Aliases can form a cycle
+                // (`type A = B; type B = A;` does not compile, but the file may still say it).
+                if tp.path.segments.len() == 1 {
+                    if let Some(aliased) = self.type_aliases.get(&name) {
+                        thread_local!(static HOPS: std::cell::Cell<u8> = const { std::cell::Cell::new(0) });
+                        let hops = HOPS.with(|h| h.get());
+                        if hops >= 16 {
+                            return Kind::Unknown;
+                        }
+                        HOPS.with(|h| h.set(hops + 1));
+                        let kind = self.classify_type(aliased, generics);
+                        HOPS.with(|h| h.set(hops));
+                        return kind;
+                    }
+                }
                 for (sdk, canonical) in self.resolve_path(&tp.path) {
                     if let Some(pt) = sdk.peer_types.iter().find(|p| p.name == canonical) {
                         let side = self.role_side(sdk, pt.role, &last.arguments);
@@ -317,6 +334,17 @@ impl FileFacts {
                         let side = self.role_side(sdk, ct.role, &last.arguments);
                         return Kind::Context { sdk, side };
                     }
+                }
+                // A type from elsewhere in this crate (`use crate::types::ServerPeer`) may be an
+                // alias or re-export of an SDK type the file cannot see: unknown, not foreign.
+                let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
+                let from_crate = match self.imports.get(&name) {
+                    Some(imp) if tp.path.segments.len() == 1 => crate_root(&imp.root),
+                    _ => tp.path.segments.len() > 1
+                        && crate_root(&tp.path.segments[0].ident.to_string()),
+                };
+                if from_crate {
+                    return Kind::Unknown;
                 }
                 Kind::Foreign
             }
@@ -458,6 +486,7 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
 
     fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
         self.facts.local_types.insert(t.ident.to_string());
+        self.facts.type_aliases.insert(t.ident.to_string(), (*t.ty).clone());
         syn::visit::visit_item_type(self, t);
     }
 
