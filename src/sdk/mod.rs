@@ -15,8 +15,8 @@ pub mod rust_mcp_sdk;
 pub mod tower_mcp;
 pub mod turbomcp;
 
-pub use crate::manifest::Version;
 use crate::manifest::Dependency;
+pub use crate::manifest::Version;
 
 /// The three server-to-client requests that 2026-07-28 replaces with `InputRequiredResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,7 +27,11 @@ pub enum McpMethod {
 }
 
 impl McpMethod {
-    pub const ALL: [McpMethod; 3] = [McpMethod::Elicitation, McpMethod::Sampling, McpMethod::Roots];
+    pub const ALL: [McpMethod; 3] = [
+        McpMethod::Elicitation,
+        McpMethod::Sampling,
+        McpMethod::Roots,
+    ];
 
     /// The JSON-RPC method name on the wire.
     pub fn wire(self) -> &'static str {
@@ -78,22 +82,40 @@ pub struct Legacy {
 
 impl Legacy {
     /// Legacy in every version.
-    pub const ALWAYS: Legacy = Legacy { from: None, until: None, unless_features: &[], with_features: &[] };
+    pub const ALWAYS: Legacy = Legacy {
+        from: None,
+        until: None,
+        unless_features: &[],
+        with_features: &[],
+    };
 
     pub const fn until(v: Version) -> Legacy {
-        Legacy { until: Some(v), ..Legacy::ALWAYS }
+        Legacy {
+            until: Some(v),
+            ..Legacy::ALWAYS
+        }
     }
 
     pub const fn between(from: Version, until: Version) -> Legacy {
-        Legacy { from: Some(from), until: Some(until), ..Legacy::ALWAYS }
+        Legacy {
+            from: Some(from),
+            until: Some(until),
+            ..Legacy::ALWAYS
+        }
     }
 
     pub const fn unless(self, features: &'static [&'static str]) -> Legacy {
-        Legacy { unless_features: features, ..self }
+        Legacy {
+            unless_features: features,
+            ..self
+        }
     }
 
     pub const fn with(self, features: &'static [&'static str]) -> Legacy {
-        Legacy { with_features: features, ..self }
+        Legacy {
+            with_features: features,
+            ..self
+        }
     }
 
     /// Whether the version gate says anything (an `ALWAYS` entry never depends on the manifest).
@@ -178,7 +200,12 @@ pub struct RequestMethod {
 
 impl RequestMethod {
     /// A call legacy in every version, without a turbofish.
-    pub const fn new(name: &'static str, sends: McpMethod, arity: usize, replacement: &'static str) -> RequestMethod {
+    pub const fn new(
+        name: &'static str,
+        sends: McpMethod,
+        arity: usize,
+        replacement: &'static str,
+    ) -> RequestMethod {
         RequestMethod {
             name,
             sends,
@@ -195,7 +222,10 @@ impl RequestMethod {
     }
 
     pub const fn sent_as(self, wire: &'static str) -> RequestMethod {
-        RequestMethod { sends_as: Some(wire), ..self }
+        RequestMethod {
+            sends_as: Some(wire),
+            ..self
+        }
     }
 
     /// The wire method named in messages.
@@ -220,7 +250,12 @@ pub struct RawSendMethod {
 impl RawSendMethod {
     /// A send through the SDK's peer of a request value.
     pub const fn peer(name: &'static str, arity: usize) -> RawSendMethod {
-        RawSendMethod { name, arity, method_string: false, any_receiver: false }
+        RawSendMethod {
+            name,
+            arity,
+            method_string: false,
+            any_receiver: false,
+        }
     }
 }
 
@@ -315,7 +350,10 @@ impl SdkTable {
 
     /// Every entry of that name: one per arity and version line (rust-mcp-sdk's `elicit_input`
     /// took two arguments in 0.7 and one from 0.8).
-    pub fn request_methods_named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s RequestMethod> + 's {
+    pub fn request_methods_named<'s>(
+        &'s self,
+        name: &'s str,
+    ) -> impl Iterator<Item = &'s RequestMethod> + 's {
         self.request_methods.iter().filter(move |m| m.name == name)
     }
 
@@ -325,7 +363,9 @@ impl SdkTable {
 
     /// The raw send of that name and arity.
     pub fn raw_send(&self, name: &str, arity: usize) -> Option<&RawSendMethod> {
-        self.raw_send_methods.iter().find(|m| m.name == name && m.arity == arity)
+        self.raw_send_methods
+            .iter()
+            .find(|m| m.name == name && m.arity == arity)
     }
 
     /// The help for a raw request sent through this SDK.

@@ -56,7 +56,12 @@ pub static RUST_MCP_SDK: SdkTable = SdkTable {
         RequestMethod::new("create_message", McpMethod::Sampling, 1, SAMPLING_HELP),
         RequestMethod::new("list_roots", McpMethod::Roots, 1, ROOTS_HELP),
     ],
-    raw_send_methods: &[RawSendMethod::peer("request", 2)],
+    raw_send_methods: &[
+        RawSendMethod::peer("request", 2),
+        // `runtime.send(MessageFromServer::RequestFromServer(RequestFromServer::..(..)), ..)`.
+        RawSendMethod::peer("send", 2),
+        RawSendMethod::peer("send", 3),
+    ],
     request_enum: "RequestFromServer",
     request_names: &[
         RequestName { name: "ElicitRequest", sends: McpMethod::Elicitation },
