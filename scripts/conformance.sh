@@ -111,7 +111,7 @@ trap 'exit 130' INT TERM
 
 # Starts the server on a free loopback port (port 0) and sets SERVER_URL from its first stdout line.
 start_server() {
-    local binary=$ROOT/target/debug/conformance-server log=$RESULTS/server.log
+    local binary=${CARGO_TARGET_DIR:-target}/debug/conformance-server log=$RESULTS/server.log
     "$binary" 0 >"$log" 2>&1 &
     SERVER_PID=$!
     local i
