@@ -43,7 +43,7 @@ pub enum Command {
     Rule { code: String },
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct LintArgs {
     /// Files and folders to lint (default: the current workspace or package root).
     pub paths: Vec<PathBuf>,
@@ -84,6 +84,16 @@ pub struct LintArgs {
     /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
     #[arg(long, requires = "baseline")]
     pub strict_baseline: bool,
+    /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix or --diff: also apply the unsafe fixes (they change behaviour; review them).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the unified diff of what --fix would change and change nothing. Exit 0: nothing to
+    /// change, 1: some file would change, 2: a file could not be fixed.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -188,7 +198,11 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         fingerprints: args.format == Format::Sarif && !args.statistics,
     };
     let mut texts = gate::Texts::new(&sources, &settings.base_dir);
-    let gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
+    let mut gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
+    crate::fix::attach(&mut gated.report, |p| texts.get(p));
+    if args.fix || args.diff {
+        return run_fix(args, &gated.report, &mut texts, &settings, &mut resolver);
+    }
     // Meta findings can sit in files the engine had no finding in; the human format shows source.
     let extra: Vec<(String, String)> = gated
         .report
@@ -233,6 +247,31 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let stale_fails = args.strict_baseline && gated.stale > 0;
     let status = exit_status(&gated.report);
     Ok(if status == EXIT_CLEAN && stale_fails { EXIT_FINDINGS } else { status })
+}
+
+/// `--fix` / `--diff`: see `fix::driver` for what each prints and its exit status.
+fn run_fix(
+    args: &LintArgs,
+    report: &crate::finding::Report,
+    texts: &mut gate::Texts,
+    settings: &Settings,
+    resolver: &mut Resolver,
+) -> Result<i32, String> {
+    let opts = crate::fix::driver::Options {
+        allowed: crate::fix::Allowed { unsafe_fixes: args.unsafe_fixes },
+        diff_only: args.diff,
+    };
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let done = crate::fix::driver::run(report, texts, settings, resolver, &opts, &mut out, &mut err)?;
+    drop((out, err));
+    let failed = done.failed > 0 || !report.errors.is_empty();
+    if args.diff {
+        return Ok(if failed { EXIT_ERROR } else if done.changed > 0 { EXIT_FINDINGS } else { EXIT_CLEAN });
+    }
+    // What is left, reported like a plain run over the files as they are now.
+    let rest = LintArgs { fix: false, ..args.clone() };
+    let status = run_lint(&rest)?;
+    Ok(if failed { EXIT_ERROR } else { status })
 }
 
 /// 2 when a file could not be read (the run is incomplete), else 1 when a finding is at error

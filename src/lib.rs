@@ -12,6 +12,7 @@ pub mod config;
 pub mod discover;
 pub mod engine;
 pub mod finding;
+pub mod fix;
 pub mod lint;
 pub mod macro_body;
 pub mod manifest;

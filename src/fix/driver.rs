@@ -1,0 +1,311 @@
+//! The fix loop over files, and what `--fix` / `--diff` print.
+//!
+//! Per file: take the findings' fixes this run admits, splice them in (overlapping ones wait),
+//! check that the result still parses, lint the new text again (suppressions and configuration
+//! included) and repeat, up to [`MAX_PASSES`]. A pass whose result would not parse leaves the
+//! file exactly as it was read and is reported. `--fix` then writes each changed file
+//! atomically (temporary file renamed over it, permissions kept); `--diff` prints the unified
+//! diff and writes nothing.
+//!
+//! Exit status of `--diff`: 0 nothing to change, 1 some file would change, 2 a file could not be
+//! fixed (its fixes break its syntax, or it could not be read). `--fix` exits like a plain run
+//! over the fixed files (0 / 1 by the remaining findings), or 2 when a file could not be fixed or
+//! written.
+
+use std::path::Path;
+
+use super::apply::apply_fixes;
+use super::Allowed;
+use crate::config::gate::{self, GateOptions, Texts};
+use crate::config::Resolver;
+use crate::finding::{Applicability, Finding, Report};
+use crate::lint::{Settings, Sources};
+
+/// Passes per file before the loop gives up (each pass applies every non-overlapping fix; more
+/// than a few means fixes keep producing new fixable findings).
+pub const MAX_PASSES: usize = 10;
+
+/// What happened to one file.
+#[derive(Debug, Clone)]
+pub struct FileFix {
+    pub path: String,
+    pub original: String,
+    /// The text after the last good pass (the original when nothing applied or a pass failed).
+    pub text: String,
+    /// Findings whose fix was applied, in the order of the passes.
+    pub fixed: Vec<Finding>,
+    /// The findings of `text`.
+    pub remaining: Vec<Finding>,
+    pub passes: usize,
+    /// Why the file was left as it was read.
+    pub error: Option<String>,
+    /// Fixes were still pending when [`MAX_PASSES`] ran out.
+    pub unfinished: bool,
+}
+
+/// Runs the fix loop on one text. `relint` lints a text of this file again and returns its
+/// findings, fixes attached.
+pub fn fix_text(
+    path: &str,
+    original: &str,
+    first: Vec<Finding>,
+    allowed: Allowed,
+    relint: &mut dyn FnMut(&str) -> Vec<Finding>,
+) -> FileFix {
+    let mut text = original.to_string();
+    let mut findings = first;
+    let mut fixed = Vec::new();
+    let mut passes = 0;
+    let mut unfinished = false;
+    loop {
+        let chosen: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| {
+                f.fix
+                    .as_ref()
+                    .is_some_and(|x| allowed.admits(x.applicability) && !x.edits.is_empty())
+            })
+            .collect();
+        if chosen.is_empty() {
+            break;
+        }
+        if passes == MAX_PASSES {
+            unfinished = true;
+            break;
+        }
+        passes += 1;
+        let fixes: Vec<&crate::finding::Fix> =
+            chosen.iter().filter_map(|f| f.fix.as_ref()).collect();
+        let applied = apply_fixes(&text, &fixes);
+        if applied.text == text {
+            break;
+        }
+        if let Err(e) = crate::parse::parse(applied.text.as_bytes()) {
+            return FileFix {
+                path: path.to_string(),
+                original: original.to_string(),
+                text: original.to_string(),
+                fixed: Vec::new(),
+                remaining: Vec::new(),
+                passes,
+                error: Some(format!(
+                    "pass {passes} would leave the file unparsable ({}:{}: {}); left unchanged",
+                    e.line, e.column, e.message
+                )),
+                unfinished: false,
+            };
+        }
+        fixed.extend(applied.applied.iter().map(|&i| chosen[i].clone()));
+        text = applied.text;
+        findings = relint(&text);
+    }
+    FileFix {
+        path: path.to_string(),
+        original: original.to_string(),
+        text,
+        fixed,
+        remaining: findings,
+        passes,
+        error: None,
+        unfinished,
+    }
+}
+
+/// Lints `text` as the file `path`, through the same configuration and suppressions as the
+/// run, with fixes attached.
+pub fn relint(
+    path: &str,
+    text: &str,
+    settings: &Settings,
+    resolver: &mut Resolver,
+) -> Result<Vec<Finding>, String> {
+    let result = crate::lint::lint_source(path, text.as_bytes(), settings);
+    let report = Report {
+        version: crate::lint::REPORT_VERSION,
+        findings: result.findings,
+        errors: Vec::new(),
+        summary: Default::default(),
+    };
+    let mut sources = Sources::default();
+    sources.files.insert(path.to_string(), text.to_string());
+    let mut texts = Texts::new(&sources, &settings.base_dir);
+    let mut gated = gate::apply(
+        report,
+        &[path.to_string()],
+        &mut texts,
+        resolver,
+        &GateOptions::default(),
+    )?;
+    super::attach(&mut gated.report, |_| Some(text.to_string()));
+    Ok(gated.report.findings)
+}
+
+/// Options of a fix run.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub allowed: Allowed,
+    /// `--diff`: print, do not write.
+    pub diff_only: bool,
+}
+
+/// What a fix run did, for the caller's exit status.
+#[derive(Debug, Default)]
+pub struct RunOutcome {
+    pub changed: usize,
+    pub failed: usize,
+    pub fixes: usize,
+}
+
+/// Fixes every file of `report` that has an admitted fix; prints the diff (`--diff`, stdout) or
+/// what was fixed and what remains (stderr).
+pub fn run(
+    report: &Report,
+    texts: &mut Texts,
+    settings: &Settings,
+    resolver: &mut Resolver,
+    opts: &Options,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<RunOutcome, String> {
+    let mut by_path: std::collections::BTreeMap<&str, Vec<Finding>> = Default::default();
+    for f in &report.findings {
+        by_path.entry(f.path.as_str()).or_default().push(f.clone());
+    }
+    let mut outcome = RunOutcome::default();
+    let mut pending = (0usize, 0usize, 0usize);
+    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+    for (path, findings) in by_path {
+        let admitted = findings.iter().any(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| opts.allowed.admits(x.applicability) && !x.edits.is_empty())
+        });
+        let result = if admitted {
+            let Some(original) = texts.get(path) else {
+                writeln!(err, "{path}: cannot read the file to fix it").map_err(io)?;
+                outcome.failed += 1;
+                continue;
+            };
+            let mut again = |t: &str| match relint(path, t, settings, resolver) {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
+                    Vec::new()
+                }
+            };
+            fix_text(path, &original, findings, opts.allowed, &mut again)
+        } else {
+            FileFix {
+                path: path.to_string(),
+                original: String::new(),
+                text: String::new(),
+                fixed: Vec::new(),
+                remaining: findings,
+                passes: 0,
+                error: None,
+                unfinished: false,
+            }
+        };
+        for f in &result.remaining {
+            match f.fix.as_ref().map(|x| x.applicability) {
+                Some(Applicability::Unsafe) if !opts.allowed.unsafe_fixes => pending.0 += 1,
+                Some(Applicability::DisplayOnly) => pending.1 += 1,
+                _ => pending.2 += 1,
+            }
+        }
+        if let Some(e) = &result.error {
+            writeln!(err, "{path}: not fixed: {e}").map_err(io)?;
+            outcome.failed += 1;
+            continue;
+        }
+        if result.text == result.original {
+            continue;
+        }
+        outcome.changed += 1;
+        outcome.fixes += result.fixed.len();
+        if opts.diff_only {
+            out.write_all(super::diff::unified(path, &result.original, &result.text).as_bytes())
+                .map_err(io)?;
+            writeln!(
+                err,
+                "{path}: would apply {} fix{}",
+                result.fixed.len(),
+                plural_es(result.fixed.len())
+            )
+            .map_err(io)?;
+        } else {
+            let file = settings.base_dir.join(path);
+            match write_checked(&file, &result.original, &result.text) {
+                Ok(()) => {
+                    writeln!(
+                        err,
+                        "{path}: fixed {} finding{}",
+                        result.fixed.len(),
+                        plural(result.fixed.len())
+                    )
+                    .map_err(io)?;
+                    for f in &result.fixed {
+                        let msg = f.fix.as_ref().map_or("", |x| x.message.as_str());
+                        writeln!(err, "  {}:{} {} {}", f.line, f.column, f.code, msg)
+                            .map_err(io)?;
+                    }
+                }
+                Err(e) => {
+                    writeln!(err, "{path}: not written: {e}").map_err(io)?;
+                    outcome.failed += 1;
+                    outcome.changed -= 1;
+                    outcome.fixes -= result.fixed.len();
+                }
+            }
+        }
+        if result.unfinished {
+            writeln!(
+                err,
+                "{path}: fixes still pending after {MAX_PASSES} passes; run again"
+            )
+            .map_err(io)?;
+        }
+    }
+    let verb = if opts.diff_only { "would fix" } else { "fixed" };
+    writeln!(
+        err,
+        "{verb} {} finding{} in {} file{}; remaining: {} with an unsafe fix (add --unsafe-fixes), {} with a \
+display-only suggestion, {} without a fix",
+        outcome.fixes,
+        plural(outcome.fixes),
+        outcome.changed,
+        plural(outcome.changed),
+        pending.0,
+        pending.1,
+        pending.2
+    )
+    .map_err(io)?;
+    Ok(outcome)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn plural_es(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "es"
+    }
+}
+
+/// Replaces `file` with `text` atomically, unless it no longer holds `original` (edited while
+/// the run looked at it).
+fn write_checked(file: &Path, original: &str, text: &str) -> Result<(), String> {
+    let now = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
+    if now != original.as_bytes() {
+        return Err("the file changed on disk during the run".into());
+    }
+    crate::baseline::write_atomically(file, text.as_bytes())
+        .map_err(|e| format!("cannot write: {e}"))
+}

@@ -1,0 +1,55 @@
+//! Autofix: `--fix`, `--fix --unsafe-fixes` and `--diff`.
+//!
+//! - [`apply`]: splices fixes into a text (byte spans of the original; overlapping fixes wait for
+//!   the next pass; shared edits apply once).
+//! - [`diff`]: the unified diff `--diff` prints.
+//! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
+//!   attached to the engine's findings by [`attach`], so the JSON report carries them too.
+//! - [`driver`]: the passes over each file (apply, parse, lint again, up to
+//!   [`driver::MAX_PASSES`]), the atomic writes, and what the command prints.
+
+pub mod apply;
+pub mod diff;
+pub mod driver;
+pub mod rmcp;
+
+use std::collections::BTreeMap;
+
+use crate::finding::{Applicability, Finding, Report};
+
+/// Adds the fixes this module computes to the findings that have none yet. `text` gives a
+/// file's text by its report path.
+pub fn attach(report: &mut Report, mut text: impl FnMut(&str) -> Option<String>) {
+    let mut by_path: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, f) in report.findings.iter().enumerate() {
+        if f.fix.is_none() && rmcp::wants(f) {
+            by_path.entry(f.path.clone()).or_default().push(i);
+        }
+    }
+    for (path, members) in by_path {
+        let Some(src) = text(&path) else { continue };
+        let fixes = {
+            let fs: Vec<&Finding> = members.iter().map(|&i| &report.findings[i]).collect();
+            rmcp::plan(&src, &fs)
+        };
+        for (i, fix) in members.into_iter().zip(fixes) {
+            report.findings[i].fix = fix;
+        }
+    }
+}
+
+/// Which fixes a run applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowed {
+    pub unsafe_fixes: bool,
+}
+
+impl Allowed {
+    pub fn admits(&self, a: Applicability) -> bool {
+        match a {
+            Applicability::Safe => true,
+            Applicability::Unsafe => self.unsafe_fixes,
+            Applicability::DisplayOnly => false,
+        }
+    }
+}

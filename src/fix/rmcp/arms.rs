@@ -1,0 +1,191 @@
+//! `match` arms over rmcp's `Result<Option<T>, ElicitationError>` rewritten over
+//! `mrtr::Elicitation<T>`: `Ok(Some(p))` → `Elicitation::Accept(p)`,
+//! `Err(ElicitationError::UserDeclined)` → `Elicitation::Decline`, `UserCancelled` → `Cancel`.
+//! `Ok(None)` and the transport errors (`Service`, `ParseError`, ...) have no counterpart: an
+//! accepted answer always has content, and a failed round returns from the handler through `?`.
+
+use quote::ToTokens;
+
+use super::text::{range_of, uses_of};
+use crate::finding::Edit;
+use crate::source::LineIndex as ByteIndex;
+use crate::suppress::LineIndex;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Alt {
+    Accept(String),
+    Decline,
+    Cancel,
+    /// `Err(_)` / `Err(e)`: whatever of decline/cancel earlier arms left.
+    AnyErr(Option<String>),
+    Wild,
+    Gone,
+}
+
+fn classify(p: &syn::Pat, src: &str, idx: &ByteIndex) -> Result<Vec<Alt>, String> {
+    let text = |p: &syn::Pat| {
+        range_of(p, idx)
+            .map(|(s, e)| src[s..e].to_string())
+            .ok_or_else(|| "a pattern without a position".to_string())
+    };
+    Ok(match p {
+        syn::Pat::Or(or) => {
+            let mut all = Vec::new();
+            for c in &or.cases {
+                all.extend(classify(c, src, idx)?);
+            }
+            all
+        }
+        syn::Pat::Wild(_) => vec![Alt::Wild],
+        syn::Pat::TupleStruct(ts) if ts.elems.len() == 1 => {
+            let inner = &ts.elems[0];
+            match super::text::path_end(&ts.path).as_str() {
+                "Ok" => match inner {
+                    syn::Pat::TupleStruct(s)
+                        if super::text::path_end(&s.path) == "Some" && s.elems.len() == 1 =>
+                    {
+                        vec![Alt::Accept(text(&s.elems[0])?)]
+                    }
+                    syn::Pat::Ident(i) if i.ident == "None" => vec![Alt::Gone],
+                    syn::Pat::Path(pp) if super::text::path_end(&pp.path) == "None" => {
+                        vec![Alt::Gone]
+                    }
+                    syn::Pat::Wild(_) => vec![Alt::Accept("_".into())],
+                    _ => return Err("an `Ok(..)` arm binds the whole `Option`".into()),
+                },
+                "Err" => vec![error_alt(inner)],
+                _ => return Err("an arm matches something other than `Ok`/`Err`".into()),
+            }
+        }
+        _ => return Err("an arm binds the whole result".into()),
+    })
+}
+
+fn error_alt(p: &syn::Pat) -> Alt {
+    let variant = match p {
+        syn::Pat::Wild(_) => return Alt::AnyErr(None),
+        syn::Pat::Ident(i) if i.subpat.is_none() => {
+            let name = i.ident.to_string();
+            if name.starts_with(|c: char| c.is_lowercase() || c == '_') {
+                return Alt::AnyErr(Some(name));
+            }
+            name
+        }
+        syn::Pat::Path(pp) => super::text::path_end(&pp.path),
+        syn::Pat::TupleStruct(ts) => super::text::path_end(&ts.path),
+        syn::Pat::Struct(s) => super::text::path_end(&s.path),
+        _ => return Alt::Gone,
+    };
+    match variant.as_str() {
+        "UserDeclined" => Alt::Decline,
+        "UserCancelled" => Alt::Cancel,
+        // Service, ParseError, NoContent, CapabilityNotSupported: now a `?` out of the handler.
+        _ => Alt::Gone,
+    }
+}
+
+/// The edits that turn the arms of `m` into arms over `Elicitation<T>`, or why they cannot be.
+pub fn rewrite(
+    m: &syn::ExprMatch,
+    src: &str,
+    idx: &ByteIndex,
+    lines: &LineIndex,
+) -> Result<Vec<Edit>, String> {
+    let (mut declined, mut cancelled, mut accepted_all, mut wild) = (false, false, false, false);
+    let mut edits = Vec::new();
+    for arm in &m.arms {
+        let alts = classify(&arm.pat, src, idx)?;
+        let mut out: Vec<String> = Vec::new();
+        for alt in alts {
+            match alt {
+                Alt::Accept(p) => {
+                    if p == "_" && arm.guard.is_none() {
+                        accepted_all = true;
+                    }
+                    out.push(format!("Elicitation::Accept({p})"));
+                }
+                Alt::Decline if !declined => {
+                    declined = arm.guard.is_none();
+                    out.push("Elicitation::Decline".into());
+                }
+                Alt::Cancel if !cancelled => {
+                    cancelled = arm.guard.is_none();
+                    out.push("Elicitation::Cancel".into());
+                }
+                Alt::AnyErr(binding) => {
+                    let rest: Vec<&str> = [
+                        (!declined, "Elicitation::Decline"),
+                        (!cancelled, "Elicitation::Cancel"),
+                    ]
+                    .into_iter()
+                    .filter_map(|(left, s)| left.then_some(s))
+                    .collect();
+                    if rest.is_empty() {
+                        continue;
+                    }
+                    if let Some(b) = binding {
+                        if uses_of(arm.body.to_token_stream(), &b) > 0
+                            || arm
+                                .guard
+                                .as_ref()
+                                .is_some_and(|(_, g)| uses_of(g.to_token_stream(), &b) > 0)
+                        {
+                            return Err(format!("the `Err({b})` arm reads the error"));
+                        }
+                    }
+                    if arm.guard.is_none() {
+                        declined = true;
+                        cancelled = true;
+                    }
+                    out.extend(rest.into_iter().map(String::from));
+                }
+                Alt::Wild => {
+                    if arm.guard.is_none() {
+                        wild = true;
+                    }
+                    out.push("_".into());
+                }
+                Alt::Decline | Alt::Cancel | Alt::Gone => {}
+            }
+        }
+        if out.is_empty() {
+            edits.push(remove_arm(arm, m, src, idx, lines)?);
+        } else {
+            let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
+            let new = out.join(" | ");
+            if src[s..e] != new {
+                edits.push(lines.edit(s, e, new));
+            }
+        }
+    }
+    if !wild && !(declined && cancelled) {
+        return Err("the arms do not cover both a declined and a cancelled answer".into());
+    }
+    let _ = accepted_all;
+    Ok(edits)
+}
+
+/// Deletes an arm with its comma, and its lines when it has them to itself.
+fn remove_arm(
+    arm: &syn::Arm,
+    m: &syn::ExprMatch,
+    src: &str,
+    idx: &ByteIndex,
+    lines: &LineIndex,
+) -> Result<Edit, String> {
+    let (mut s, mut e) = range_of(arm, idx).ok_or("an arm without a position")?;
+    let _ = m;
+    let rest = &src[e..];
+    let after = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    if rest[after..].starts_with(',') && arm.comma.is_none() {
+        e += after + 1;
+    }
+    let line_start = src[..s].rfind('\n').map_or(0, |i| i + 1);
+    let tail = &src[e..];
+    let to_eol = tail.find('\n');
+    if src[line_start..s].trim().is_empty() && to_eol.is_some_and(|n| tail[..n].trim().is_empty()) {
+        s = line_start;
+        e += to_eol.unwrap_or(0) + 1;
+    }
+    Ok(lines.edit(s, e, String::new()))
+}

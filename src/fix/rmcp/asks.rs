@@ -1,0 +1,153 @@
+//! What each legacy rmcp call becomes: the ask written in its place, the value that stands where
+//! the old result was used, and what the rewrite changes (for the fix message).
+
+/// A legacy call the rewrite knows.
+#[derive(Debug, Clone)]
+pub enum Ask {
+    /// `elicit::<T>(message)` / `elicit_with_timeout::<T>(message, timeout)`.
+    Elicit {
+        turbofish: String,
+        message: String,
+        timeout: bool,
+    },
+    /// `elicit_url(message, url, id)` / `elicit_url_with_timeout(.., timeout)`.
+    ElicitUrl {
+        message: String,
+        url: String,
+        timeout: bool,
+    },
+    /// `list_roots()`.
+    Roots,
+}
+
+/// Reads a call's method and arguments; `Err` explains why the call has no rewrite.
+pub fn read(
+    mc: &syn::ExprMethodCall,
+    src: &str,
+    idx: &crate::source::LineIndex,
+) -> Result<Ask, String> {
+    let arg = |i: usize| -> Result<String, String> {
+        let (s, e) =
+            super::text::range_of(&mc.args[i], idx).ok_or("an argument without a position")?;
+        Ok(src[s..e].to_string())
+    };
+    let name = mc.method.to_string();
+    Ok(match name.as_str() {
+        "elicit" | "elicit_with_timeout" => Ask::Elicit {
+            turbofish: match &mc.turbofish {
+                Some(t) => {
+                    let (s, e) =
+                        super::text::range_of(t, idx).ok_or("a turbofish without a position")?;
+                    src[s..e].to_string()
+                }
+                None => String::new(),
+            },
+            message: arg(0)?,
+            timeout: name.ends_with("_with_timeout"),
+        },
+        "elicit_url" | "elicit_url_with_timeout" => Ask::ElicitUrl {
+            message: arg(0)?,
+            url: arg(1)?,
+            timeout: name.ends_with("_with_timeout"),
+        },
+        "list_roots" => Ask::Roots,
+        "create_message" => {
+            return Err(
+                "`create_message` takes rmcp's `CreateMessageRequestParams`, and the \
+runtime's `mrtr.sample(..)` takes a `mrtr::SamplingRequest` (messages as JSON content blocks): \
+build the `SamplingRequest` by hand (`SamplingRequest::new(prompt, max_tokens)` plus its fields) \
+and ask with `mrtr.sample(request).await?` under `#[mrtr_handler]`; better, call a model API \
+directly, as sampling is deprecated in 2026-07-28 (SEP-2577)"
+                    .into(),
+            )
+        }
+        "create_elicitation" | "create_elicitation_with_timeout" => {
+            return Err(
+                "`create_elicitation` builds its schema at run time, and the runtime \
+asks for a typed form: declare a `#[derive(Deserialize, JsonSchema)]` struct for the fields and \
+ask with `mrtr.elicit::<Form>(message).await?` under `#[mrtr_handler]`"
+                    .into(),
+            )
+        }
+        other => return Err(format!("`{other}` has no MRTR rewrite")),
+    })
+}
+
+impl Ask {
+    /// The ask expression, without `.await`.
+    pub fn expr(&self, mrtr: &str) -> String {
+        match self {
+            Ask::Elicit {
+                turbofish, message, ..
+            } => format!("{mrtr}.elicit{turbofish}({message})"),
+            Ask::ElicitUrl { message, url, .. } => format!("{mrtr}.elicit_url({message}, {url})"),
+            Ask::Roots => format!("{mrtr}.list_roots()"),
+        }
+    }
+
+    /// The runtime names the rewritten code uses.
+    pub fn imports(&self) -> &'static [&'static str] {
+        match self {
+            Ask::Elicit { .. } => &["Elicitation"],
+            Ask::ElicitUrl { .. } => &["UrlElicitation"],
+            Ask::Roots => &[],
+        }
+    }
+
+    /// An expression of the old call's awaited type (`Result<Option<T>, ElicitationError>`,
+    /// `Result<ElicitationAction, ElicitationError>`, `Result<ListRootsResult, ServiceError>`)
+    /// built from the answer bound to `answer`, so the code that used the old result is kept.
+    pub fn legacy_value(&self, answer: &str) -> String {
+        match self {
+            Ask::Elicit { .. } => format!(
+                "match {answer} {{ Elicitation::Accept(value) => Ok(Some(value)), \
+Elicitation::Decline => Err(rmcp::service::ElicitationError::UserDeclined), \
+Elicitation::Cancel => Err(rmcp::service::ElicitationError::UserCancelled) }}"
+            ),
+            Ask::ElicitUrl { .. } => format!(
+                "Ok::<_, rmcp::service::ElicitationError>(match {answer} {{ \
+UrlElicitation::Accept => rmcp::model::ElicitationAction::Accept, \
+UrlElicitation::Decline => rmcp::model::ElicitationAction::Decline, \
+UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel }})"
+            ),
+            Ask::Roots => format!(
+                "Ok::<_, rmcp::ServiceError>(rmcp::model::ListRootsResult::new({answer}.into_iter().map(|root| \
+match root.name {{ Some(name) => rmcp::model::Root::new(root.uri).with_name(name), \
+None => rmcp::model::Root::new(root.uri) }}).collect()))"
+            ),
+        }
+    }
+
+    /// The sentence of the fix message about this ask.
+    pub fn describe(&self, method: &str) -> String {
+        let mut s = match self {
+            Ask::Elicit { turbofish, .. } => format!(
+                "`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`: the \
+question travels in an `InputRequiredResult` and the answer in the client's retry, so a \
+client without MRTR support no longer gets a mid-request `elicitation/create`; decline and \
+cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a failed round returns from the \
+handler through `?`"
+            ),
+            Ask::ElicitUrl { .. } => format!(
+                "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]`: the \
+elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
+consent to open the URL, not that the out-of-band step finished"
+            ),
+            Ask::Roots => format!(
+                "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`; the answer is turned \
+back into a `ListRootsResult`, so the code after it is unchanged"
+            ),
+        };
+        let timeout = matches!(
+            self,
+            Ask::Elicit { timeout: true, .. } | Ask::ElicitUrl { timeout: true, .. }
+        );
+        if timeout {
+            s.push_str(
+                "; the timeout is dropped: with MRTR the client drives the retry, so the \
+server no longer waits for the answer",
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,340 @@
+//! The handler around the asks: which functions the rewrite can turn into `#[mrtr_handler]`
+//! ones, and the edits on the function itself (attribute, `Mrtr` parameter, return type).
+
+use quote::ToTokens;
+
+use super::text::{indent_at, last_ident, range_of, starts_line};
+use crate::finding::Edit;
+use crate::source::LineIndex as ByteIndex;
+use crate::suppress::LineIndex;
+
+/// How a function with a legacy call is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A `#[tool]` method: the runtime's `Mrtr` extractor gives it the handle.
+    Tool,
+    /// `ServerHandler::call_tool` / `get_prompt` / `read_resource` written by hand: the macro
+    /// builds the handle from the request and context parameters.
+    HandWritten(&'static str),
+    /// A `#[prompt]` method: the runtime has no `Mrtr` extractor for prompts.
+    Prompt,
+    /// Anything else: a helper, another request, a hook.
+    Other,
+}
+
+/// A function of the file, with what the rewrite needs to know about it.
+pub struct FnSite<'a> {
+    pub attrs: &'a [syn::Attribute],
+    pub vis: &'a syn::Visibility,
+    pub sig: &'a syn::Signature,
+    pub block: &'a syn::Block,
+    pub kind: Kind,
+    /// The type of the enclosing `impl`, when there is one.
+    pub self_ty: Option<String>,
+    pub range: (usize, usize),
+}
+
+fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
+}
+
+pub fn is_mrtr_handler(attrs: &[syn::Attribute]) -> bool {
+    has_attr(attrs, "mrtr_handler")
+}
+
+/// Every function with a body in the file, nested modules included.
+pub fn collect<'a>(items: &'a [syn::Item], idx: &ByteIndex, out: &mut Vec<FnSite<'a>>) {
+    for item in items {
+        match item {
+            syn::Item::Fn(f) => {
+                if let Some(range) = range_of(f, idx) {
+                    out.push(FnSite {
+                        attrs: &f.attrs,
+                        vis: &f.vis,
+                        sig: &f.sig,
+                        block: &f.block,
+                        kind: Kind::Other,
+                        self_ty: None,
+                        range,
+                    });
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    collect(items, idx, out);
+                }
+            }
+            syn::Item::Impl(imp) => {
+                let server_handler = imp
+                    .trait_
+                    .as_ref()
+                    .is_some_and(|(_, p, _)| super::text::path_end(p) == "ServerHandler");
+                let self_ty = last_ident(&imp.self_ty);
+                for ii in &imp.items {
+                    let syn::ImplItem::Fn(f) = ii else { continue };
+                    let name = f.sig.ident.to_string();
+                    let kind = if has_attr(&f.attrs, "tool") {
+                        Kind::Tool
+                    } else if has_attr(&f.attrs, "prompt") {
+                        Kind::Prompt
+                    } else if server_handler {
+                        match name.as_str() {
+                            "call_tool" => Kind::HandWritten("call_tool"),
+                            "get_prompt" => Kind::HandWritten("get_prompt"),
+                            "read_resource" => Kind::HandWritten("read_resource"),
+                            _ => Kind::Other,
+                        }
+                    } else {
+                        Kind::Other
+                    };
+                    if let Some(range) = range_of(f, idx) {
+                        out.push(FnSite {
+                            attrs: &f.attrs,
+                            vis: &f.vis,
+                            sig: &f.sig,
+                            block: &f.block,
+                            kind,
+                            self_ty: self_ty.clone(),
+                            range,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The type a parameter named `name` is declared with, by its last path segment.
+pub fn param_type(sig: &syn::Signature, name: &str) -> Option<String> {
+    sig.inputs.iter().find_map(|a| match a {
+        syn::FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(i) if i.ident == name => last_ident(&pt.ty),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// `T` of `-> Result<T, E>` (or of an alias with `T` first), by its last segment, and where it is.
+fn result_ok_type(sig: &syn::Signature) -> Option<&syn::Type> {
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    let syn::Type::Path(p) = &**ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// Checks that `#[mrtr_handler]` can take the function, and returns the edits on its signature
+/// and attributes. `mrtr_param`: for a `#[tool]`, the parameter the `Mrtr` replaces (the request
+/// context, when the rewrite leaves no other use of it), else `None` to add one.
+pub fn edits(
+    site: &FnSite,
+    src: &str,
+    idx: &ByteIndex,
+    lines: &LineIndex,
+    replace_param: Option<&str>,
+) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
+    let name = site.sig.ident.to_string();
+    if site.sig.asyncness.is_none() {
+        return Err(format!("`{name}` is not an `async fn`"));
+    }
+    let ok_ty = result_ok_type(site.sig)
+        .ok_or_else(|| format!("`{name}` does not return `Result<T, E>`"))?;
+    let ok_name = last_ident(ok_ty).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut names = Vec::new();
+    match &site.kind {
+        Kind::Tool => {
+            if ok_name != "CallToolResult" {
+                return Err(format!(
+                    "`{name}` returns `{ok_name}`, which the runtime cannot answer with an \
+`InputRequiredResult`: return a `CallToolResult`"
+                ));
+            }
+            let has_mrtr = site.sig.inputs.iter().any(|a| {
+                matches!(a, syn::FnArg::Typed(pt) if last_ident(&pt.ty).as_deref() == Some("Mrtr"))
+            });
+            if !has_mrtr {
+                out.push(mrtr_param(site, src, idx, lines, replace_param)?);
+                names.push("Mrtr");
+            }
+        }
+        Kind::HandWritten(method) => {
+            let (result, response) = match *method {
+                "call_tool" => ("CallToolResult", "CallToolResponse"),
+                "get_prompt" => ("GetPromptResult", "GetPromptResponse"),
+                _ => ("ReadResourceResult", "ReadResourceResponse"),
+            };
+            if ok_name == response {
+                // The macro writes the response type; the body keeps returning results
+                // (`Ok(result.into())` still type-checks: `From<T> for T`).
+                let syn::Type::Path(p) = ok_ty else {
+                    unreachable!("named above")
+                };
+                let seg = p.path.segments.last().expect("named above");
+                let (s, e) = range_of(&seg.ident, idx).ok_or("a type without a position")?;
+                out.push(lines.edit(s, e, result.to_string()));
+            } else if ok_name != result {
+                return Err(format!("`{name}` returns `{ok_name}`, not `{result}`"));
+            }
+            for (i, what) in [(0usize, "request"), (1, "context")] {
+                let plain = site.sig.inputs.iter().filter(|a| matches!(a, syn::FnArg::Typed(_))).nth(i).is_some_and(
+                    |a| matches!(a, syn::FnArg::Typed(pt) if matches!(&*pt.pat, syn::Pat::Ident(_))),
+                );
+                if !plain {
+                    return Err(format!(
+                        "the {what} parameter of `{name}` is not a plain name"
+                    ));
+                }
+            }
+        }
+        _ => return Err(format!("`{name}` is not a request handler")),
+    }
+    if !is_mrtr_handler(site.attrs) {
+        let first = match site.vis {
+            syn::Visibility::Inherited => range_of(site.sig, idx),
+            vis => range_of(vis, idx),
+        }
+        .ok_or("a function without a position")?
+        .0;
+        let text = if starts_line(src, first) {
+            format!("#[mrtr_handler]\n{}", indent_at(src, first))
+        } else {
+            "#[mrtr_handler] ".to_string()
+        };
+        out.push(lines.edit(first, first, text));
+        names.push("mrtr_handler");
+    }
+    Ok((out, names))
+}
+
+/// The `mrtr: Mrtr` parameter of a `#[tool]`: in place of the context it replaces, or after
+/// `&self` (the macro moves it in front of rmcp's extractors anyway).
+fn mrtr_param(
+    site: &FnSite,
+    src: &str,
+    idx: &ByteIndex,
+    lines: &LineIndex,
+    replace_param: Option<&str>,
+) -> Result<Edit, String> {
+    if let Some(param) = replace_param {
+        for a in &site.sig.inputs {
+            if let syn::FnArg::Typed(pt) = a {
+                if matches!(&*pt.pat, syn::Pat::Ident(i) if i.ident == param) {
+                    let (s, e) = range_of(pt, idx).ok_or("a parameter without a position")?;
+                    return Ok(lines.edit(s, e, "mrtr: Mrtr".into()));
+                }
+            }
+        }
+    }
+    let mut pairs = site.sig.inputs.pairs();
+    let first = pairs.next().ok_or("a `#[tool]` without parameters")?;
+    if !matches!(first.value(), syn::FnArg::Receiver(_)) {
+        return Err("a `#[tool]` without `&self`".into());
+    }
+    let next = site.sig.inputs.iter().nth(1);
+    match (first.punct(), next) {
+        (Some(comma), Some(next)) => {
+            let (_, at) = range_of(comma, idx).ok_or("a comma without a position")?;
+            let (ns, _) = range_of(next, idx).ok_or("a parameter without a position")?;
+            let text = if src[at..ns].contains('\n') {
+                format!("\n{}mrtr: Mrtr,", indent_at(src, ns))
+            } else {
+                " mrtr: Mrtr,".to_string()
+            };
+            Ok(lines.edit(at, at, text))
+        }
+        _ => {
+            let (_, at) = range_of(first.value(), idx).ok_or("`self` without a position")?;
+            let rest = &src[at..];
+            let at = if rest.starts_with(',') { at + 1 } else { at };
+            let text = if src[at..].starts_with(',') {
+                " mrtr: Mrtr".to_string()
+            } else {
+                ", mrtr: Mrtr".to_string()
+            };
+            Ok(lines.edit(at, at, text))
+        }
+    }
+}
+
+/// The file-wide `use mrtr::{..};` for the names the fixes need and the file does not import yet.
+pub fn import_edit(
+    file: &syn::File,
+    src: &str,
+    idx: &ByteIndex,
+    lines: &LineIndex,
+    needed: &[&str],
+) -> Option<Edit> {
+    let mut have: Vec<String> = Vec::new();
+    let mut glob = false;
+    let mut last_use = None;
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            last_use = range_of(u, idx).map(|r| r.1);
+            if let syn::UseTree::Path(p) = &u.tree {
+                if p.ident == "mrtr" {
+                    names_in(&p.tree, &mut have, &mut glob);
+                }
+            }
+        }
+    }
+    if glob {
+        return None;
+    }
+    let mut missing: Vec<&str> = needed
+        .iter()
+        .copied()
+        .filter(|n| !have.iter().any(|h| h == n))
+        .collect();
+    missing.sort_by_key(|n| (n.starts_with(char::is_uppercase), n.to_string()));
+    missing.dedup();
+    if missing.is_empty() {
+        return None;
+    }
+    let list = if missing.len() == 1 {
+        missing[0].to_string()
+    } else {
+        format!("{{{}}}", missing.join(", "))
+    };
+    match last_use {
+        Some(at) => Some(lines.edit(at, at, format!("\nuse mrtr::{list};"))),
+        None => {
+            let at = file
+                .items
+                .first()
+                .and_then(|i| range_of(i, idx))
+                .map_or(src.len(), |r| r.0);
+            Some(lines.edit(at, at, format!("use mrtr::{list};\n\n")))
+        }
+    }
+}
+
+fn names_in(tree: &syn::UseTree, out: &mut Vec<String>, glob: &mut bool) {
+    match tree {
+        syn::UseTree::Name(n) => out.push(n.ident.to_string()),
+        syn::UseTree::Rename(r) => out.push(r.rename.to_string()),
+        syn::UseTree::Glob(_) => *glob = true,
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| names_in(t, out, glob)),
+        syn::UseTree::Path(_) => {}
+    }
+}
+
+/// Whether the file implements `MrtrServer` for something (the runtime needs it for `S`).
+pub fn has_mrtr_server_impl(file: &syn::File) -> bool {
+    file.to_token_stream()
+        .to_string()
+        .contains("MrtrServer for")
+}

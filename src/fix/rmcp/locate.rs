@@ -1,0 +1,242 @@
+//! Finds a legacy call inside a handler body and decides where its ask can stand.
+//!
+//! `#[mrtr_handler]` accepts an ask as its own statement at the top of the body or inside the
+//! branches of an `if` / `match` that is itself such a statement (see `docs/mrtr-handler.md`,
+//! "Supported shapes"). The rewrite therefore hoists the ask into a `let` right before the
+//! statement holding the legacy call, and that statement must sit on such a path; the call must
+//! also be evaluated unconditionally by its statement, or hoisting would ask questions the old
+//! code did not.
+
+use syn::visit::{self, Visit};
+
+/// One step on the way from the handler body down to the call.
+#[derive(Clone, Copy)]
+pub enum Node<'a> {
+    Block(&'a syn::Block),
+    Stmt(&'a syn::Stmt),
+    Local(&'a syn::Local),
+    Expr(&'a syn::Expr),
+    Arm(&'a syn::Arm),
+}
+
+/// The legacy call and the nodes that enclose it, outermost first (the body block first, the
+/// call's `Expr::MethodCall` last).
+pub struct Site<'a> {
+    pub path: Vec<Node<'a>>,
+    /// Index in `path` of the statement the ask is hoisted in front of.
+    pub stmt: usize,
+}
+
+impl<'a> Site<'a> {
+    pub fn call(&self) -> &'a syn::ExprMethodCall {
+        match self.path.last() {
+            Some(Node::Expr(syn::Expr::MethodCall(mc))) => mc,
+            _ => unreachable!("a site ends at its call"),
+        }
+    }
+
+    /// The node right above the call, and the one above that.
+    pub fn parent(&self, up: usize) -> Option<Node<'a>> {
+        self.path.len().checked_sub(1 + up).map(|i| self.path[i])
+    }
+
+    pub fn statement(&self) -> &'a syn::Stmt {
+        match self.path[self.stmt] {
+            Node::Stmt(s) => s,
+            _ => unreachable!("stmt indexes a statement"),
+        }
+    }
+
+    /// The block whose statement list holds [`Self::statement`].
+    pub fn block(&self) -> &'a syn::Block {
+        match self.path[self.stmt - 1] {
+            Node::Block(b) => b,
+            _ => unreachable!("a statement sits in a block"),
+        }
+    }
+}
+
+struct Finder<'a> {
+    line: usize,
+    column: usize,
+    stack: Vec<Node<'a>>,
+    found: Option<Vec<Node<'a>>>,
+}
+
+impl<'a> Visit<'a> for Finder<'a> {
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        self.stack.push(Node::Block(b));
+        visit::visit_block(self, b);
+        self.stack.pop();
+    }
+    fn visit_stmt(&mut self, s: &'a syn::Stmt) {
+        self.stack.push(Node::Stmt(s));
+        visit::visit_stmt(self, s);
+        self.stack.pop();
+    }
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        self.stack.push(Node::Local(l));
+        visit::visit_local(self, l);
+        self.stack.pop();
+    }
+    fn visit_arm(&mut self, a: &'a syn::Arm) {
+        self.stack.push(Node::Arm(a));
+        visit::visit_arm(self, a);
+        self.stack.pop();
+    }
+    fn visit_expr(&mut self, e: &'a syn::Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        self.stack.push(Node::Expr(e));
+        if let syn::Expr::MethodCall(mc) = e {
+            let at = mc.method.span().start();
+            if at.line == self.line && at.column + 1 == self.column {
+                self.found = Some(self.stack.clone());
+            }
+        }
+        visit::visit_expr(self, e);
+        self.stack.pop();
+    }
+}
+
+/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
+pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
+    let mut f = Finder {
+        line,
+        column,
+        stack: Vec::new(),
+        found: None,
+    };
+    f.visit_block(body);
+    let Some(path) = f.found else {
+        return Err(
+            "the call sits inside a macro invocation (`tokio::join!`, `select!`, \
+`format!`, ...), which the rewrite cannot see into; bind the answer with its own `let` first"
+                .into(),
+        );
+    };
+    let stmt = path
+        .iter()
+        .rposition(|n| matches!(n, Node::Stmt(_)))
+        .ok_or("the call is not inside a statement")?;
+    check_outer(&path[..=stmt])?;
+    check_inner(&path[stmt..])?;
+    Ok(Site { path, stmt })
+}
+
+fn same<T>(a: &T, b: &T) -> bool {
+    std::ptr::eq(a, b)
+}
+
+/// From the body down to the hoisting statement: only blocks, statements and the branches of
+/// `if` / `match` statements.
+fn check_outer(path: &[Node]) -> Result<(), String> {
+    for w in path.windows(2) {
+        let ok = match (w[0], w[1]) {
+            (Node::Block(_), Node::Stmt(_)) => true,
+            (Node::Stmt(syn::Stmt::Local(_)), Node::Local(_)) => true,
+            (Node::Stmt(_), Node::Expr(e)) | (Node::Local(_), Node::Expr(e)) => {
+                if let Node::Local(l) = w[0] {
+                    if !l.init.as_ref().is_some_and(|i| same(&*i.expr, e)) {
+                        return Err("the call is in the `else` of a `let`-`else`".into());
+                    }
+                }
+                match e {
+                    syn::Expr::If(_) | syn::Expr::Match(_) => true,
+                    other => return Err(where_not(other)),
+                }
+            }
+            (Node::Expr(syn::Expr::If(i)), Node::Block(b)) => same(&i.then_branch, b),
+            (Node::Expr(syn::Expr::If(i)), Node::Expr(e)) => {
+                i.else_branch.as_ref().is_some_and(|(_, x)| same(&**x, e))
+            }
+            (Node::Expr(syn::Expr::Block(_)), Node::Block(_)) => true,
+            (Node::Expr(syn::Expr::Match(_)), Node::Arm(_)) => true,
+            (Node::Arm(a), Node::Expr(e)) => {
+                same(&*a.body, e)
+                    && matches!(
+                        e,
+                        syn::Expr::Block(_) | syn::Expr::If(_) | syn::Expr::Match(_)
+                    )
+            }
+            (_, Node::Expr(e)) => return Err(where_not(e)),
+            _ => false,
+        };
+        if !ok {
+            return Err(
+                "the call is in a condition, a guard or a branch the rewrite cannot \
+reach; bind the answer with its own `let` at the top of the handler or of a branch"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Inside the hoisting statement: the call must run whenever the statement runs, and before
+/// anything that could move it into another task or repeat it.
+fn check_inner(path: &[Node]) -> Result<(), String> {
+    for w in path.windows(2) {
+        match (w[0], w[1]) {
+            (Node::Expr(syn::Expr::If(i)), Node::Expr(e)) if !same(&*i.cond, e) => {
+                return Err(
+                    "the call is in a branch of an `if` that is not a statement of its own; \
+hoisting it would ask even when the branch is not taken"
+                        .into(),
+                )
+            }
+            (Node::Expr(syn::Expr::Binary(b)), Node::Expr(e))
+                if same(&*b.right, e) && matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) =>
+            {
+                return Err(
+                    "the call is on the right of `&&` / `||`, which does not always run it".into(),
+                )
+            }
+            (Node::Local(l), Node::Expr(e))
+                if !l.init.as_ref().is_some_and(|i| same(&*i.expr, e)) =>
+            {
+                return Err("the call is in the `else` of a `let`-`else`".into())
+            }
+            (_, Node::Arm(_)) => {
+                return Err(
+                    "the call is in a `match` arm that is not a block; hoisting it would \
+ask even when the arm is not taken"
+                        .into(),
+                )
+            }
+            (_, Node::Block(_)) => {
+                return Err("the call is inside a nested block or closure in its statement".into())
+            }
+            (_, Node::Expr(e)) => {
+                if let Some(why) = forbidden(e) {
+                    return Err(why);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn forbidden(e: &syn::Expr) -> Option<String> {
+    Some(match e {
+        syn::Expr::Closure(_) => "the call is inside a closure".into(),
+        syn::Expr::Async(_) => {
+            "the call is inside an `async` block, which may run outside the handler's round".into()
+        }
+        syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+            "the call is inside a loop; an ask cannot be repeated across rounds (ask before the \
+loop, or several questions at once with `mrtr.join(..)`)"
+                .into()
+        }
+        syn::Expr::Unsafe(_) => "the call is inside an `unsafe` block".into(),
+        _ => return None,
+    })
+}
+
+fn where_not(e: &syn::Expr) -> String {
+    forbidden(e).unwrap_or_else(|| {
+        "the call is inside a nested block the rewrite cannot hoist out of".into()
+    })
+}
