@@ -133,7 +133,7 @@ fn is_branch(expr: &Expr) -> bool {
     matches!(expr, Expr::If(_) | Expr::Match(_))
 }
 
-/// Classifies one statement of a (normalized) block; `last` marks the tail position.
+/// Classifies one statement of a (normalized) block.
 pub fn classify(stmt: &Stmt, mrtr: &Ident) -> syn::Result<StmtClass> {
     if let Some(ask) = ask_stmt(stmt, mrtr) {
         return ask.map(StmtClass::Ask);
