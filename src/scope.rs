@@ -158,8 +158,15 @@ impl FileFacts {
             }
         }
         for (i, sdk) in SDKS.iter().enumerate() {
-            let alias = facts.crate_aliases.iter().any(|(a, j)| *j == i && text.contains(a.as_str()));
-            if !facts.absent(sdk) && (alias || sdk.crates.iter().any(|c| text.contains(c))) {
+            let alias = facts.crate_aliases.iter().any(|(a, j)| *j == i && mentions_word(text, a));
+            // rmcp keeps its substring test; the newer SDKs' short names (`neva` in "Geneva")
+            // must stand as a whole identifier.
+            let named = if sdk.bare_names {
+                sdk.crates.iter().any(|c| text.contains(c))
+            } else {
+                sdk.crates.iter().any(|c| mentions_word(text, c))
+            };
+            if !facts.absent(sdk) && (alias || named) {
                 facts.mentioned_sdks.push(i);
             }
         }
@@ -365,6 +372,16 @@ impl FileFacts {
             }
         }
     }
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either side.
+fn mentions_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {

@@ -250,3 +250,29 @@ fn pmcp_1_names_its_non_spec_method() {
         .unwrap_or_default()
         .contains("upgrade pmcp to 2.x"));
 }
+
+/// Without a manifest, a file "mentions" an SDK only by its crate name as a whole word: a weather
+/// tool about Geneva with its own `Context` is not neva code.
+#[test]
+fn sdk_names_are_matched_as_words() {
+    let src = "use crate::Context as Ctx;\n\n/// Forecasts for Geneva.\nasync fn geneva(ctx: Context) {\n    let _ = ctx.sample(Reading::new());\n}\n";
+    let res = mcp_lint::lint_source(
+        "src/weather.rs",
+        src.as_bytes(),
+        &mcp_lint::Settings::default(),
+    );
+    assert!(res.findings.is_empty(), "{:#?}", res.findings);
+    let neva = src.replace("Forecasts for Geneva.", "Served with neva.");
+    let res = mcp_lint::lint_source(
+        "src/weather.rs",
+        neva.as_bytes(),
+        &mcp_lint::Settings::default(),
+    );
+    assert_eq!(
+        res.findings
+            .iter()
+            .map(|f| f.code.as_str())
+            .collect::<Vec<_>>(),
+        vec!["MCP002"]
+    );
+}
