@@ -404,6 +404,7 @@ impl<'m> Rewriter<'m> {
                 if let ::core::option::Option::Some(__mrtr_error) = #first_poll.take_error()
                     #(.or_else(|| #other_polls.take_error()))*
                 {
+                    #flow.resolved(#step);
                     ::core::result::Result::Err(__mrtr_error)
                 } else if #(#polls.is_pending())||* {
                     #saves
@@ -411,6 +412,7 @@ impl<'m> Rewriter<'m> {
                         #flow.suspend(#step),
                     ));
                 } else {
+                    #flow.resolved(#step);
                     #result
                 }
             }

@@ -8,9 +8,14 @@
 //! answer. A suspension seals what later code needs and hands an [`InputRequired`] back to the
 //! wrapper, which returns it through [`Completes::input_required`].
 //!
+//! Once the resume step is reached the round runs live: nothing more is skipped (so a loop's
+//! later iterations run in full), and the answers of the request are used up by that step (a
+//! later iteration asking at the same step asks the client again).
+//!
 //! Data kept in `StateBody::data` (opaque to the client, sealed by the runtime):
 //! - `"v:<key>"`: a saved binding, serialized as JSON;
 //! - `"b:<id>"`: the arm taken at branch `<id>`;
+//! - `"i:<id>"`: how many iterations loop `<id>` has begun (the last one is in progress);
 //! - `"a:<key>"`: a raw answer already received for the suspended step (a batch answered in
 //!   part keeps the answered part here and asks only for the rest).
 
@@ -27,6 +32,7 @@ pub use crate::wire::{Completes, InputRequired};
 
 const SAVED: &str = "v:";
 const BRANCH: &str = "b:";
+const ITERATION: &str = "i:";
 const ANSWER: &str = "a:";
 const SUSPENDED: &str =
     "mrtr: flow suspended (the #[mrtr_handler] wrapper turns this into an InputRequiredResult)";
@@ -99,7 +105,10 @@ pub struct Flow {
     mrtr: Mrtr,
     fingerprint: &'static str,
     flow_id: Option<String>,
+    /// The step this round resumes at, until it is reached.
     resume: Option<u32>,
+    /// The step this request's `inputResponses` answer, until that step resolves.
+    answering: Option<u32>,
     data: Map<String, Value>,
     /// Raw answers received for the step being resolved in this round (kept on re-ask).
     answered: Map<String, Value>,
@@ -141,6 +150,7 @@ impl Flow {
             fingerprint,
             flow_id,
             resume,
+            answering: resume,
             data,
             answered: Map::new(),
             pending: BTreeMap::new(),
@@ -149,7 +159,7 @@ impl Flow {
         })
     }
 
-    /// The step this round resumes at (None in the first round).
+    /// The step this round resumes at (None in the first round, and once it is reached).
     pub fn resume_step(&self) -> Option<u32> {
         self.resume
     }
@@ -211,6 +221,9 @@ impl Flow {
             )));
         }
         if self.resume == Some(step) {
+            self.resume = None;
+        }
+        if self.answering == Some(step) {
             let fresh = self.mrtr.answer(&key).cloned();
             let carried = || self.data.get(&format!("{ANSWER}{key}")).cloned();
             if let Some(raw) = fresh.or_else(carried) {
@@ -230,6 +243,30 @@ impl Flow {
         }
         self.pending.insert(key, ask.input_request());
         Polled::Pending
+    }
+
+    /// The expansion calls this when `step` produced its value (or its error): the request's
+    /// answers are used up, so the same step met again (next loop iteration) asks again.
+    pub fn resolved(&mut self, step: u32) {
+        if self.answering == Some(step) {
+            self.answering = None;
+        }
+        self.step_keys = (0, BTreeSet::new());
+    }
+
+    /// How many iterations loop `id` had begun when the state was sealed.
+    pub fn iteration(&self, id: u32) -> Result<u64, MrtrError> {
+        self.data
+            .get(&format!("{ITERATION}{id}"))
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+            .ok_or(MrtrError::InvalidState)
+    }
+
+    /// Records that loop `id` has begun `count` iterations.
+    pub fn set_iteration(&mut self, id: u32, count: u64) {
+        self.data
+            .insert(format!("{ITERATION}{id}"), Value::from(count));
     }
 
     /// Seals the state at `step` and parks the `InputRequired` for [`Flow::finish`]. Returns the
