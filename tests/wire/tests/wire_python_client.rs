@@ -41,7 +41,12 @@ async fn sdk_importable(python: &Path) -> Result<(), String> {
     } else {
         // The traceback's last line names what is missing.
         let stderr = String::from_utf8_lossy(&probe.stderr);
-        Err(stderr.trim().lines().last().unwrap_or("import failed").to_string())
+        Err(stderr
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("import failed")
+            .to_string())
     }
 }
 

@@ -6,10 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::{
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-        ElicitationAction, Implementation, ProtocolVersion,
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+        ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InputResponses,
+        ProtocolVersion,
     },
-    service::{RequestContext, RoleClient},
+    service::{RequestContext, RoleClient, RunningService, ServiceError},
     transport::{
         streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport,
     },
@@ -72,22 +73,23 @@ impl ClientHandler for ScriptedUser {
     }
 }
 
+async fn connect(url: &str, user: ScriptedUser) -> RunningService<RoleClient, ScriptedUser> {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.to_string()),
+    );
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    user.serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("the client discovers the server")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcp_client_drives_two_rounds_to_completion() {
     let server = WireServer::start().await.expect("server starts");
     let user = ScriptedUser::default();
-    let client = user
-        .clone()
-        .serve_with_lifecycle(
-            StreamableHttpClientTransport::from_config(
-                StreamableHttpClientTransportConfig::with_uri(server.url.clone()),
-            ),
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .expect("the client discovers the server");
+    let client = connect(&server.url, user.clone()).await;
 
     let result = client
         .call_tool(CallToolRequestParams::new(TOOL))
@@ -108,5 +110,82 @@ async fn rmcp_client_drives_two_rounds_to_completion() {
 
     let calls = server.recorder.calls("tools/call", TOOL);
     assert_retry_chain(&calls, 2);
+    let _ = client.cancel().await;
+}
+
+/// One character changed in the middle of the state: same length, same alphabet.
+fn forge(state: &str) -> String {
+    let middle = state.len() / 2;
+    let replacement = if &state[middle..=middle] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    format!("{}{replacement}{}", &state[..middle], &state[middle + 1..])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_client_gets_invalid_params_for_a_tampered_state() {
+    let server = WireServer::start().await.expect("server starts");
+    let client = connect(&server.url, ScriptedUser::default()).await;
+    let CallToolResponse::InputRequired(first) = client
+        .call_tool_once(CallToolRequestParams::new(TOOL))
+        .await
+        .expect("first round")
+    else {
+        panic!("the first round asks for input");
+    };
+    let state = first.request_state.expect("the first round seals a state");
+    let key = first
+        .input_requests
+        .expect("the first round asks")
+        .into_keys()
+        .next()
+        .unwrap();
+    let answer: InputResponses = serde_json::from_value(
+        json!({ key: {"action": "accept", "content": {"name": "Mallory"}} }),
+    )
+    .expect("input responses literal");
+    let retry = |request_state: String| {
+        let mut params = CallToolRequestParams::new(TOOL);
+        params.input_responses = Some(answer.clone());
+        params.request_state = Some(request_state);
+        client.call_tool_once(params)
+    };
+
+    let forged = forge(&state);
+    assert_ne!(forged, state);
+    match retry(forged.clone()).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602, "{error:?}");
+            assert_eq!(error.message, "Invalid or expired requestState");
+        }
+        other => panic!("a tampered state must be refused with -32602, got {other:?}"),
+    }
+    // The same answer under the genuine state moves on: the refusal was about the state alone.
+    let genuine = retry(state.clone())
+        .await
+        .expect("the genuine state is accepted");
+    assert!(
+        matches!(genuine, CallToolResponse::InputRequired(_)),
+        "round 2 asks for the colour"
+    );
+
+    let calls = server.recorder.calls("tools/call", TOOL);
+    assert_eq!(calls.len(), 3, "{calls:#?}");
+    assert_eq!(
+        calls[1].sent_state().and_then(Value::as_str),
+        Some(forged.as_str())
+    );
+    assert_eq!(calls[1].error_code(), Some(-32602));
+    assert_eq!(
+        calls[2].sent_state().and_then(Value::as_str),
+        Some(state.as_str())
+    );
+    let ids: std::collections::BTreeSet<String> = calls
+        .iter()
+        .map(|call| format!("{:?}", call.id()))
+        .collect();
+    assert_eq!(ids.len(), 3, "every request has its own JSON-RPC id");
     let _ = client.cancel().await;
 }
