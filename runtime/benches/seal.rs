@@ -2,8 +2,8 @@
 //! claims) against rmcp's `RequestStateCodec` (HMAC-SHA256, associated data + TTL), side by side
 //! on the same `StateBody`. Run by hand: `cargo bench -p mrtr --bench seal`.
 //!
-//! A plain timing loop (no bench framework): warm-up, then several samples of many iterations;
-//! the median sample is reported.
+//! A plain timing loop (no bench framework): calibration, then samples of many iterations that
+//! alternate between the two sealers; the median sample of each is reported.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -40,25 +40,45 @@ fn body(padding: usize) -> StateBody {
     }
 }
 
-/// Median time per iteration of `f`, over several samples.
-fn measure(mut f: impl FnMut()) -> Duration {
+/// Iterations that take about one sample's time.
+fn calibrate(f: &mut impl FnMut()) -> u32 {
     let start = Instant::now();
-    let mut calibration = 0u32;
+    let mut count = 0u32;
     while start.elapsed() < Duration::from_millis(100) {
         f();
-        calibration += 1;
+        count += 1;
     }
-    let per_iteration = start.elapsed() / calibration.max(1);
-    let iterations = (TARGET_SAMPLE.as_nanos() / per_iteration.as_nanos().max(1)).max(10) as u32;
-    let mut samples: Vec<Duration> = (0..SAMPLES)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iterations {
-                f();
-            }
-            t.elapsed() / iterations
-        })
-        .collect();
+    let per_iteration = start.elapsed() / count.max(1);
+    (TARGET_SAMPLE.as_nanos() / per_iteration.as_nanos().max(1)).max(10) as u32
+}
+
+fn sample(f: &mut impl FnMut(), iterations: u32) -> Duration {
+    let t = Instant::now();
+    for _ in 0..iterations {
+        f();
+    }
+    t.elapsed() / iterations
+}
+
+/// Median time per iteration of `a` and of `b`. Samples alternate between the two so that load
+/// from other processes on the machine hits both alike.
+fn measure_pair(mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
+    let (na, nb) = (calibrate(&mut a), calibrate(&mut b));
+    let mut samples_a = Vec::with_capacity(SAMPLES);
+    let mut samples_b = Vec::with_capacity(SAMPLES);
+    for _ in 0..SAMPLES {
+        samples_a.push(sample(&mut a, na));
+        samples_b.push(sample(&mut b, nb));
+    }
+    samples_a.sort();
+    samples_b.sort();
+    (samples_a[SAMPLES / 2], samples_b[SAMPLES / 2])
+}
+
+/// Median time per iteration of `f`.
+fn measure(mut f: impl FnMut()) -> Duration {
+    let n = calibrate(&mut f);
+    let mut samples: Vec<Duration> = (0..SAMPLES).map(|_| sample(&mut f, n)).collect();
     samples.sort();
     samples[SAMPLES / 2]
 }
@@ -82,6 +102,7 @@ fn main() {
         "{:>10} | {:>12} {:>9} | {:>12} {:>9} | {:>7}",
         "payload", "mrtr (µs)", "token B", "rmcp (µs)", "token B", "ratio"
     );
+    let mut breakdown = Vec::new();
     for padding in [0usize, 1024, 4096] {
         let body = body(padding);
         let payload_len = serde_json::to_vec(&body).map(|v| v.len()).unwrap_or(0);
@@ -96,14 +117,8 @@ fn main() {
             &config,
         );
         assert_eq!(reader.open_state().expect("opens"), Some(body.clone()));
-        let ours = measure(|| {
-            let token = black_box(&sealer)
-                .seal_state(black_box(&body))
-                .expect("seal");
-            let state = Value::String(token);
-            let opened = mrtr::seal::open(&config, &binding(&request), &state).expect("open");
-            black_box(opened);
-        });
+        // The binding is computed once per request (in `Mrtr::new`), as the rmcp context is.
+        let our_binding = binding(&request);
 
         // rmcp: HMAC-SHA256 over the JSON payload, the same binding as associated data.
         let context = associated_data(&request);
@@ -113,13 +128,61 @@ fn main() {
         let rmcp_token = codec.seal_json_with(&body, &options).expect("seal");
         let reopened: StateBody = codec.open_json_with(&rmcp_token, &context).expect("open");
         assert_eq!(reopened, body);
-        let theirs = measure(|| {
-            let token = codec
-                .seal_json_with(black_box(&body), &options)
-                .expect("seal");
-            let opened: StateBody = codec.open_json_with(&token, &context).expect("open");
-            black_box(opened);
-        });
+        let (ours, theirs) = measure_pair(
+            || {
+                let token = black_box(&sealer)
+                    .seal_state(black_box(&body))
+                    .expect("seal");
+                let state = Value::String(token);
+                let opened = mrtr::seal::open(&config, &our_binding, &state).expect("open");
+                black_box(opened);
+            },
+            || {
+                let token = codec
+                    .seal_json_with(black_box(&body), &options)
+                    .expect("seal");
+                let opened: StateBody = codec.open_json_with(&token, &context).expect("open");
+                black_box(opened);
+            },
+        );
+
+        let our_state = Value::String(our_token.clone());
+        let (our_seal, our_open) = measure_pair(
+            || {
+                black_box(
+                    black_box(&sealer)
+                        .seal_state(black_box(&body))
+                        .expect("seal"),
+                );
+            },
+            || {
+                black_box(
+                    mrtr::seal::open(&config, &our_binding, black_box(&our_state)).expect("open"),
+                );
+            },
+        );
+        let (rmcp_seal, rmcp_open) = measure_pair(
+            || {
+                black_box(
+                    codec
+                        .seal_json_with(black_box(&body), &options)
+                        .expect("seal"),
+                );
+            },
+            || {
+                let opened: StateBody = codec
+                    .open_json_with(black_box(&rmcp_token), &context)
+                    .expect("open");
+                black_box(opened);
+            },
+        );
+        breakdown.push(format!(
+            "{payload_len:>8} B | seal {:>6.2} open {:>6.2} | seal {:>6.2} open {:>6.2}",
+            micros(our_seal),
+            micros(our_open),
+            micros(rmcp_seal),
+            micros(rmcp_open)
+        ));
 
         println!(
             "{:>8} B | {:>12.2} {:>9} | {:>12.2} {:>9} | {:>6.2}x",
@@ -130,6 +193,11 @@ fn main() {
             rmcp_token.len(),
             micros(ours) / micros(theirs)
         );
+    }
+
+    println!("\nseparately (µs): mrtr | rmcp");
+    for line in &breakdown {
+        println!("{line}");
     }
 
     // What a round costs on top: building the per-request handle digests the arguments.

@@ -33,8 +33,24 @@ pub struct Binding {
     pub principal: Option<String>,
 }
 
-/// The sealed claims. Short names keep tokens small; the whole struct is encrypted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The claims as sealed: borrowed, so sealing does not copy the saved data.
+#[derive(Serialize)]
+struct SealedClaims<'a> {
+    v: u32,
+    kid: &'a str,
+    m: &'a str,
+    t: &'a str,
+    a: &'a str,
+    aud: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sub: Option<&'a str>,
+    iat: u64,
+    exp: u64,
+    body: &'a StateBody,
+}
+
+/// The sealed claims as opened. Short names keep tokens small; the whole struct is encrypted.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 struct Claims {
     v: u32,
     kid: String,
@@ -58,17 +74,17 @@ pub fn seal(config: &MrtrConfig, binding: &Binding, body: &StateBody) -> Result<
     }
     let key = config.keys.active_state_key();
     let now = config.now();
-    let claims = Claims {
+    let claims = SealedClaims {
         v: FORMAT_VERSION,
-        kid: key.kid.clone(),
-        m: binding.method.as_str().to_string(),
-        t: binding.target.clone(),
-        a: binding.args_digest.clone(),
-        aud: config.server_name.to_string(),
-        sub: binding.principal.clone(),
+        kid: &key.kid,
+        m: binding.method.as_str(),
+        t: &binding.target,
+        a: &binding.args_digest,
+        aud: &config.server_name,
+        sub: binding.principal.as_deref(),
         iat: now,
         exp: now.saturating_add(config.ttl.as_secs()),
-        body: body.clone(),
+        body,
     };
     let plaintext = serde_json::to_vec(&claims)
         .map_err(|e| MrtrError::Internal(format!("serializing requestState: {e}")))?;
