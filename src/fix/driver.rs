@@ -245,7 +245,9 @@ pub fn run(
                     )
                     .map_err(io)?;
                     for f in &result.fixed {
+                        // The first clause; the report (`--format json`) has the whole message.
                         let msg = f.fix.as_ref().map_or("", |x| x.message.as_str());
+                        let msg = msg.split("; ").next().unwrap_or(msg);
                         writeln!(err, "  {}:{} {} {}", f.line, f.column, f.code, msg)
                             .map_err(io)?;
                     }

@@ -84,6 +84,14 @@ fn error_alt(p: &syn::Pat) -> Alt {
     }
 }
 
+/// `P` of a lone `Ok(Some(P))` pattern (an `if let` over the old result).
+pub fn accept_pattern(p: &syn::Pat, src: &str, idx: &ByteIndex) -> Option<String> {
+    match classify(p, src, idx).ok()?.as_slice() {
+        [Alt::Accept(inner)] => Some(inner.clone()),
+        _ => None,
+    }
+}
+
 /// The edits that turn the arms of `m` into arms over `Elicitation<T>`, or why they cannot be.
 pub fn rewrite(
     m: &syn::ExprMatch,

@@ -97,23 +97,33 @@ impl Ask {
     /// An expression of the old call's awaited type (`Result<Option<T>, ElicitationError>`,
     /// `Result<ElicitationAction, ElicitationError>`, `Result<ListRootsResult, ServiceError>`)
     /// built from the answer bound to `answer`, so the code that used the old result is kept.
-    pub fn legacy_value(&self, answer: &str) -> String {
+    pub fn legacy_value(&self, answer: &str, indent: &str) -> String {
+        let i = indent;
         match self {
             Ask::Elicit { .. } => format!(
-                "match {answer} {{ Elicitation::Accept(value) => Ok(Some(value)), \
-Elicitation::Decline => Err(rmcp::service::ElicitationError::UserDeclined), \
-Elicitation::Cancel => Err(rmcp::service::ElicitationError::UserCancelled) }}"
+                "match {answer} {{\n\
+{i}    Elicitation::Accept(value) => Ok(Some(value)),\n\
+{i}    Elicitation::Decline => Err(rmcp::service::ElicitationError::UserDeclined),\n\
+{i}    Elicitation::Cancel => Err(rmcp::service::ElicitationError::UserCancelled),\n\
+{i}}}"
             ),
             Ask::ElicitUrl { .. } => format!(
-                "Ok::<_, rmcp::service::ElicitationError>(match {answer} {{ \
-UrlElicitation::Accept => rmcp::model::ElicitationAction::Accept, \
-UrlElicitation::Decline => rmcp::model::ElicitationAction::Decline, \
-UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel }})"
+                "Ok::<_, rmcp::service::ElicitationError>(match {answer} {{\n\
+{i}    UrlElicitation::Accept => rmcp::model::ElicitationAction::Accept,\n\
+{i}    UrlElicitation::Decline => rmcp::model::ElicitationAction::Decline,\n\
+{i}    UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel,\n\
+{i}}})"
             ),
             Ask::Roots => format!(
-                "Ok::<_, rmcp::ServiceError>(rmcp::model::ListRootsResult::new({answer}.into_iter().map(|root| \
-match root.name {{ Some(name) => rmcp::model::Root::new(root.uri).with_name(name), \
-None => rmcp::model::Root::new(root.uri) }}).collect()))"
+                "Ok::<_, rmcp::ServiceError>(rmcp::model::ListRootsResult::new(\n\
+{i}    {answer}\n\
+{i}        .into_iter()\n\
+{i}        .map(|root| match root.name {{\n\
+{i}            Some(name) => rmcp::model::Root::new(root.uri).with_name(name),\n\
+{i}            None => rmcp::model::Root::new(root.uri),\n\
+{i}        }})\n\
+{i}        .collect(),\n\
+{i}))"
             ),
         }
     }
@@ -133,19 +143,17 @@ handler through `?`"
 elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
 consent to open the URL, not that the out-of-band step finished"
             ),
-            Ask::Roots => format!(
-                "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`; the answer is turned \
-back into a `ListRootsResult`, so the code after it is unchanged"
-            ),
+            Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
         };
         let timeout = matches!(
             self,
             Ask::Elicit { timeout: true, .. } | Ask::ElicitUrl { timeout: true, .. }
         );
         if timeout {
-            s.push_str(
-                "; the timeout is dropped: with MRTR the client drives the retry, so the \
-server no longer waits for the answer",
+            // First, so the one-line summary of `--fix` shows it too.
+            s = format!(
+                "the timeout of `{method}` is dropped (with MRTR the client drives the retry, so \
+the server no longer waits for the answer); {s}"
             );
         }
         s

@@ -295,6 +295,15 @@ await it in its own `let` first"
                     replaced = Some((aw_s, end, format!("{name}{sep}")));
                 }
             }
+            // `if let Ok(Some(x)) = CALL.await { .. }`
+            Some(Node::Expr(syn::Expr::Let(l))) if same(&*l.expr, aw_expr) => {
+                if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
+                    let (ps, pe) = range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
+                    edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                    replaced = Some((aw_s, aw_e, name.clone()));
+                    message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                }
+            }
             // `CALL.await?` / `CALL.await.map_err(f)?`: the `Option<T>` that follows.
             Some(Node::Expr(syn::Expr::Try(t))) if same(&*t.expr, aw_expr) => {
                 let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
@@ -321,7 +330,7 @@ await it in its own `let` first"
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
-            let value = ask.legacy_value(&name);
+            let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
             let bare = matches!(
                 parent,
                 Some(Node::Local(_))
