@@ -86,11 +86,16 @@ impl<'a> Texts<'a> {
         if let Some(t) = self.sources.get(path) {
             return Some(t.to_string());
         }
-        let base = &self.base;
-        self.read
-            .entry(path.to_string())
-            .or_insert_with(|| std::fs::read_to_string(base.join(path)).ok())
-            .clone()
+        if let Some(t) = self.read.get(path) {
+            return t.clone();
+        }
+        let text = std::fs::read_to_string(self.base.join(path)).ok();
+        // Only texts with directives are asked for again (meta findings, identities); caching
+        // every file of a large tree would hold all of it in memory.
+        if text.as_deref().is_some_and(|t| t.contains("mcp-lint:")) {
+            self.read.insert(path.to_string(), text.clone());
+        }
+        text
     }
 }
 

@@ -179,16 +179,20 @@ pub fn read_file(path: &Path) -> Result<Option<(Table, &'static str)>, ConfigErr
 /// The nearest config for files in `dir` (see the module docs for the order).
 pub fn discover(dir: &Path) -> Result<Option<(PathBuf, Table, &'static str)>, ConfigError> {
     for d in dir.ancestors() {
-        let own = d.join(CONFIG_FILE);
-        if own.is_file() {
-            if let Some((t, kind)) = read_file(&own)? {
-                return Ok(Some((own, t, kind)));
-            }
+        if let Some(found) = config_in(d)? {
+            return Ok(Some(found));
         }
-        let manifest = d.join("Cargo.toml");
-        if manifest.is_file() {
-            if let Some((t, kind)) = read_file(&manifest)? {
-                return Ok(Some((manifest, t, kind)));
+    }
+    Ok(None)
+}
+
+/// The config defined in `d` itself, if any.
+fn config_in(d: &Path) -> Result<Option<(PathBuf, Table, &'static str)>, ConfigError> {
+    for name in [CONFIG_FILE, "Cargo.toml"] {
+        let file = d.join(name);
+        if file.is_file() {
+            if let Some((t, kind)) = read_file(&file)? {
+                return Ok(Some((file, t, kind)));
             }
         }
     }
@@ -491,7 +495,11 @@ pub struct Resolver {
     overrides: Table,
     override_args: Vec<String>,
     explicit: Option<Arc<Resolved>>,
+    /// Effective settings per directory of a linted file.
     by_dir: HashMap<PathBuf, Arc<Resolved>>,
+    /// The settings a directory defines itself (None: it defines none), so every manifest of a
+    /// large tree is read once, not once per directory below it.
+    defined_in: HashMap<PathBuf, Option<Arc<Resolved>>>,
 }
 
 impl Resolver {
@@ -522,6 +530,7 @@ impl Resolver {
             override_args,
             explicit: None,
             by_dir: HashMap::new(),
+            defined_in: HashMap::new(),
         };
         if let Some(path) = file {
             let (table, kind) = read_file(&path)?.ok_or_else(|| {
@@ -566,16 +575,33 @@ impl Resolver {
         if let Some(r) = self.by_dir.get(&dir) {
             return Ok(r.clone());
         }
-        let r = Arc::new(match discover(&dir)? {
-            Some((file, table, kind)) => {
-                let root = file
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|| dir.clone());
-                self.build(table, Some(file), kind, root)?
+        let mut found = None;
+        for d in dir.ancestors() {
+            let here = match self.defined_in.get(d) {
+                Some(cached) => cached.clone(),
+                None => {
+                    let r = match config_in(d)? {
+                        Some((file, table, kind)) => Some(Arc::new(self.build(
+                            table,
+                            Some(file),
+                            kind,
+                            d.to_path_buf(),
+                        )?)),
+                        None => None,
+                    };
+                    self.defined_in.insert(d.to_path_buf(), r.clone());
+                    r
+                }
+            };
+            if here.is_some() {
+                found = here;
+                break;
             }
-            None => self.build(Table::new(), None, "defaults", self.cwd.clone())?,
-        });
+        }
+        let r = match found {
+            Some(r) => r,
+            None => Arc::new(self.build(Table::new(), None, "defaults", self.cwd.clone())?),
+        };
         self.by_dir.insert(dir, r.clone());
         Ok(r)
     }
