@@ -13,6 +13,9 @@ use crate::config::MrtrConfig;
 use crate::error::MrtrError;
 use crate::seal::{self, Binding};
 
+/// The `_meta` key that carries a request's declared client capabilities.
+pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// The three methods that may answer with `input_required`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum McpMethod {
@@ -58,6 +61,42 @@ pub struct IncomingRequest {
 }
 
 impl IncomingRequest {
+    /// Reads a raw JSON-RPC request's `method` and `params`, for servers without an SDK adapter.
+    /// None for methods that cannot answer `input_required`. Fields are taken as sent: a
+    /// `requestState` that is not a string is kept and later fails verification.
+    pub fn from_json_rpc(method: &str, params: &Value) -> Option<IncomingRequest> {
+        let method = match method {
+            "tools/call" => McpMethod::CallTool,
+            "prompts/get" => McpMethod::GetPrompt,
+            "resources/read" => McpMethod::ReadResource,
+            _ => return None,
+        };
+        let target_field = if method == McpMethod::ReadResource {
+            "uri"
+        } else {
+            "name"
+        };
+        Some(IncomingRequest {
+            method,
+            target: params
+                .get(target_field)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            arguments: match method {
+                McpMethod::ReadResource => Value::Null,
+                _ => params.get("arguments").cloned().unwrap_or(Value::Null),
+            },
+            client_capabilities: params
+                .get("_meta")
+                .and_then(|meta| meta.get(CLIENT_CAPABILITIES_META_KEY))
+                .cloned(),
+            principal: None,
+            request_state: params.get("requestState").cloned(),
+            input_responses: params.get("inputResponses").cloned(),
+        })
+    }
+
     /// A `tools/call` request with these arguments.
     pub fn call_tool(name: impl Into<String>, arguments: Value) -> IncomingRequest {
         IncomingRequest {

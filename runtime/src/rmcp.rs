@@ -18,8 +18,7 @@ use crate::context::{IncomingRequest, McpMethod, Mrtr};
 use crate::error::MrtrError;
 use crate::wire::{Completes, InputRequired};
 
-/// The `_meta` key that carries a request's declared client capabilities.
-pub const CLIENT_CAPABILITIES_META_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+pub use crate::context::CLIENT_CAPABILITIES_META_KEY;
 
 /// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
 pub trait MrtrServer {

@@ -331,3 +331,37 @@ fn handles_asks_and_configs_cross_threads() {
     send_sync::<mrtr::Ask<Vec<Root>>>();
     send_sync::<mrtr::Ask<SamplingResponse>>();
 }
+
+#[test]
+fn raw_json_rpc_params_become_an_incoming_request() {
+    let params = json!({
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+        },
+        "name": "deploy",
+        "arguments": {"version": "1"},
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+        "requestState": 42
+    });
+    let request = IncomingRequest::from_json_rpc("tools/call", &params).unwrap();
+    assert_eq!(request.method, mrtr::McpMethod::CallTool);
+    assert_eq!(request.target, "deploy");
+    assert_eq!(request.arguments, json!({"version": "1"}));
+    assert_eq!(
+        request.client_capabilities,
+        Some(json!({"elicitation": {}}))
+    );
+    let mrtr = Mrtr::new(request, &mrtr::testing::test_config("s"));
+    assert!(mrtr.supports_elicitation());
+    assert!(mrtr.answer("confirm").is_some());
+    assert_eq!(mrtr.open_state(), Err(MrtrError::InvalidState));
+
+    let read =
+        IncomingRequest::from_json_rpc("resources/read", &json!({"uri": "file:///a"})).unwrap();
+    assert_eq!(
+        (read.target.as_str(), &read.arguments),
+        ("file:///a", &Value::Null)
+    );
+    assert!(IncomingRequest::from_json_rpc("tools/list", &json!({})).is_none());
+}
