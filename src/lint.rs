@@ -71,6 +71,13 @@ impl Settings {
             }
             tokens.extend(r.triggers.iter().cloned());
         }
+        // Every method, raw send and removed API an SDK table names can start a finding; the
+        // tables are the source of truth, so a name missing from a catalog file cannot be hidden.
+        if !tokens.is_empty() {
+            for sdk in crate::sdk::SDKS {
+                tokens.extend(sdk.trigger_tokens().into_iter().map(str::to_string));
+            }
+        }
         tokens.sort();
         tokens.dedup();
         tokens
