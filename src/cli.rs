@@ -182,6 +182,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(EXIT_CLEAN);
     }
     let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
+    let files = gate::drop_excluded(files, &mut resolver)?;
     let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
     report.errors.extend(walk_errors);
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));

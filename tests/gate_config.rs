@@ -146,6 +146,10 @@ fn exclude_and_per_file_ignores_are_relative_to_the_config() {
             "tests/it.rs MCP003"
         ]
     );
+    // Excluded files are not even read: the summary does not count them.
+    let r = p.run(&["--format", "json", "src", "tests"]);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(report["summary"]["files_seen"], 2, "{}", r.stdout);
     // Linting from a subdirectory resolves the same globs against the config's directory.
     let r = run_in(&p.path("tests"), &["--format", "concise", "it.rs"]);
     assert_eq!(r.codes(), vec!["MCP003"], "{}{}", r.stdout, r.stderr);

@@ -99,6 +99,19 @@ impl<'a> Texts<'a> {
     }
 }
 
+/// Drops the files an `exclude` glob of their nearest config covers, so they are never read or
+/// parsed. `files` are as discovery returns them (relative to the working directory, or absolute).
+pub fn drop_excluded(files: Vec<PathBuf>, resolver: &mut Resolver) -> Result<Vec<PathBuf>, String> {
+    let mut kept = Vec::with_capacity(files.len());
+    for f in files {
+        let cfg = resolver.for_path(&f).map_err(|e| e.0)?;
+        if !cfg.is_excluded(&resolver.absolute(&f.to_string_lossy())) {
+            kept.push(f);
+        }
+    }
+    Ok(kept)
+}
+
 /// Applies configuration, suppressions and the baseline to the engine's report. `files` are the
 /// display paths of every linted file, so suppressions in files without findings are checked too.
 pub fn apply(
