@@ -182,6 +182,48 @@ impl Baseline {
         s
     }
 
+    /// This baseline without what `stale` says no longer matches: it can only shrink, never take
+    /// in a new finding (`--prune-baseline`, where `--update-baseline` would record new ones too).
+    pub fn pruned(&self, stale: &[Stale]) -> Baseline {
+        let mut counts: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
+        for e in &self.entries {
+            *counts
+                .entry((
+                    e.path.clone(),
+                    e.code.clone(),
+                    e.item.clone(),
+                    e.snippet.clone(),
+                ))
+                .or_insert(0) += e.count;
+        }
+        for s in stale {
+            let e = &s.entry;
+            let key = (
+                e.path.clone(),
+                e.code.clone(),
+                e.item.clone(),
+                e.snippet.clone(),
+            );
+            if let Some(n) = counts.get_mut(&key) {
+                *n = n.saturating_sub(s.unmatched);
+            }
+        }
+        Baseline {
+            version: FORMAT_VERSION,
+            entries: counts
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|((path, code, item, snippet), count)| Entry {
+                    path,
+                    code,
+                    item,
+                    snippet,
+                    count,
+                })
+                .collect(),
+        }
+    }
+
     pub fn save(&self, path: &Path) -> Result<(), String> {
         write_atomically(path, self.to_json().as_bytes())
             .map_err(|e| format!("cannot write baseline {}: {e}", path.display()))
@@ -370,6 +412,38 @@ mod tests {
         assert!(
             note.contains("src/tools.rs MCP002 in Server::ask"),
             "{note}"
+        );
+    }
+
+    #[test]
+    fn pruning_drops_only_what_no_longer_matches() {
+        let src = "fn f() {\n    a.create_message(p);\n    a.create_message(p);\n    b.list_roots();\n}\n";
+        let all = vec![
+            finding("MCP002", 2, 7),
+            finding("MCP002", 3, 7),
+            finding("MCP003", 4, 7),
+        ];
+        let b = Baseline::from_findings(&all, &ctx_of(src, &all));
+        // One sampling call migrated, and a brand-new finding appeared elsewhere.
+        let now_src =
+            "fn f() {\n    a.create_message(p);\n    b.list_roots();\n    c.elicit(q);\n}\n";
+        let now = vec![
+            finding("MCP002", 2, 7),
+            finding("MCP003", 3, 7),
+            finding("MCP001", 4, 7),
+        ];
+        let applied = b.apply(now.clone(), &ctx_of(now_src, &now));
+        assert_eq!(applied.new.len(), 1);
+        let p = b.pruned(&applied.stale);
+        let counts: Vec<(&str, usize)> = p
+            .entries
+            .iter()
+            .map(|e| (e.code.as_str(), e.count))
+            .collect();
+        assert_eq!(
+            counts,
+            vec![("MCP002", 1), ("MCP003", 1)],
+            "the new MCP001 is not absorbed"
         );
     }
 

@@ -84,6 +84,9 @@ pub struct LintArgs {
     /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
     #[arg(long, requires = "baseline")]
     pub strict_baseline: bool,
+    /// Drop the baseline's stale entries (never adding new findings), then report as usual.
+    #[arg(long, requires = "baseline", conflicts_with = "update_baseline")]
+    pub prune_baseline: bool,
     /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
     #[arg(long)]
     pub fix: bool,
@@ -196,6 +199,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         baseline: args.baseline.clone(),
         update_baseline: args.update_baseline,
         strict_baseline: args.strict_baseline,
+        prune_baseline: args.prune_baseline,
         fingerprints: args.format == Format::Sarif && !args.statistics,
     };
     let mut texts = gate::Texts::new(&sources, &settings.base_dir);

@@ -179,3 +179,48 @@ fn duplicates_are_counted_and_a_bad_baseline_is_a_clear_error() {
     let r = p.run(&["--update-baseline", "src"]);
     assert_eq!(r.code, 2, "--update-baseline needs --baseline");
 }
+
+#[test]
+fn prune_drops_fixed_entries_but_never_absorbs_new_findings() {
+    let p = adopted();
+    // The sampling call is migrated, and a new elicitation appears in the roots tool.
+    let edited = TOOLS
+        .replace("context.peer.create_message(params).await", "params")
+        .replace(
+            "let roots = context.peer.list_roots().await;",
+            "let roots = context.peer.list_roots().await;\n        let again = context.peer.elicit::<Confirm>(\"Again?\".to_string()).await;",
+        );
+    p.write("src/tools.rs", &edited);
+    let r = p.run(&[
+        "--baseline",
+        "mcp-lint-baseline.json",
+        "--prune-baseline",
+        "--format",
+        "concise",
+        "src",
+    ]);
+    assert_eq!(r.code, 1, "the new finding is still reported");
+    assert_eq!(r.codes(), vec!["MCP001"], "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("pruned baseline mcp-lint-baseline.json: 2 entries left"),
+        "{}",
+        r.stderr
+    );
+    let b: serde_json::Value = serde_json::from_str(&p.read("mcp-lint-baseline.json")).unwrap();
+    let codes: Vec<&str> = b["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, vec!["MCP001", "MCP003"]);
+    let r = p.run(&[
+        "--baseline",
+        "mcp-lint-baseline.json",
+        "--prune-baseline",
+        "--update-baseline",
+        "src",
+    ]);
+    assert_eq!(r.code, 2, "prune and update conflict");
+}

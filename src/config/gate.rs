@@ -25,6 +25,8 @@ pub struct GateOptions {
     pub update_baseline: bool,
     /// `--strict-baseline`: stale baseline entries fail the run (exit 1).
     pub strict_baseline: bool,
+    /// `--prune-baseline`: rewrite the baseline without its stale entries, adding nothing.
+    pub prune_baseline: bool,
     /// Compute `partialFingerprints` (SARIF). Identities cost a second parse of each file with
     /// findings, so they are only computed when a baseline or SARIF needs them.
     pub fingerprints: bool,
@@ -197,9 +199,25 @@ pub fn apply(
                 &ctx_of.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>(),
             );
             baseline_hidden = applied.hidden;
-            stale = applied.stale.iter().map(|s| s.unmatched).sum();
-            if let Some(n) = baseline::stale_note(&file.display().to_string(), &applied) {
-                notes.push(n);
+            if opts.prune_baseline && !applied.stale.is_empty() {
+                let pruned = b.pruned(&applied.stale);
+                pruned.save(file)?;
+                info.push(format!(
+                    "pruned baseline {}: {} entr{} left",
+                    file.display(),
+                    pruned.entries.len(),
+                    if pruned.entries.len() == 1 {
+                        "y"
+                    } else {
+                        "ies"
+                    }
+                ));
+            }
+            if !opts.prune_baseline {
+                stale = applied.stale.iter().map(|s| s.unmatched).sum();
+                if let Some(n) = baseline::stale_note(&file.display().to_string(), &applied) {
+                    notes.push(n);
+                }
             }
             if applied.hidden > 0 {
                 info.push(format!(
