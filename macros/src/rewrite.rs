@@ -25,6 +25,7 @@ use crate::names::{free_in_expr, free_in_stmts, pattern_bindings, Binding};
 use crate::shape::{classify, normalize, StmtClass};
 
 mod branch;
+mod looping;
 
 use branch::branch_arms;
 
@@ -40,6 +41,7 @@ pub struct Rewriter<'m> {
     flow: Ident,
     steps: u32,
     branches: u32,
+    loops: u32,
     keys: u32,
     kept: Vec<Kept>,
     /// Per enclosing block depth: the names read after the statement being rewritten there.
@@ -58,6 +60,7 @@ fn count_steps(stmts: &[Stmt], mrtr: &Ident) -> u32 {
                 .iter()
                 .map(|arm| count_steps(&arm.body, mrtr))
                 .sum(),
+            Ok(StmtClass::Loop(looped)) => count_steps(&looping::body_of(&looped.expr), mrtr),
             _ => 0,
         })
         .sum()
@@ -102,6 +105,7 @@ impl<'m> Rewriter<'m> {
             flow: Ident::new("__mrtr_flow", Span::call_site()),
             steps: 0,
             branches: 0,
+            loops: 0,
             keys: 0,
             kept: Vec::new(),
             after: Vec::new(),
@@ -253,7 +257,7 @@ impl<'m> Rewriter<'m> {
             .filter(|(_, s)| {
                 matches!(
                     classify(s, self.mrtr),
-                    Ok(StmtClass::Ask(_)) | Ok(StmtClass::Branch(_))
+                    Ok(StmtClass::Ask(_)) | Ok(StmtClass::Branch(_)) | Ok(StmtClass::Loop(_))
                 )
             })
             .map(|(i, _)| i)
@@ -336,6 +340,24 @@ impl<'m> Rewriter<'m> {
                         }
                     }
                     out.extend(self.ask(ask, used_after, depth));
+                }
+                Ok(StmtClass::Loop(looped)) => {
+                    // Inside the loop, later iterations read what the whole loop reads.
+                    let mut cont = free_in_stmts(&body[index + 1..]);
+                    if let Some(local) = &looped.local {
+                        for b in pattern_bindings(&local.pat) {
+                            cont.remove(&b.ident.to_string());
+                        }
+                    }
+                    // Not the iterable of a `for`: it is consumed once, when the loop starts.
+                    cont.extend(free_in_stmts(&looping::body_of(&looped.expr)));
+                    if let Expr::While(w) = &looped.expr {
+                        cont.extend(free_in_expr(&w.cond));
+                    }
+                    self.after.truncate(depth);
+                    self.after.push(cont);
+                    out.extend(self.looped(looped, depth));
+                    self.after.truncate(depth);
                 }
                 Ok(StmtClass::Branch(branch)) => {
                     let mut cont = free_in_stmts(&body[index + 1..]);

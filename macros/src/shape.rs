@@ -21,6 +21,16 @@ pub enum StmtClass {
     Ask(AskStmt),
     /// An `if`/`match` with asks in its arms.
     Branch(BranchStmt),
+    /// A `loop`, `while` or `for` with asks in its body.
+    Loop(LoopStmt),
+}
+
+/// A loop statement with asks inside its body.
+pub struct LoopStmt {
+    pub expr: Expr,
+    /// `let PAT = loop { .. break value .. };`
+    pub local: Option<Local>,
+    pub tail: bool,
 }
 
 /// An `if`/`match` statement with asks inside its arms.
@@ -133,6 +143,15 @@ fn is_branch(expr: &Expr) -> bool {
     matches!(expr, Expr::If(_) | Expr::Match(_))
 }
 
+/// A loop the rewrite can resume: `loop`, `while COND` (not `while let`) and `for`.
+fn is_loop(expr: &Expr) -> bool {
+    match expr {
+        Expr::Loop(_) | Expr::ForLoop(_) => true,
+        Expr::While(w) => !matches!(&*w.cond, Expr::Let(_)),
+        _ => false,
+    }
+}
+
 /// Classifies one statement of a (normalized) block.
 pub fn classify(stmt: &Stmt, mrtr: &Ident) -> syn::Result<StmtClass> {
     if let Some(ask) = ask_stmt(stmt, mrtr) {
@@ -147,6 +166,26 @@ pub fn classify(stmt: &Stmt, mrtr: &Ident) -> syn::Result<StmtClass> {
             local: None,
             tail: semi.is_none(),
         })),
+        Stmt::Expr(expr, semi) if is_loop(expr) => Ok(StmtClass::Loop(LoopStmt {
+            expr: expr.clone(),
+            local: None,
+            tail: semi.is_none(),
+        })),
+        Stmt::Local(local)
+            if local
+                .init
+                .as_ref()
+                .is_some_and(|i| matches!(&*i.expr, Expr::Loop(_)) && i.diverge.is_none()) =>
+        {
+            let init = local.init.as_ref().expect("checked above");
+            let mut bare = local.clone();
+            bare.init = None;
+            Ok(StmtClass::Loop(LoopStmt {
+                expr: (*init.expr).clone(),
+                local: Some(bare),
+                tail: false,
+            }))
+        }
         Stmt::Local(local)
             if local
                 .init
@@ -203,6 +242,7 @@ impl<'m> Check<'m> {
                     }
                 }
                 Ok(StmtClass::Branch(branch)) => self.branch(&branch.expr),
+                Ok(StmtClass::Loop(looped)) => self.looped(&looped.expr),
                 Ok(StmtClass::Plain) => {
                     if stmt_contains_ask(stmt, self.mrtr) {
                         self.stmt_no_ask(stmt);
@@ -232,6 +272,21 @@ impl<'m> Check<'m> {
                 }
             }
             _ => unreachable!("only if/match are branch statements"),
+        }
+    }
+
+    fn looped(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Loop(l) => self.block(&l.body.stmts),
+            Expr::While(w) => {
+                self.no_ask_in(&w.cond, "a `while` condition");
+                self.block(&w.body.stmts);
+            }
+            Expr::ForLoop(f) => {
+                self.no_ask_in(&f.expr, "the iterable of a `for` loop");
+                self.block(&f.body.stmts);
+            }
+            _ => unreachable!("only loops are loop statements"),
         }
     }
 
@@ -276,9 +331,13 @@ struct Reject<'a> {
     errors: &'a mut Vec<syn::Error>,
 }
 
-const LOOP: &str = "#[mrtr_handler]: an ask inside a loop is not supported (the loop's progress \
-                    would not survive the round trip); ask before the loop, several questions at \
-                    once with `mrtr.join(..)`, or split the work into separate tool calls";
+const LOOP: &str = "#[mrtr_handler]: an ask inside a loop is supported only when the loop is a \
+                    statement of the body or of an `if`/`match` arm (or `let x = loop { .. }`); \
+                    bind the loop's value with `let` instead of using the loop inside an expression";
+
+const WHILE_LET: &str = "#[mrtr_handler]: an ask inside a `while let` loop is not supported (the \
+                         pattern's bindings could not be restored); write it as \
+                         `loop { let PAT = EXPR else { break }; .. }`";
 
 impl Reject<'_> {
     fn holds_ask(&self, expr: &Expr) -> bool {
@@ -297,6 +356,9 @@ impl<'ast> Visit<'ast> for Reject<'_> {
         }
         match expr {
             Expr::ForLoop(l) => self.reject(l.for_token.span, LOOP),
+            Expr::While(l) if matches!(&*l.cond, Expr::Let(_)) => {
+                self.reject(l.while_token.span, WHILE_LET)
+            }
             Expr::While(l) => self.reject(l.while_token.span, LOOP),
             Expr::Loop(l) => self.reject(l.loop_token.span, LOOP),
             Expr::Closure(c) => self.reject(

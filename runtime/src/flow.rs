@@ -192,6 +192,21 @@ impl Flow {
         Ok(())
     }
 
+    /// [`Flow::save`] for the items of a `for` loop holding asks (bounded per item, so a
+    /// borrowed item is reported as such).
+    pub fn save_items<T: StateBinding>(
+        &mut self,
+        key: &str,
+        items: &Vec<T>,
+    ) -> Result<(), MrtrError> {
+        self.save(key, items)
+    }
+
+    /// [`Flow::restore`] for the items of a `for` loop holding asks.
+    pub fn restore_items<T: StateBinding>(&self, key: &str) -> Result<Vec<T>, MrtrError> {
+        self.restore(key)
+    }
+
     /// The arm a previous round took at branch `id`.
     pub fn branch(&self, id: u32) -> Result<u32, MrtrError> {
         self.data

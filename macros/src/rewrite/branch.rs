@@ -101,7 +101,7 @@ impl Rewriter<'_> {
                 .position(|s| {
                     matches!(
                         classify(s, self.mrtr),
-                        Ok(StmtClass::Ask(_)) | Ok(StmtClass::Branch(_))
+                        Ok(StmtClass::Ask(_)) | Ok(StmtClass::Branch(_)) | Ok(StmtClass::Loop(_))
                     )
                 })
                 .unwrap_or(arm.body.len());

@@ -24,4 +24,14 @@ async fn handler(mrtr: Mrtr) -> Result<serde_json::Value, MrtrError> {
     Ok(serde_json::json!(connection.name()))
 }
 
+#[mrtr_handler]
+async fn borrowed_items(mrtr: Mrtr) -> Result<serde_json::Value, MrtrError> {
+    let hosts = vec!["a".to_string()];
+    for host in &hosts {
+        let ok = mrtr.elicit::<Confirm>(format!("Restart {host}?")).await?;
+        let _ = ok;
+    }
+    Ok(serde_json::json!(hosts.len()))
+}
+
 fn main() {}

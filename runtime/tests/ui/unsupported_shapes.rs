@@ -7,11 +7,22 @@ struct Confirm {
 }
 
 #[mrtr_handler]
-async fn in_a_loop(mrtr: Mrtr) -> Result<Value, MrtrError> {
-    for _ in 0..3 {
+async fn in_a_while_let(mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let mut left = vec![1, 2];
+    while let Some(_n) = left.pop() {
         let _ok = mrtr.elicit::<Confirm>("Again?").await?;
     }
     Ok(json!(null))
+}
+
+#[mrtr_handler]
+async fn a_loop_inside_an_expression(mrtr: Mrtr) -> Result<Value, MrtrError> {
+    Ok(Value::from(loop {
+        let ok = mrtr.elicit::<Confirm>("Stop?").await?;
+        if ok.accepted().is_some() {
+            break 1;
+        }
+    }))
 }
 
 #[mrtr_handler]
