@@ -20,6 +20,7 @@ pub mod parse;
 pub mod prefilter;
 pub mod report;
 pub mod rules;
+mod scan;
 pub mod scope;
 pub mod sdk;
 pub mod source;

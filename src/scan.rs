@@ -1,0 +1,257 @@
+//! Sub-walks of one expression (or one macro's tokens) that the scope model needs: which request
+//! type or variant it names (`ServerRequest::ListRootsRequest(..)`), and which hand-written request
+//! literals it carries (`json!({"method": "roots/list"})`, a struct literal, JSON text) together
+//! with the local names it mentions (they may carry literals bound earlier).
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::visit::Visit;
+
+use crate::scope::RawRequest;
+use crate::sdk::{raw, McpMethod, SDKS};
+use crate::walk::State;
+
+/// Finds a request type or variant of an SDK in an expression.
+pub(crate) struct RequestScan<'s, 'a> {
+    pub(crate) state: &'s State<'a>,
+    pub(crate) found: Option<McpMethod>,
+}
+
+impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if self.found.is_some() {
+            return;
+        }
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        for sdk in SDKS {
+            let hit = segs.iter().enumerate().find_map(|(i, s)| {
+                let r = sdk.request_name(s)?;
+                // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
+                let ok = if i > 0 {
+                    segs[i - 1] == sdk.request_enum
+                        || sdk.crates.contains(&segs[0].as_str())
+                        || !self.state.facts.resolve_path(path).is_empty()
+                } else {
+                    let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
+                    self.state
+                        .facts
+                        .resolve_path(&head)
+                        .iter()
+                        .any(|(t, _)| std::ptr::eq(*t, *sdk))
+                };
+                ok.then_some(r.sends)
+            });
+            if hit.is_some() {
+                self.found = hit;
+                return;
+            }
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.segments.len() == 1 {
+            if let Some(v) = self.state.lookup(&p.path.segments[0].ident.to_string()) {
+                if v.request.is_some() {
+                    self.found = v.request;
+                    return;
+                }
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
+
+/// Collects hand-written request literals and the local names an expression mentions.
+#[derive(Default)]
+pub(crate) struct RawScan {
+    pub(crate) raw: Vec<RawRequest>,
+    pub(crate) idents: Vec<String>,
+}
+
+impl RawScan {
+    /// A `json!`-style token tree: `"method": "roots/list"` at any depth, except under an MRTR
+    /// envelope key. Also collects identifiers (values may be local names).
+    pub(crate) fn tokens(&mut self, ts: TokenStream, in_envelope: bool) {
+        let toks: Vec<TokenTree> = ts.into_iter().collect();
+        let mut key: Option<String> = None;
+        let mut i = 0;
+        while i < toks.len() {
+            match &toks[i] {
+                TokenTree::Literal(lit) => {
+                    let s = lit_str(lit);
+                    let colon =
+                        matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    if colon && s.is_some() {
+                        key = s;
+                        i += 2;
+                        continue;
+                    }
+                    if let (Some(k), Some(v)) = (&key, &s) {
+                        if k == "method" && !in_envelope {
+                            if let Some(m) = McpMethod::from_wire(v) {
+                                self.raw.push(RawRequest {
+                                    method: m,
+                                    span: lit.span(),
+                                });
+                            }
+                        }
+                    }
+                    // Inline format arguments: `println!("{msg}")`.
+                    if let Some(v) = &s {
+                        self.format_idents(v);
+                        if !in_envelope {
+                            self.json_text(v, lit.span());
+                        }
+                    }
+                }
+                TokenTree::Group(g) => {
+                    let env = in_envelope
+                        || key
+                            .as_deref()
+                            .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                    self.tokens(g.stream(), env);
+                }
+                TokenTree::Ident(id) => {
+                    let env = key
+                        .as_deref()
+                        .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
+                    if !in_envelope && !env {
+                        self.idents.push(id.to_string());
+                    }
+                }
+                TokenTree::Punct(p) if p.as_char() == ',' => key = None,
+                TokenTree::Punct(_) => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// JSON-RPC written out as text: `r#"{"jsonrpc":"2.0","method":"roots/list"}"#`.
+    fn json_text(&mut self, s: &str, span: Span) {
+        if let Some(method) = json_text_method(s) {
+            self.raw.push(RawRequest { method, span });
+        }
+    }
+
+    fn format_idents(&mut self, s: &str) {
+        let mut rest = s;
+        while let Some(open) = rest.find('{') {
+            rest = &rest[open + 1..];
+            if rest.starts_with('{') {
+                rest = &rest[1..];
+                continue;
+            }
+            let end = rest.find(['}', ':']).unwrap_or(rest.len());
+            let name = &rest[..end];
+            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                self.idents.push(name.to_string());
+            }
+        }
+    }
+}
+
+/// The legacy method of a JSON object written as text: `"method"`, a colon and one of the three
+/// names, at the object's top level (not inside an `inputRequests` envelope).
+fn json_text_method(s: &str) -> Option<McpMethod> {
+    if raw::ENVELOPE_KEYS
+        .iter()
+        .any(|k| s.contains(&format!("\"{k}\"")))
+    {
+        return None;
+    }
+    let mut rest = s;
+    while let Some(at) = rest.find("\"method\"") {
+        rest = &rest[at + 8..];
+        let after = rest.trim_start();
+        let Some(after) = after.strip_prefix(':') else {
+            continue;
+        };
+        let after = after.trim_start();
+        for m in McpMethod::ALL {
+            let quoted = format!("\"{}\"", m.wire());
+            if after.starts_with(&quoted) {
+                return Some(m);
+            }
+        }
+    }
+    None
+}
+
+fn lit_str(lit: &proc_macro2::Literal) -> Option<String> {
+    let ts: TokenStream = TokenTree::Literal(lit.clone()).into();
+    syn::parse2::<syn::LitStr>(ts).ok().map(|l| l.value())
+}
+
+/// The string literal an expression is, through `.into()`, `.to_string()`, `String::from(..)`.
+fn string_lit(e: &syn::Expr) -> Option<&syn::LitStr> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s),
+        syn::Expr::MethodCall(mc)
+            if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) =>
+        {
+            string_lit(&mc.receiver)
+        }
+        syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+            syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| {
+                    raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())
+                }) =>
+            {
+                string_lit(&c.args[0])
+            }
+            _ => None,
+        },
+        syn::Expr::Reference(r) => string_lit(&r.expr),
+        syn::Expr::Paren(p) => string_lit(&p.expr),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for RawScan {
+    fn visit_lit_str(&mut self, l: &'ast syn::LitStr) {
+        self.json_text(&l.value(), l.span());
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.segments.len() == 1 {
+            self.idents.push(p.path.segments[0].ident.to_string());
+        }
+    }
+
+    fn visit_expr_struct(&mut self, s: &'ast syn::ExprStruct) {
+        for f in &s.fields {
+            let name = match &f.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(_) => continue,
+            };
+            if raw::ENVELOPE_KEYS.contains(&name.as_str()) {
+                continue;
+            }
+            if name == "method" {
+                if let Some(lit) = string_lit(&f.expr) {
+                    if let Some(m) = McpMethod::from_wire(&lit.value()) {
+                        self.raw.push(RawRequest {
+                            method: m,
+                            span: lit.span(),
+                        });
+                    }
+                }
+            }
+            self.visit_expr(&f.expr);
+        }
+        if let Some(rest) = &s.rest {
+            self.visit_expr(rest);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.tokens(m.tokens.clone(), false);
+    }
+
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
