@@ -56,7 +56,7 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
 
 /// The first place where brackets nest deeper than [`MAX_NESTING`], ignoring strings, chars and
 /// comments.
-fn too_deep(text: &str) -> Option<(usize, usize)> {
+pub(crate) fn too_deep(text: &str) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;

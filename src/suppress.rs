@@ -327,6 +327,11 @@ impl SourceScopes {
     }
 
     fn collect(src: &str, stmts: bool) -> Option<SourceScopes> {
+        // The engine's nesting guard: this runs on files the engine refused too, and syn recurses
+        // once per level (200k nested parens overflowed the CLI's 512 MB stack here).
+        if crate::parse::too_deep(src).is_some() {
+            return None;
+        }
         let file = syn::parse_file(src).ok()?;
         let mut c = ScopeCollector {
             stack: Vec::new(),
