@@ -106,20 +106,28 @@ fn summary_line(report: &Report) -> String {
         .filter(|f| f.level == Level::Warning)
         .count();
     let s = &report.summary;
+    let files = format!(
+        "{} seen, {} parsed",
+        plural(s.files_seen, "file"),
+        s.files_parsed
+    );
     if report.findings.is_empty() {
-        format!(
-            "no findings ({} files seen, {} parsed)\n",
-            s.files_seen, s.files_parsed
-        )
+        format!("no findings ({files})\n")
     } else {
         format!(
-            "{} finding{} ({errors} error{}, {warnings} warning{}) in {} files seen, {} parsed\n",
-            report.findings.len(),
-            if report.findings.len() == 1 { "" } else { "s" },
-            if errors == 1 { "" } else { "s" },
-            if warnings == 1 { "" } else { "s" },
-            s.files_seen,
-            s.files_parsed
+            "{} ({}, {}) in {files}\n",
+            plural(report.findings.len(), "finding"),
+            plural(errors, "error"),
+            plural(warnings, "warning"),
         )
+    }
+}
+
+/// `1 file`, `2 files`.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
