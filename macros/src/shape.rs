@@ -2,9 +2,9 @@
 //! with the author's span.
 //!
 //! Supported: an ask statement (`let PAT = ASK.await?;`, `ASK.await?;`, or an ask as the tail of
-//! a block) at the top level of the body or of an arm block of an `if`/`else`/`match` that is
-//! itself at statement level (or a `let` initializer, or a tail). Everything else that contains
-//! an ask is a compile error.
+//! a block) at the top level of the body, of an arm block of an `if`/`else`/`match`, or of the
+//! body of a `loop`/`while`/`for`, where the branch or loop is itself at statement level (or a
+//! `let` initializer, or a tail). Everything else that contains an ask is a compile error.
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;

@@ -155,6 +155,25 @@ impl Deployer {
         Ok(text_result(format!("{name} {ticket} {notes}")))
     }
 
+    /// One confirmation per host, each in its own round.
+    #[tool(description = "Restart hosts")]
+    #[mrtr_handler]
+    async fn restart(&self, mrtr: Mrtr) -> Result<CallToolResult, McpError> {
+        let hosts = vec!["web-1".to_string(), "web-2".to_string()];
+        let mut restarted = Vec::new();
+        for host in hosts {
+            self.deploys.fetch_add(1, Ordering::SeqCst);
+            let ok = mrtr
+                .elicit::<Confirm>("Deploy to production?")
+                .key("confirm")
+                .await?;
+            if ok.accepted().is_some_and(|c| c.confirm) {
+                restarted.push(host);
+            }
+        }
+        Ok(text_result(restarted.join(",")))
+    }
+
     /// A batch of different kinds: roots and sampling in one round.
     #[tool(description = "Inventory")]
     #[mrtr_handler]
@@ -397,6 +416,24 @@ async fn three_input_rounds_through_the_automatic_loop() {
         ["Your name?", "Change ticket?", "Release notes?"],
         "one question per round, in order, none asked twice"
     );
+}
+
+#[tokio::test]
+async fn a_loop_asks_once_per_iteration_through_the_automatic_loop() {
+    let server = Deployer::new(shared_key_config());
+    let iterations = server.deploys.clone();
+    let client = connect(server, Client::new(ElicitationAction::Accept));
+    let result = client
+        .call_tool(CallToolRequestParams::new("restart"))
+        .await
+        .expect("completes");
+    assert_eq!(text(&result), "web-1,web-2");
+    assert_eq!(
+        iterations.load(Ordering::SeqCst),
+        2,
+        "an iteration ran twice"
+    );
+    assert_eq!(client.service().asked.lock().unwrap().len(), 2);
 }
 
 #[tokio::test]
