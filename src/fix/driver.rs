@@ -52,6 +52,22 @@ pub fn fix_text(
     allowed: Allowed,
     relint: &mut dyn FnMut(&str) -> Vec<Finding>,
 ) -> FileFix {
+    if let Err(e) = crate::parse::parse(original.as_bytes()) {
+        // Its findings are unknown, so even a suppression that looks unused may not be.
+        return FileFix {
+            path: path.to_string(),
+            original: original.to_string(),
+            text: original.to_string(),
+            fixed: Vec::new(),
+            remaining: first,
+            passes: 0,
+            error: Some(format!(
+                "the file does not parse ({}:{}: {}); make it parse first",
+                e.line, e.column, e.message
+            )),
+            unfinished: false,
+        };
+    }
     let mut text = original.to_string();
     let mut findings = first;
     let mut fixed = Vec::new();

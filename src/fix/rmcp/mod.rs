@@ -298,7 +298,8 @@ await it in its own `let` first"
             // `if let Ok(Some(x)) = CALL.await { .. }`
             Some(Node::Expr(syn::Expr::Let(l))) if same(&*l.expr, aw_expr) => {
                 if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
-                    let (ps, pe) = range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
+                    let (ps, pe) =
+                        range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
                     edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                     replaced = Some((aw_s, aw_e, name.clone()));
                     message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");

@@ -39,9 +39,12 @@ pub fn starts_line(src: &str, at: usize) -> bool {
 /// an inline format argument (`"{name}"`, `"{name:?}"`).
 pub fn uses_of(tokens: TokenStream, name: &str) -> usize {
     let mut n = 0;
+    // `x.name` is a field or method, not the binding.
+    let mut after_dot = false;
     for tt in tokens {
+        let dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
         match tt {
-            TokenTree::Ident(i) if i == name => n += 1,
+            TokenTree::Ident(i) if i == name && !after_dot => n += 1,
             TokenTree::Group(g) => n += uses_of(g.stream(), name),
             TokenTree::Literal(l) => {
                 let s = l.to_string();
@@ -51,6 +54,7 @@ pub fn uses_of(tokens: TokenStream, name: &str) -> usize {
             }
             _ => {}
         }
+        after_dot = dot;
     }
     n
 }

@@ -1,0 +1,160 @@
+//! `cargo mcp-lint --fix --unsafe-fixes` on `tests/fix_fixtures` writes exactly the `.fixed`
+//! files that `tests/fix_compile` builds against rmcp 3.x and the runtime (and drives through
+//! MRTR rounds with rmcp's client). A change to the rewrite that changes its output fails here
+//! until the `.fixed` files are regenerated, and then `tests/fix_compile` proves they still build.
+//!
+//! Regenerate after an intended change: copy `tests/fix_fixtures` somewhere, run
+//! `cargo mcp-lint --fix --unsafe-fixes src/` there, and copy each `src/NAME.rs` back as
+//! `src/NAME.fixed`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fix_fixtures")
+}
+
+/// The inputs, by name.
+fn inputs() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures().join("src"))
+        .expect("fixtures")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".rs").map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A scratch copy of the fixture package (manifest and inputs, no `.fixed` files).
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::copy(fixtures().join("Cargo.toml"), dir.path().join("Cargo.toml")).unwrap();
+    for n in inputs() {
+        let from = fixtures().join("src").join(format!("{n}.rs"));
+        std::fs::copy(from, dir.path().join("src").join(format!("{n}.rs"))).unwrap();
+    }
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs")
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join("src").join(format!("{name}.rs"))).unwrap()
+}
+
+#[test]
+fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
+    let names = inputs();
+    assert!(names.len() >= 3, "{names:?}");
+    let dir = scratch();
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1),
+        "remaining findings exit 1: {err}"
+    );
+    for n in &names {
+        let expected = std::fs::read_to_string(fixtures().join("src").join(format!("{n}.fixed")))
+            .unwrap_or_else(|e| panic!("{n}.fixed: {e}"));
+        assert!(
+            read(dir.path(), n) == expected,
+            "src/{n}.rs after --fix differs from src/{n}.fixed; regenerate it (see this file's header)\n{err}"
+        );
+    }
+    assert!(
+        err.contains("src/tool_elicit.rs: fixed 5 findings"),
+        "{err}"
+    );
+    assert!(
+        err.contains("src/handwritten.rs: fixed 4 findings"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the timeout of `elicit_with_timeout` is dropped"),
+        "the timeout loss is said where the fix is listed: {err}"
+    );
+}
+
+#[test]
+fn a_second_fix_run_changes_nothing() {
+    let dir = scratch();
+    run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let once: Vec<String> = inputs().iter().map(|n| read(dir.path(), n)).collect();
+    let again = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let twice: Vec<String> = inputs().iter().map(|n| read(dir.path(), n)).collect();
+    assert_eq!(once, twice);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("fixed 0 findings in 0 files"), "{err}");
+    let diff = run(dir.path(), &["--diff", "--unsafe-fixes", "src"]);
+    assert_eq!(
+        diff.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&diff.stderr)
+    );
+    assert!(diff.stdout.is_empty());
+}
+
+#[test]
+fn without_unsafe_fixes_the_rewrite_is_only_offered() {
+    let dir = scratch();
+    let out = run(dir.path(), &["--fix", "src"]);
+    for n in inputs() {
+        let original =
+            std::fs::read_to_string(fixtures().join("src").join(format!("{n}.rs"))).unwrap();
+        assert_eq!(
+            read(dir.path(), &n),
+            original,
+            "{n} changed without --unsafe-fixes"
+        );
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("remaining: 9 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
+        "{err}"
+    );
+}
+
+#[test]
+fn shapes_without_a_rewrite_say_why() {
+    let dir = scratch();
+    let out = run(dir.path(), &["--format", "json", "src/not_fixed.rs"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut seen = Vec::new();
+    for f in report["findings"].as_array().unwrap() {
+        let line = f["line"].as_u64().unwrap();
+        let fix = &f["fix"];
+        if f["code"] == "MCP006" {
+            assert!(fix.is_null(), "MCP006 has no fix: {f}");
+            continue;
+        }
+        assert_eq!(fix["applicability"], "display-only", "{f}");
+        assert_eq!(fix["edits"], serde_json::json!([]), "{f}");
+        seen.push((line, fix["message"].as_str().unwrap().to_string()));
+    }
+    let why = |line: u64| {
+        seen.iter()
+            .find(|(l, _)| *l == line)
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| panic!("no finding on line {line}: {seen:?}"))
+    };
+    assert!(why(25).contains("not in a request handler"), "helper");
+    assert!(why(35).contains("SamplingRequest"), "sampling");
+    assert!(why(46).contains("inside a loop"), "loop");
+    assert!(why(56).contains("macro invocation"), "join!");
+    assert!(
+        why(65).contains("not reached through the handler's own"),
+        "cloned peer"
+    );
+    assert!(why(77).contains("typed form"), "create_elicitation");
+    assert!(why(84).contains("#[prompt]"), "prompt");
+}
