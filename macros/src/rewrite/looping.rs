@@ -101,7 +101,7 @@ impl Rewriter<'_> {
                 let iterable = &f.expr;
                 let items = format_ident!("__mrtr_items{}", id);
                 let iter = format_ident!("__mrtr_iter{}", id);
-                let key = format!("items#{id}");
+                let key = format!("for:{id}");
                 let span = iterable.span();
                 let save = quote_spanned! {span=> #flow.save_items(#key, &__mrtr_collected)?; };
                 let restore = quote_spanned! {span=> #flow.restore_items(#key)? };
