@@ -47,11 +47,6 @@ pub trait StateBinding: Serialize + DeserializeOwned {}
 
 impl<T: Serialize + DeserializeOwned> StateBinding for T {}
 
-/// Compile-time check the expansion places (spanned) on every binding kept across an ask, so a
-/// non-serializable binding is reported where the author declared it.
-#[inline(always)]
-pub fn assert_state_binding<T: StateBinding>(_binding: &T) {}
-
 /// Splits a handler's declared `Result<T, E>` (written directly or through an alias).
 pub trait HandlerResult {
     type Ok;
