@@ -326,6 +326,15 @@ pub fn stale_note(file: &str, applied: &Applied) -> Option<String> {
 /// Writes through a temporary file in the same directory and renames it over `path`, so a reader
 /// never sees half a file; an existing file keeps its permissions.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Renaming over a symlink would replace the link; write to what it points at instead.
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path)?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -484,6 +493,22 @@ mod tests {
             .contains("not a valid baseline"));
         std::fs::write(&p, "{\"version\": 9, \"entries\": []}").unwrap();
         assert!(Baseline::load(&p).unwrap_err().contains("version 9"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_through_a_symlink_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.rs");
+        let link = dir.path().join("link.rs");
+        std::fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
     }
 
     #[cfg(unix)]
