@@ -99,19 +99,14 @@ pub fn rewrite(
     idx: &ByteIndex,
     lines: &LineIndex,
 ) -> Result<Vec<Edit>, String> {
-    let (mut declined, mut cancelled, mut accepted_all, mut wild) = (false, false, false, false);
+    let (mut declined, mut cancelled, mut wild) = (false, false, false);
     let mut edits = Vec::new();
     for arm in &m.arms {
         let alts = classify(&arm.pat, src, idx)?;
         let mut out: Vec<String> = Vec::new();
         for alt in alts {
             match alt {
-                Alt::Accept(p) => {
-                    if p == "_" && arm.guard.is_none() {
-                        accepted_all = true;
-                    }
-                    out.push(format!("Elicitation::Accept({p})"));
-                }
+                Alt::Accept(p) => out.push(format!("Elicitation::Accept({p})")),
                 Alt::Decline if !declined => {
                     declined = arm.guard.is_none();
                     out.push("Elicitation::Decline".into());
@@ -157,7 +152,7 @@ pub fn rewrite(
             }
         }
         if out.is_empty() {
-            edits.push(remove_arm(arm, m, src, idx, lines)?);
+            edits.push(remove_arm(arm, src, idx, lines)?);
         } else {
             let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
             let new = out.join(" | ");
@@ -166,23 +161,20 @@ pub fn rewrite(
             }
         }
     }
-    if !wild && !(declined && cancelled) {
+    if !(wild || declined && cancelled) {
         return Err("the arms do not cover both a declined and a cancelled answer".into());
     }
-    let _ = accepted_all;
     Ok(edits)
 }
 
 /// Deletes an arm with its comma, and its lines when it has them to itself.
 fn remove_arm(
     arm: &syn::Arm,
-    m: &syn::ExprMatch,
     src: &str,
     idx: &ByteIndex,
     lines: &LineIndex,
 ) -> Result<Edit, String> {
     let (mut s, mut e) = range_of(arm, idx).ok_or("an arm without a position")?;
-    let _ = m;
     let rest = &src[e..];
     let after = rest.len() - rest.trim_start_matches([' ', '\t']).len();
     if rest[after..].starts_with(',') && arm.comma.is_none() {
