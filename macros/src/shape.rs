@@ -143,12 +143,29 @@ fn is_branch(expr: &Expr) -> bool {
     matches!(expr, Expr::If(_) | Expr::Match(_))
 }
 
-/// A loop the rewrite can resume: `loop`, `while COND` (not `while let`) and `for`.
+/// A loop the rewrite can resume: `loop`, `while` and `for`.
 fn is_loop(expr: &Expr) -> bool {
-    match expr {
-        Expr::Loop(_) | Expr::ForLoop(_) => true,
-        Expr::While(w) => !matches!(&*w.cond, Expr::Let(_)),
-        _ => false,
+    matches!(expr, Expr::Loop(_) | Expr::ForLoop(_) | Expr::While(_))
+}
+
+/// `while let PAT = EXPR { body }` as `loop { let PAT = EXPR else { break }; body }`: the
+/// pattern's bindings then belong to the body's first group, which a resumed round skips and
+/// restores like any other.
+fn desugar_while_let(expr: &Expr) -> Expr {
+    let Expr::While(w) = expr else {
+        return expr.clone();
+    };
+    let Expr::Let(binding) = &*w.cond else {
+        return expr.clone();
+    };
+    let (pat, scrutinee) = (&binding.pat, &binding.expr);
+    let (attrs, label) = (&w.attrs, &w.label);
+    let body = &w.body.stmts;
+    syn::parse_quote! {
+        #(#attrs)* #label loop {
+            let #pat = #scrutinee else { break; };
+            #(#body)*
+        }
     }
 }
 
@@ -167,7 +184,7 @@ pub fn classify(stmt: &Stmt, mrtr: &Ident) -> syn::Result<StmtClass> {
             tail: semi.is_none(),
         })),
         Stmt::Expr(expr, semi) if is_loop(expr) => Ok(StmtClass::Loop(LoopStmt {
-            expr: expr.clone(),
+            expr: desugar_while_let(expr),
             local: None,
             tail: semi.is_none(),
         })),
@@ -335,10 +352,6 @@ const LOOP: &str = "#[mrtr_handler]: an ask inside a loop is supported only when
                     statement of the body or of an `if`/`match` arm (or `let x = loop { .. }`); \
                     bind the loop's value with `let` instead of using the loop inside an expression";
 
-const WHILE_LET: &str = "#[mrtr_handler]: an ask inside a `while let` loop is not supported (the \
-                         pattern's bindings could not be restored); write it as \
-                         `loop { let PAT = EXPR else { break }; .. }`";
-
 impl Reject<'_> {
     fn holds_ask(&self, expr: &Expr) -> bool {
         contains_ask(expr, self.mrtr)
@@ -356,9 +369,6 @@ impl<'ast> Visit<'ast> for Reject<'_> {
         }
         match expr {
             Expr::ForLoop(l) => self.reject(l.for_token.span, LOOP),
-            Expr::While(l) if matches!(&*l.cond, Expr::Let(_)) => {
-                self.reject(l.while_token.span, WHILE_LET)
-            }
             Expr::While(l) => self.reject(l.while_token.span, LOOP),
             Expr::Loop(l) => self.reject(l.loop_token.span, LOOP),
             Expr::Closure(c) => self.reject(

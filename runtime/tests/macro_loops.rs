@@ -175,3 +175,39 @@ fn nested_loops_resume_at_both_levels() {
     );
     assert_eq!(transcript.rounds.len(), 5);
 }
+
+/// `while let`: the pattern's binding of the iteration in progress comes back from the state,
+/// and the scrutinee (which pops) is not evaluated again for it.
+#[mrtr_handler]
+async fn drain(work: Arc<AtomicUsize>, mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let mut queue = vec!["c".to_string(), "b".to_string(), "a".to_string()];
+    let mut done = Vec::new();
+    while let Some(job) = queue.pop() {
+        work.fetch_add(1, Ordering::SeqCst);
+        let ok = mrtr
+            .elicit::<Confirm>(format!("Run {job}?"))
+            .key("run")
+            .await?;
+        if ok.accepted().is_some_and(|c| c.confirm) {
+            done.push(job);
+        }
+    }
+    Ok(json!({ "done": done, "left": queue.len() }))
+}
+
+#[test]
+fn while_let_resumes_with_the_popped_item_of_the_iteration_in_progress() {
+    let work = Arc::new(AtomicUsize::new(0));
+    let w = work.clone();
+    let transcript = TestClient::tool("drain", json!({}))
+        .answer("run", yes())
+        .answer("run", no())
+        .answer("run", yes())
+        .run_blocking(move |mrtr| drain(w.clone(), mrtr));
+    assert_eq!(
+        transcript.end,
+        End::Complete(json!({ "done": ["a", "c"], "left": 0 }))
+    );
+    assert_eq!(transcript.rounds.len(), 4);
+    assert_eq!(work.load(Ordering::SeqCst), 3);
+}

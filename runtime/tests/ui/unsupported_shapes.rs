@@ -7,15 +7,6 @@ struct Confirm {
 }
 
 #[mrtr_handler]
-async fn in_a_while_let(mrtr: Mrtr) -> Result<Value, MrtrError> {
-    let mut left = vec![1, 2];
-    while let Some(_n) = left.pop() {
-        let _ok = mrtr.elicit::<Confirm>("Again?").await?;
-    }
-    Ok(json!(null))
-}
-
-#[mrtr_handler]
 async fn a_loop_inside_an_expression(mrtr: Mrtr) -> Result<Value, MrtrError> {
     Ok(Value::from(loop {
         let ok = mrtr.elicit::<Confirm>("Stop?").await?;
