@@ -1,7 +1,7 @@
 //! The rewrite of a handler body into a resumable state machine driven by `Flow`.
 //!
 //! A block is cut into groups: the statements before its first ask, then one group per ask
-//! statement (or `if`/`match` holding asks) together with the plain statements after it. A
+//! statement (or `if`/`match`/loop holding asks) together with the plain statements after it. A
 //! round that resumes at step `r` skips every group whose steps all lie before `r`; a skipped
 //! group's bindings that later code reads come back from the state:
 //!
