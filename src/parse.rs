@@ -32,13 +32,13 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
             });
         }
     };
-    if let Some((depth, at)) = too_deep(text) {
+    if let Some(TooDeep { what, at }) = too_deep(text) {
         let line = text[..at].matches('\n').count() + 1;
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         return Err(ParseFailure {
             line,
             column: text[line_start..at].chars().count() + 1,
-            message: format!("nesting deeper than {depth} levels; the file was not analysed"),
+            message: format!("{what}; the file was not analysed"),
         });
     }
     match syn::parse_file(text) {
@@ -54,21 +54,55 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
     }
 }
 
-/// The first place where brackets nest deeper than [`MAX_NESTING`], ignoring strings, chars and
-/// comments.
-pub(crate) fn too_deep(text: &str) -> Option<(usize, usize)> {
+/// Longest run of operator characters (`+`, `.`, `&&`, ...) between two `;`, `,`, `{` or `}`.
+/// `1 + 1 + ..` and `a.b().c()..` build a tree as deep as the chain is long, so a chain of
+/// millions would exhaust any stack; real code stays far below this.
+pub const MAX_CHAIN: usize = 100_000;
+
+/// Why a text is refused before parsing, and where (byte offset).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooDeep {
+    pub what: String,
+    pub at: usize,
+}
+
+/// The first place where brackets nest deeper than [`MAX_NESTING`] or an expression chains more
+/// than [`MAX_CHAIN`] operators, ignoring strings, chars and comments.
+pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
     let b = text.as_bytes();
     let mut depth = 0usize;
+    let mut chain = 0usize;
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Some((MAX_NESTING, i));
+            b';' | b',' => chain = 0,
+            b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?' => {
+                chain += 1;
+                if chain > MAX_CHAIN {
+                    return Some(TooDeep {
+                        what: format!("an expression chains more than {MAX_CHAIN} operators"),
+                        at: i,
+                    });
                 }
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'(' | b'[' | b'{' => {
+                if b[i] == b'{' {
+                    chain = 0;
+                }
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(TooDeep {
+                        what: format!("nesting deeper than {MAX_NESTING} levels"),
+                        at: i,
+                    });
+                }
+            }
+            b')' | b']' | b'}' => {
+                if b[i] == b'}' {
+                    chain = 0;
+                }
+                depth = depth.saturating_sub(1)
+            }
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
@@ -157,6 +191,18 @@ mod tests {
         let err = parse(src.as_bytes()).err().expect("must be refused");
         assert!(err.message.contains("nesting deeper"), "{}", err.message);
         assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn endless_operator_chains_are_reported_not_parsed() {
+        let src = format!(
+            "fn f() {{ let x = {}; }}",
+            vec!["1"; MAX_CHAIN + 10].join(" + ")
+        );
+        let err = parse(src.as_bytes()).err().expect("must be refused");
+        assert!(err.message.contains("chains more than"), "{}", err.message);
+        let ok = format!("const T: [u8; 20000] = [{}];", vec!["1"; 20000].join(", "));
+        assert!(too_deep(&ok).is_none(), "commas end a chain");
     }
 
     #[test]
