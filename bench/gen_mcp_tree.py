@@ -24,6 +24,21 @@ WORDS = [
 ]
 
 
+MANIFEST = """[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+rmcp = {{ version = "3.11", features = ["server", "macros", "schemars", "elicitation"] }}
+tokio = {{ version = "1", features = ["full"] }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+anyhow = "1"
+tracing = "0.1"
+"""
+
+
 def camel(*parts):
     return "".join(p[:1].upper() + p[1:] for p in parts)
 
@@ -335,8 +350,13 @@ def main():
     g = Gen(random.Random(a.seed))
     per_crate = 40
     for i in range(a.files):
-        d = os.path.join(a.out, f"server_{i // per_crate:03}", "src", "tools")
-        os.makedirs(d, exist_ok=True)
+        crate = os.path.join(a.out, f"server_{i // per_crate:03}")
+        d = os.path.join(crate, "src", "tools")
+        if not os.path.isdir(d):
+            os.makedirs(d)
+            # A real manifest: the linter reads it to learn which MCP SDK (and version) a crate uses.
+            with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+                f.write(MANIFEST.format(name=os.path.basename(crate).replace("_", "-")))
         with open(os.path.join(d, f"{g.w()}_{i:05}.rs"), "w") as f:
             f.write(g.file(i))
 
