@@ -562,6 +562,32 @@ async fn manual_rounds_missing_answers_and_a_fresh_instance_sharing_only_the_key
     );
     assert_eq!(deploys.load(Ordering::SeqCst), 1);
 
+    // An answer of the wrong shape is an invalid-params error naming its key.
+    let wrong = second
+        .call_tool_once(
+            deploy_params()
+                .with_request_state(round2.request_state.clone().unwrap())
+                .with_input_responses(answers(&[
+                    (
+                        "s2.ticket",
+                        json!({ "action": "accept", "content": { "id": 7 } }),
+                    ),
+                    (
+                        "s2.notes",
+                        json!({ "action": "accept", "content": { "text": "n" } }),
+                    ),
+                ])),
+        )
+        .await
+        .unwrap_err();
+    match wrong {
+        ServiceError::McpError(error) => {
+            assert_eq!(error.code.0, -32602);
+            assert!(error.message.contains("s2.ticket"), "{}", error.message);
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+
     // A tampered state is rejected with the one generic message.
     let tampered =
         deploy_params().with_request_state(format!("{}x", round2.request_state.unwrap()));
