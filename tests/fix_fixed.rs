@@ -71,7 +71,7 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         );
     }
     assert!(
-        err.contains("src/tool_elicit.rs: fixed 5 findings"),
+        err.contains("src/tool_elicit.rs: fixed 7 findings"),
         "{err}"
     );
     assert!(
@@ -119,7 +119,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 9 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 11 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

@@ -276,6 +276,26 @@ await it in its own `let` first"
             });
         }
     }
+    // `let Ok(Some(x)) = CALL.await else { .. };`: the macro takes `let PAT = ASK.await? else`.
+    if let (Ask::Elicit { .. }, Some(Node::Local(l))) = (&ask, found.parent(2)) {
+        if l.init
+            .as_ref()
+            .is_some_and(|i| i.diverge.is_some() && same(&*i.expr, aw_expr))
+        {
+            if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
+                let (ps, pe) = range_of(&l.pat, cx.idx).ok_or("a pattern without a position")?;
+                edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                edits.push(cx.lines.edit(aw_s, aw_e, format!("{ask_text}.await?")));
+                message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                return Ok(CallPlan {
+                    edits,
+                    message,
+                    imports: ask.imports(),
+                    receiver,
+                });
+            }
+        }
+    }
     let parent = found.parent(2);
     let mut replaced = None;
     if let Ask::Elicit { .. } = ask {

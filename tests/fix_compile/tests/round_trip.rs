@@ -149,6 +149,19 @@ async fn the_bound_then_matched_and_the_adapted_shapes_complete() {
 }
 
 #[tokio::test]
+async fn let_else_and_roots_through_a_peer_parameter_complete() {
+    let client = connect(Deployer::default(), Client::default());
+    assert_eq!(call(&client, "ticket", json!({})).await, "ticket CHG-1");
+    assert_eq!(call(&client, "count_roots", json!({})).await, "2 roots");
+    let declined = Client {
+        decline: vec!["Change ticket?"],
+        ..Client::default()
+    };
+    let client = connect(Deployer::default(), declined);
+    assert_eq!(call(&client, "ticket", json!({})).await, "no ticket");
+}
+
+#[tokio::test]
 async fn the_hand_written_handlers_complete_their_rounds() {
     let client = connect(Docs, Client::default());
     assert_eq!(call(&client, "pick", json!({})).await, "doc-7");

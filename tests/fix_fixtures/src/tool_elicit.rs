@@ -5,7 +5,9 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::{ElicitationError, RequestContext};
-use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
+use rmcp::{
+    tool, tool_handler, tool_router, ErrorData as McpError, Peer, RoleServer, ServerHandler,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -141,6 +143,22 @@ impl Deployer {
         let yes = matches!(reply, Ok(Some(Confirm { confirm: true })));
         let label = if ctx.meta.is_empty() { "plain" } else { "with meta" };
         Ok(text(format!("{} ({label})", if yes { "yes" } else { "no" })))
+    }
+
+    /// `let .. else` on the answer.
+    #[tool(description = "Asks for a ticket or gives up")]
+    async fn ticket(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
+        let Ok(Some(Ticket { id })) = context.peer.elicit::<Ticket>("Change ticket?").await else {
+            return Ok(text("no ticket"));
+        };
+        Ok(text(format!("ticket {id}")))
+    }
+
+    /// Roots through a `Peer` parameter, read through the old result type.
+    #[tool(description = "Counts the client's roots")]
+    async fn count_roots(&self, peer: Peer<RoleServer>) -> Result<CallToolResult, McpError> {
+        let count = peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(text(format!("{count} roots")))
     }
 }
 
