@@ -113,7 +113,11 @@ pub fn run(args: Vec<String>) -> i32 {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { EXIT_ERROR } else { EXIT_CLEAN };
+            return if e.use_stderr() {
+                EXIT_ERROR
+            } else {
+                EXIT_CLEAN
+            };
         }
     };
     let result = match &cli.command {
@@ -146,7 +150,10 @@ fn list_rules() -> Result<i32, String> {
             Level::Warning => "warning",
             Level::Allow => "allow",
         };
-        s.push_str(&format!("{}  {:<34} {:<8} {}\n", r.code, r.name, level, r.summary));
+        s.push_str(&format!(
+            "{}  {:<34} {:<8} {}\n",
+            r.code, r.name, level, r.summary
+        ));
     }
     write_stdout(&s)?;
     Ok(EXIT_CLEAN)
@@ -160,15 +167,24 @@ fn show_rule(code: &str) -> Result<i32, String> {
         }
         None => {
             let known: Vec<&str> = catalog().rules.iter().map(|r| r.code.as_str()).collect();
-            Err(format!("unknown rule `{code}`; known rules: {}", known.join(", ")))
+            Err(format!(
+                "unknown rule `{code}`; known rules: {}",
+                known.join(", ")
+            ))
         }
     }
 }
 
 /// The settings a lint run uses, from the command line.
 pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
-    let base_dir = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    Ok(Settings { prefilter: !args.no_prefilter, threads: args.threads, base_dir, ..Settings::default() })
+    let base_dir =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    Ok(Settings {
+        prefilter: !args.no_prefilter,
+        threads: args.threads,
+        base_dir,
+        ..Settings::default()
+    })
 }
 
 fn run_lint(args: &LintArgs) -> Result<i32, String> {
@@ -178,7 +194,8 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     } else {
         args.paths.clone()
     };
-    let mut resolver = Resolver::new(&settings.base_dir, &args.config, gate::known_codes()).map_err(|e| e.0)?;
+    let mut resolver =
+        Resolver::new(&settings.base_dir, &args.config, gate::known_codes()).map_err(|e| e.0)?;
     if args.show_settings {
         let r = resolver.for_path(&paths[0]).map_err(|e| e.0)?;
         write_stdout(&r.show(resolver.override_args()))?;
@@ -192,9 +209,14 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
-    let names: Vec<String> = files.iter().map(|f| crate::lint::display_path(f, &settings)).collect();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| crate::lint::display_path(f, &settings))
+        .collect();
     let gate_opts = GateOptions {
         baseline: args.baseline.clone(),
         update_baseline: args.update_baseline,
@@ -218,7 +240,8 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         .collect();
     sources.files.extend(extra);
     if let Some(reason) = &args.add_suppressions {
-        let (lines, ok) = gate::add_suppressions(&gated.report.findings, reason, &settings.base_dir);
+        let (lines, ok) =
+            gate::add_suppressions(&gated.report.findings, reason, &settings.base_dir);
         for l in lines {
             eprintln!("{l}");
         }
@@ -241,7 +264,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             for n in &gated.notes {
                 eprintln!("note: {n}");
             }
-            render(args.format, &gated.report, &sources, &RenderOptions { color })
+            render(
+                args.format,
+                &gated.report,
+                &sources,
+                &RenderOptions { color },
+            )
         }
     };
     match &args.output {
@@ -251,7 +279,11 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     }
     let stale_fails = args.strict_baseline && gated.stale > 0;
     let status = exit_status(&gated.report);
-    Ok(if status == EXIT_CLEAN && stale_fails { EXIT_FINDINGS } else { status })
+    Ok(if status == EXIT_CLEAN && stale_fails {
+        EXIT_FINDINGS
+    } else {
+        status
+    })
 }
 
 /// `--fix` / `--diff`: see `fix::driver` for what each prints and its exit status.
@@ -263,18 +295,30 @@ fn run_fix(
     resolver: &mut Resolver,
 ) -> Result<i32, String> {
     let opts = crate::fix::driver::Options {
-        allowed: crate::fix::Allowed { unsafe_fixes: args.unsafe_fixes },
+        allowed: crate::fix::Allowed {
+            unsafe_fixes: args.unsafe_fixes,
+        },
         diff_only: args.diff,
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let done = crate::fix::driver::run(report, texts, settings, resolver, &opts, &mut out, &mut err)?;
+    let done =
+        crate::fix::driver::run(report, texts, settings, resolver, &opts, &mut out, &mut err)?;
     drop((out, err));
     let failed = done.failed > 0 || !report.errors.is_empty();
     if args.diff {
-        return Ok(if failed { EXIT_ERROR } else if done.changed > 0 { EXIT_FINDINGS } else { EXIT_CLEAN });
+        return Ok(if failed {
+            EXIT_ERROR
+        } else if done.changed > 0 {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        });
     }
     // What is left, reported like a plain run over the files as they are now.
-    let rest = LintArgs { fix: false, ..args.clone() };
+    let rest = LintArgs {
+        fix: false,
+        ..args.clone()
+    };
     let status = run_lint(&rest)?;
     Ok(if failed { EXIT_ERROR } else { status })
 }

@@ -119,7 +119,10 @@ impl<'a> Cx<'a> {
     }
 
     /// Same for the tokens of a macro invocation.
-    pub fn raw_requests_in_tokens(&self, ts: &proc_macro2::TokenStream) -> Vec<crate::scope::RawRequest> {
+    pub fn raw_requests_in_tokens(
+        &self,
+        ts: &proc_macro2::TokenStream,
+    ) -> Vec<crate::scope::RawRequest> {
         self.state.raw_requests_in_tokens(ts)
     }
 

@@ -27,4 +27,6 @@ pub mod source;
 pub mod suppress;
 pub mod walk;
 
-pub use lint::{lint_files, lint_paths, lint_paths_with_sources, lint_source, FileResult, Settings, Sources};
+pub use lint::{
+    lint_files, lint_paths, lint_paths_with_sources, lint_source, FileResult, Settings, Sources,
+};

@@ -7,9 +7,9 @@ use rayon::prelude::*;
 use syn::visit::Visit;
 
 use crate::catalog::catalog;
-use crate::manifest::{Package, Packages};
 use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
+use crate::manifest::{Package, Packages};
 use crate::prefilter::Prefilter;
 use crate::rules;
 use crate::scope::FileFacts;
@@ -62,7 +62,8 @@ impl Settings {
     pub fn trigger_tokens(&self) -> Vec<String> {
         let mut tokens = Vec::new();
         for r in &catalog().rules {
-            if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str()) {
+            if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str())
+            {
                 continue;
             }
             // `"*"`: the rule may fire in any file, so nothing can be skipped.
@@ -97,11 +98,15 @@ pub struct FileResult {
 /// Lints one file's bytes. `path` is used as given in the findings. Runs on a thread with a
 /// large stack, so deeply nested input cannot overflow the caller's.
 pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult {
-    let prefilter = settings.prefilter.then(|| Prefilter::new(&settings.trigger_tokens()));
+    let prefilter = settings
+        .prefilter
+        .then(|| Prefilter::new(&settings.trigger_tokens()));
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || lint_here(path, source, settings, prefilter.as_ref(), None))
+            .spawn_scoped(s, || {
+                lint_here(path, source, settings, prefilter.as_ref(), None)
+            })
             .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
             .unwrap_or_else(|_| lint_here(path, source, settings, prefilter.as_ref(), None))
     })
@@ -109,14 +114,21 @@ pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult
 
 fn internal_error(path: &str) -> FileResult {
     FileResult {
-        findings: vec![meta_finding(path, 1, 1, "internal error while analysing this file; please report it".into())],
+        findings: vec![meta_finding(
+            path,
+            1,
+            1,
+            "internal error while analysing this file; please report it".into(),
+        )],
         parsed: false,
         text: None,
     }
 }
 
 fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Finding {
-    let name = catalog().get("MCP900").map_or("parse-error".to_string(), |r| r.name.clone());
+    let name = catalog()
+        .get("MCP900")
+        .map_or("parse-error".to_string(), |r| r.name.clone());
     Finding {
         code: "MCP900".into(),
         name,
@@ -153,19 +165,32 @@ fn lint_here(
             let mut findings = Vec::new();
             let level = settings.level("MCP900");
             if level != Level::Allow {
-                let mut finding = meta_finding(path, f.line, f.column, format!("file does not parse: {}", f.message));
+                let mut finding = meta_finding(
+                    path,
+                    f.line,
+                    f.column,
+                    format!("file does not parse: {}", f.message),
+                );
                 finding.level = level;
                 findings.push(finding);
             }
             let text = std::str::from_utf8(source).ok().map(str::to_string);
-            return FileResult { findings, parsed: false, text };
+            return FileResult {
+                findings,
+                parsed: false,
+                text,
+            };
         }
     };
     let findings = analyse(path, &text, &file, settings, package);
     drop(file);
     // Spans live in a per-thread table that grows with every file parsed on this thread.
     proc_macro2::extra::invalidate_current_thread_spans();
-    FileResult { findings, parsed: true, text: Some(text) }
+    FileResult {
+        findings,
+        parsed: true,
+        text: Some(text),
+    }
 }
 
 fn analyse(
@@ -191,7 +216,9 @@ fn analyse(
         if level == Level::Allow {
             continue;
         }
-        let name = catalog().get(d.code).map_or_else(|| d.code.to_string(), |r| r.name.clone());
+        let name = catalog()
+            .get(d.code)
+            .map_or_else(|| d.code.to_string(), |r| r.name.clone());
         findings.push(Finding {
             code: d.code.to_string(),
             name,
@@ -243,7 +270,9 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 
 /// Lints exactly these files, in parallel; the report is the same whatever the thread count.
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
-    let prefilter = settings.prefilter.then(|| Prefilter::new(&settings.trigger_tokens()));
+    let prefilter = settings
+        .prefilter
+        .then(|| Prefilter::new(&settings.trigger_tokens()));
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
     let packages = Packages::new();
     let base = settings.base_dir.clone();
@@ -251,7 +280,13 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         let display = crate::source::display_path(f, &base);
         match std::fs::read(f) {
             Ok(bytes) => {
-                let r = lint_here(&display, &bytes, settings, prefilter.as_ref(), packages.for_file(f));
+                let r = lint_here(
+                    &display,
+                    &bytes,
+                    settings,
+                    prefilter.as_ref(),
+                    packages.for_file(f),
+                );
                 (display, Ok(r))
             }
             Err(e) => (display, Err(format!("cannot read: {e}"))),
@@ -268,7 +303,8 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     let (mut report, sources) = assemble(results);
     for (manifest, message) in packages.errors() {
         let path = crate::source::display_path(&manifest, &base);
-        let message = format!("{message}; files of this package were linted without its dependency versions");
+        let message =
+            format!("{message}; files of this package were linted without its dependency versions");
         report.errors.push(FileError { path, message });
     }
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
@@ -310,7 +346,15 @@ fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sour
     sort_findings(&mut findings);
     summary.findings = findings.len();
     errors.sort_by(|a, b| a.path.cmp(&b.path));
-    (Report { version: REPORT_VERSION, findings, errors, summary }, sources)
+    (
+        Report {
+            version: REPORT_VERSION,
+            findings,
+            errors,
+            summary,
+        },
+        sources,
+    )
 }
 
 /// `path` relative to the settings' base directory, as findings show it.

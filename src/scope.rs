@@ -21,9 +21,15 @@ pub enum Kind {
     /// Nothing known.
     Unknown,
     /// A peer (or a running service that derefs to one); `side` is `None` for `Peer<R>`.
-    Peer { sdk: &'static SdkTable, side: Option<Side> },
+    Peer {
+        sdk: &'static SdkTable,
+        side: Option<Side>,
+    },
     /// A handler context that carries a peer (`RequestContext<RoleServer>`).
-    Context { sdk: &'static SdkTable, side: Option<Side> },
+    Context {
+        sdk: &'static SdkTable,
+        side: Option<Side>,
+    },
     /// A value of a known type that is not an SDK peer (an in-house client, another vendor's type).
     Foreign,
     /// `self` inside an impl of the named type.
@@ -68,11 +74,21 @@ pub struct Value {
 
 impl Value {
     pub fn unknown() -> Value {
-        Value { kind: Kind::Unknown, origin: Origin::Unknown, hint: None, request: None, raw: Vec::new() }
+        Value {
+            kind: Kind::Unknown,
+            origin: Origin::Unknown,
+            hint: None,
+            request: None,
+            raw: Vec::new(),
+        }
     }
 
     pub fn of(kind: Kind, origin: Origin) -> Value {
-        Value { kind, origin, ..Value::unknown() }
+        Value {
+            kind,
+            origin,
+            ..Value::unknown()
+        }
     }
 
     pub fn with_hint(mut self, hint: &str) -> Value {
@@ -83,7 +99,10 @@ impl Value {
     }
 
     pub fn with_origin(mut self, origin: Origin) -> Value {
-        if matches!(self.kind, Kind::Peer { .. } | Kind::Context { .. } | Kind::Unknown) {
+        if matches!(
+            self.kind,
+            Kind::Peer { .. } | Kind::Context { .. } | Kind::Unknown
+        ) {
             self.origin = origin;
         }
         self
@@ -95,9 +114,30 @@ pub const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local", "spawn_o
 
 /// Wrapper types whose first generic argument is what matters (`Arc<RwLock<Option<Peer<..>>>>`).
 const WRAPPERS: &[&str] = &[
-    "Arc", "Rc", "Box", "RwLock", "Mutex", "Option", "OnceCell", "OnceLock", "Cell", "RefCell",
-    "Vec", "VecDeque", "Weak", "Result", "Pin", "RwLockReadGuard", "RwLockWriteGuard", "MutexGuard",
-    "ArcSwap", "ArcSwapOption", "LazyLock", "Lazy", "ManuallyDrop", "Cow",
+    "Arc",
+    "Rc",
+    "Box",
+    "RwLock",
+    "Mutex",
+    "Option",
+    "OnceCell",
+    "OnceLock",
+    "Cell",
+    "RefCell",
+    "Vec",
+    "VecDeque",
+    "Weak",
+    "Result",
+    "Pin",
+    "RwLockReadGuard",
+    "RwLockWriteGuard",
+    "MutexGuard",
+    "ArcSwap",
+    "ArcSwapOption",
+    "LazyLock",
+    "Lazy",
+    "ManuallyDrop",
+    "Cow",
 ];
 
 /// Where an imported name comes from.
@@ -149,7 +189,10 @@ impl FileFacts {
     /// Same, for a file of a known package: SDKs the package does not depend on are out, renamed
     /// dependencies name their SDK, and the rules can read the SDK versions.
     pub fn gather_in(file: &syn::File, text: &str, package: Option<Arc<Package>>) -> FileFacts {
-        let mut facts = FileFacts { package, ..FileFacts::default() };
+        let mut facts = FileFacts {
+            package,
+            ..FileFacts::default()
+        };
         for (i, sdk) in SDKS.iter().enumerate() {
             if let Some(dep) = facts.dependency(sdk) {
                 if !sdk.crates.contains(&dep.name.as_str()) {
@@ -158,7 +201,10 @@ impl FileFacts {
             }
         }
         for (i, sdk) in SDKS.iter().enumerate() {
-            let alias = facts.crate_aliases.iter().any(|(a, j)| *j == i && mentions_word(text, a));
+            let alias = facts
+                .crate_aliases
+                .iter()
+                .any(|(a, j)| *j == i && mentions_word(text, a));
             // rmcp keeps its substring test; the newer SDKs' short names (`neva` in "Geneva")
             // must stand as a whole identifier.
             let named = if sdk.bare_names {
@@ -197,7 +243,10 @@ impl FileFacts {
     /// Whether `root` (the first segment of a path) names `sdk`'s crate here.
     fn is_root_of(&self, root: &str, sdk: &SdkTable) -> bool {
         (sdk.crates.contains(&root)
-            || self.crate_aliases.get(root).is_some_and(|&i| std::ptr::eq(SDKS[i], sdk)))
+            || self
+                .crate_aliases
+                .get(root)
+                .is_some_and(|&i| std::ptr::eq(SDKS[i], sdk)))
             && !self.absent(sdk)
     }
 
@@ -226,7 +275,8 @@ impl FileFacts {
     /// `rmcp::service::Peer`, `Peer` (imported from rmcp, or bare: every SDK is a candidate),
     /// `P` (`use rmcp::Peer as P`). Empty when the path names something else.
     pub fn resolve_path(&self, path: &syn::Path) -> Vec<(&'static SdkTable, String)> {
-        let (Some(first_seg), Some(last_seg)) = (path.segments.first(), path.segments.last()) else {
+        let (Some(first_seg), Some(last_seg)) = (path.segments.first(), path.segments.last())
+        else {
             return Vec::new();
         };
         let first = first_seg.ident.to_string();
@@ -238,7 +288,10 @@ impl FileFacts {
                 .collect()
         };
         if path.segments.len() > 1 {
-            if SDKS.iter().any(|s| s.crates.contains(&first.as_str()) || self.is_root_of(&first, s)) {
+            if SDKS
+                .iter()
+                .any(|s| s.crates.contains(&first.as_str()) || self.is_root_of(&first, s))
+            {
                 return from_root(&first, last);
             }
             // `model::ServerRequest` after `use rmcp::model;`, or an enum imported from the SDK.
@@ -265,8 +318,11 @@ impl FileFacts {
     /// re-export): the SDKs the file mentions, then those the package depends on, then those
     /// whose names are distinctive enough to claim without evidence (`bare_names`).
     fn bare(&self, name: String) -> Vec<(&'static SdkTable, String)> {
-        let mut out: Vec<(&'static SdkTable, String)> =
-            self.mentioned_sdks.iter().map(|&i| (SDKS[i], name.clone())).collect();
+        let mut out: Vec<(&'static SdkTable, String)> = self
+            .mentioned_sdks
+            .iter()
+            .map(|&i| (SDKS[i], name.clone()))
+            .collect();
         for (i, s) in SDKS.iter().enumerate() {
             let candidate = !self.absent(s) && (s.bare_names || self.dependency(s).is_some());
             if !self.mentioned_sdks.contains(&i) && candidate {
@@ -292,7 +348,10 @@ impl FileFacts {
                 }) else {
                     return Kind::Unknown;
                 };
-                let ty = syn::Type::Path(syn::TypePath { qself: None, path: path.clone() });
+                let ty = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: path.clone(),
+                });
                 match self.classify_type(&ty, generics) {
                     Kind::Foreign => Kind::Unknown,
                     k => k,
@@ -347,8 +406,10 @@ impl FileFacts {
                 let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
                 let from_crate = match self.imports.get(&name) {
                     Some(imp) if tp.path.segments.len() == 1 => crate_root(&imp.root),
-                    _ => tp.path.segments.len() > 1
-                        && crate_root(&tp.path.segments[0].ident.to_string()),
+                    _ => {
+                        tp.path.segments.len() > 1
+                            && crate_root(&tp.path.segments[0].ident.to_string())
+                    }
                 };
                 if from_crate {
                     return Kind::Unknown;
@@ -359,7 +420,12 @@ impl FileFacts {
         }
     }
 
-    fn role_side(&self, sdk: &SdkTable, role: RoleSource, args: &syn::PathArguments) -> Option<Side> {
+    fn role_side(
+        &self,
+        sdk: &SdkTable,
+        role: RoleSource,
+        args: &syn::PathArguments,
+    ) -> Option<Side> {
         match role {
             RoleSource::Fixed(side) => Some(side),
             RoleSource::FirstGeneric => {
@@ -367,7 +433,10 @@ impl FileFacts {
                     return None;
                 };
                 let ident = tp.path.segments.last()?.ident.to_string();
-                let real = self.imports.get(&ident).map_or(ident.as_str(), |i| i.name.as_str());
+                let real = self
+                    .imports
+                    .get(&ident)
+                    .map_or(ident.as_str(), |i| i.name.as_str());
                 sdk.role(real)
             }
         }
@@ -423,13 +492,17 @@ impl Gatherer<'_> {
                     return;
                 }
                 let root = root.unwrap_or(&name).to_string();
-                self.facts.imports.insert(name.clone(), Import { root, name });
+                self.facts
+                    .imports
+                    .insert(name.clone(), Import { root, name });
             }
             syn::UseTree::Rename(r) => {
                 let name = r.ident.to_string();
                 let root = root.unwrap_or(&name).to_string();
                 if r.rename != "_" {
-                    self.facts.imports.insert(r.rename.to_string(), Import { root, name });
+                    self.facts
+                        .imports
+                        .insert(r.rename.to_string(), Import { root, name });
                 }
             }
             syn::UseTree::Group(g) => {
@@ -461,7 +534,11 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
-            if p.path.segments.last().is_some_and(|s| SPAWNS.contains(&s.ident.to_string().as_str())) {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| SPAWNS.contains(&s.ident.to_string().as_str()))
+            {
                 self.spawned_args(c.args.iter());
             }
         }
@@ -480,7 +557,9 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
         self.facts.local_types.insert(name.clone());
         for f in &s.fields {
             if let Some(id) = &f.ident {
-                self.facts.fields.insert((name.clone(), id.to_string()), f.ty.clone());
+                self.facts
+                    .fields
+                    .insert((name.clone(), id.to_string()), f.ty.clone());
                 self.facts
                     .fields_by_name
                     .entry(id.to_string())
@@ -503,18 +582,24 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
 
     fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
         self.facts.local_types.insert(t.ident.to_string());
-        self.facts.type_aliases.insert(t.ident.to_string(), (*t.ty).clone());
+        self.facts
+            .type_aliases
+            .insert(t.ident.to_string(), (*t.ty).clone());
         syn::visit::visit_item_type(self, t);
     }
 
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
-        self.facts.statics.insert(s.ident.to_string(), (*s.ty).clone());
+        self.facts
+            .statics
+            .insert(s.ident.to_string(), (*s.ty).clone());
         syn::visit::visit_item_static(self, s);
     }
 
     fn visit_signature(&mut self, sig: &'ast syn::Signature) {
         if let syn::ReturnType::Type(_, ty) = &sig.output {
-            self.facts.fn_returns.insert(sig.ident.to_string(), (**ty).clone());
+            self.facts
+                .fn_returns
+                .insert(sig.ident.to_string(), (**ty).clone());
         }
     }
 

@@ -132,7 +132,10 @@ fn json_output_is_the_contract() {
     // `fix` is null or `{applicability, message, edits: [{start, end, line, column, ..}]}`.
     if !f["fix"].is_null() {
         let applicability = f["fix"]["applicability"].as_str().unwrap();
-        assert!(["safe", "unsafe", "display-only"].contains(&applicability), "{applicability}");
+        assert!(
+            ["safe", "unsafe", "display-only"].contains(&applicability),
+            "{applicability}"
+        );
         for e in f["fix"]["edits"].as_array().unwrap() {
             assert!(e["start"].as_u64().unwrap() <= e["end"].as_u64().unwrap());
             assert!(e["end"].as_u64().unwrap() as usize <= SERVER.len());
