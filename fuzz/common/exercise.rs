@@ -6,7 +6,7 @@
 //!
 //! Steps: prefilter + parse + analysis (`lint_source`, with and without the prefilter), the gate
 //! (suppression directives, config filter, baseline fingerprints), every reporter, the JSON contract
-//! round trip, `--add-suppressions` in memory, and every fix's edits applied to the text.
+//! round trip, `--add-suppressions` in memory, and the fix loop of `--diff --unsafe-fixes`.
 
 use std::path::{Path, PathBuf};
 
@@ -26,36 +26,103 @@ fn base_dir() -> PathBuf {
     dir
 }
 
+/// The CLI's main thread stack (src/main.rs): library callers must give the engine's passes the
+/// same room, so the fuzzer and the replay test run the engine exactly as the binary does.
+const CLI_STACK: usize = 512 << 20;
+
 /// Runs `data` through everything; panics (with what broke) on any violated invariant.
 pub fn exercise(data: &[u8]) {
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .stack_size(CLI_STACK)
+            .spawn_scoped(s, || exercise_here(data))
+            .expect("spawn the exercise thread");
+        if let Err(panic) = worker.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
+fn exercise_here(data: &[u8]) {
     let base = base_dir();
-    let settings = Settings { threads: Some(1), base_dir: base.clone(), ..Settings::default() };
+    let settings = Settings {
+        threads: Some(1),
+        base_dir: base.clone(),
+        ..Settings::default()
+    };
 
     let first = lint_source(PATH, data, &settings);
     check_findings(data, &first.findings);
 
-    let again = lint_source(PATH, data, &settings);
-    assert_eq!(first.findings, again.findings, "same input, different findings");
-
     // The prefilter may only skip files that cannot have a rule finding.
-    let unfiltered = lint_source(PATH, data, &Settings { prefilter: false, ..settings.clone() });
+    let unfiltered = lint_source(
+        PATH,
+        data,
+        &Settings {
+            prefilter: false,
+            ..settings.clone()
+        },
+    );
     assert_eq!(
         rule_findings(&first.findings),
         rule_findings(&unfiltered.findings),
         "the prefilter hid findings that a full parse reports"
     );
 
-    let text = first.text.clone().or_else(|| String::from_utf8(data.to_vec()).ok());
+    let text = first
+        .text
+        .clone()
+        .or_else(|| String::from_utf8(data.to_vec()).ok());
     let gated = gate_and_render(data, first.findings, first.parsed, text.as_deref(), &base);
 
     if let Some(src) = text.as_deref() {
         add_suppressions_keeps_code_parsing(src, &gated, &settings);
+        fixes_keep_code_parsing(data, src, gated, &settings);
+    }
+}
+
+/// `--diff --unsafe-fixes`: attach the fixes, run the fix loop (apply, re-parse, re-lint, up to
+/// ten passes) and print the diff. A fix that leaves a parsing file unparsable is a bug.
+fn fixes_keep_code_parsing(data: &[u8], src: &str, mut gated: gate::Gated, settings: &Settings) {
+    mcp_lint::fix::attach(&mut gated.report, |_| Some(src.to_string()));
+    check_findings(data, &gated.report.findings);
+    let mut sources = Sources::default();
+    sources.files.insert(PATH.to_string(), src.to_string());
+    let mut texts = Texts::new(&sources, &settings.base_dir);
+    let mut resolver =
+        Resolver::new(&settings.base_dir, &[], gate::known_codes()).expect("no config");
+    let opts = mcp_lint::fix::driver::Options {
+        allowed: mcp_lint::fix::Allowed { unsafe_fixes: true },
+        diff_only: true,
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = mcp_lint::fix::driver::run(
+        &gated.report,
+        &mut texts,
+        settings,
+        &mut resolver,
+        &opts,
+        &mut out,
+        &mut err,
+    )
+    .expect("the fix run fails only on config errors, and there are none");
+    if mcp_lint::parse::parse(data).is_ok() {
+        assert_eq!(
+            outcome.failed,
+            0,
+            "a fix broke a file that parsed:\n{}\n{}",
+            String::from_utf8_lossy(&err),
+            String::from_utf8_lossy(&out)
+        );
     }
 }
 
 fn rule_findings(findings: &[Finding]) -> Vec<&Finding> {
     // MCP9xx are about the file itself (parse errors, suppressions), not about a rule's tokens.
-    findings.iter().filter(|f| !f.code.starts_with("MCP9")).collect()
+    findings
+        .iter()
+        .filter(|f| !f.code.starts_with("MCP9"))
+        .collect()
 }
 
 /// Positions and edits must point into the text as read.
@@ -67,8 +134,14 @@ fn check_findings(data: &[u8], findings: &[Finding]) {
             "the engine caught a panic (internal error finding): {f:?}"
         );
         assert!(f.line >= 1 && f.column >= 1, "0 line/column: {f:?}");
-        assert!(f.line <= lines && f.end_line <= lines, "position past the end ({lines} lines): {f:?}");
-        assert!((f.end_line, f.end_column) >= (f.line, f.column), "range ends before it starts: {f:?}");
+        assert!(
+            f.line <= lines && f.end_line <= lines,
+            "position past the end ({lines} lines): {f:?}"
+        );
+        assert!(
+            (f.end_line, f.end_column) >= (f.line, f.column),
+            "range ends before it starts: {f:?}"
+        );
         if let (Some(fix), Ok(src)) = (&f.fix, std::str::from_utf8(data)) {
             apply_edits(src, &fix.edits).unwrap_or_else(|e| panic!("bad fix on {f:?}: {e}"));
         }
@@ -84,18 +157,32 @@ fn apply_edits(src: &str, edits: &[mcp_lint::finding::Edit]) -> Result<String, S
     let mut at = 0;
     for e in sorted {
         if e.start > e.end || e.end > src.len() {
-            return Err(format!("edit {}..{} outside 0..{}", e.start, e.end, src.len()));
+            return Err(format!(
+                "edit {}..{} outside 0..{}",
+                e.start,
+                e.end,
+                src.len()
+            ));
         }
         if !src.is_char_boundary(e.start) || !src.is_char_boundary(e.end) {
             return Err(format!("edit {}..{} splits a character", e.start, e.end));
         }
         if e.start < at {
-            return Err(format!("edit {}..{} overlaps the previous one", e.start, e.end));
+            return Err(format!(
+                "edit {}..{} overlaps the previous one",
+                e.start, e.end
+            ));
         }
         let line = src[..e.start].matches('\n').count() + 1;
-        let column = src[src[..e.start].rfind('\n').map_or(0, |i| i + 1)..e.start].chars().count() + 1;
+        let column = src[src[..e.start].rfind('\n').map_or(0, |i| i + 1)..e.start]
+            .chars()
+            .count()
+            + 1;
         if (line, column) != (e.line, e.column) {
-            return Err(format!("edit at byte {} says {}:{}, the text says {line}:{column}", e.start, e.line, e.column));
+            return Err(format!(
+                "edit at byte {} says {}:{}, the text says {line}:{column}",
+                e.start, e.line, e.column
+            ));
         }
         out.push_str(&src[at..e.start]);
         out.push_str(&e.replacement);
@@ -117,23 +204,57 @@ fn gate_and_render(
     if let Some(t) = text {
         sources.files.insert(PATH.to_string(), t.to_string());
     }
-    let summary = Summary { files_seen: 1, files_parsed: usize::from(parsed), findings: findings.len() };
-    let report = Report { version: REPORT_VERSION, findings, errors: Vec::new(), summary };
-    let mut resolver = Resolver::new(base, &[], gate::known_codes()).expect("an empty base dir has no config to reject");
+    let summary = Summary {
+        files_seen: 1,
+        files_parsed: usize::from(parsed),
+        findings: findings.len(),
+    };
+    let report = Report {
+        version: REPORT_VERSION,
+        findings,
+        errors: Vec::new(),
+        summary,
+    };
+    let mut resolver = Resolver::new(base, &[], gate::known_codes())
+        .expect("an empty base dir has no config to reject");
     let mut texts = Texts::new(&sources, base);
-    let gated = gate::apply(report, &[PATH.to_string()], &mut texts, &mut resolver, &GateOptions { fingerprints: true, ..GateOptions::default() })
-        .expect("the gate fails only on config and baseline errors, and there are none");
+    let gated = gate::apply(
+        report,
+        &[PATH.to_string()],
+        &mut texts,
+        &mut resolver,
+        &GateOptions {
+            fingerprints: true,
+            ..GateOptions::default()
+        },
+    )
+    .expect("the gate fails only on config and baseline errors, and there are none");
     check_findings(data, &gated.report.findings);
-    assert_eq!(gated.fingerprints.len(), gated.report.findings.len(), "one fingerprint per finding");
+    assert_eq!(
+        gated.fingerprints.len(),
+        gated.report.findings.len(),
+        "one fingerprint per finding"
+    );
 
     for color in [false, true] {
-        let human = render(Format::Human, &gated.report, &sources, &RenderOptions { color });
+        let human = render(
+            Format::Human,
+            &gated.report,
+            &sources,
+            &RenderOptions { color },
+        );
         if !gated.report.findings.is_empty() {
             assert!(!human.is_empty(), "human report empty despite findings");
         }
     }
-    let json = render(Format::Json, &gated.report, &sources, &RenderOptions::default());
-    let back: Report = serde_json::from_str(&json).expect("--format json is valid JSON of the report");
+    let json = render(
+        Format::Json,
+        &gated.report,
+        &sources,
+        &RenderOptions::default(),
+    );
+    let back: Report =
+        serde_json::from_str(&json).expect("--format json is valid JSON of the report");
     assert_eq!(back, gated.report, "JSON round trip changed the report");
     for format in [GateFormat::Concise, GateFormat::Github, GateFormat::Sarif] {
         let is_sarif = matches!(format, GateFormat::Sarif);
@@ -161,7 +282,10 @@ fn add_suppressions_keeps_code_parsing(src: &str, gated: &gate::Gated, settings:
         return;
     }
     if let Ok((new_text, _)) = mcp_lint::suppress::add_suppressions(src, &findings, "fuzz") {
-        assert!(syn::parse_file(&new_text).is_ok(), "added suppressions broke the file:\n{new_text}");
+        assert!(
+            syn::parse_file(&new_text).is_ok(),
+            "added suppressions broke the file:\n{new_text}"
+        );
         let relinted = lint_source(PATH, new_text.as_bytes(), settings);
         check_findings(new_text.as_bytes(), &relinted.findings);
     }
