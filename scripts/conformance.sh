@@ -147,6 +147,13 @@ main() {
         return 0
     fi
 
+    # Runs share target/conformance: a second run (another shell, another engineer) waits here.
+    mkdir -p "$ROOT/target"
+    exec 9>"$ROOT/target/.conformance.lock"
+    if command -v flock >/dev/null && ! flock -n 9; then
+        say "another conformance run holds target/.conformance.lock; waiting"
+        flock 9
+    fi
     cargo build --locked -p conformance-server >&2
     rm -rf "$RESULTS"
     mkdir -p "$RESULTS"
