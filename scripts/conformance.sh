@@ -112,7 +112,7 @@ trap 'exit 130' INT TERM
 # Starts the server on a free loopback port (port 0) and sets SERVER_URL from its first stdout line.
 start_server() {
     local binary=${CARGO_TARGET_DIR:-target}/debug/conformance-server log=$RESULTS/server.log
-    "$binary" 0 >"$log" 2>&1 &
+    "$binary" 0 >"$log" 2>&1 9>&- &
     SERVER_PID=$!
     local i
     for ((i = 0; i < 300; i++)); do
