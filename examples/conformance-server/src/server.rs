@@ -101,11 +101,11 @@ impl ServerHandler for ConformanceServer {
             .elicit::<UserContext>("What context should the prompt use?")
             .key("user_context")
             .await?;
-        let context = answer
+        let given = answer
             .accepted()
             .map_or_else(|| "none given".to_string(), |form| form.context);
         let message =
-            PromptMessage::new_text(Role::User, format!("Answer with this context: {context}"));
+            PromptMessage::new_text(Role::User, format!("Answer with this context: {given}"));
         Ok(GetPromptResult::new(vec![message]).with_description("Built from the client's context"))
     }
 }
