@@ -211,3 +211,83 @@ fn while_let_resumes_with_the_popped_item_of_the_iteration_in_progress() {
     assert_eq!(transcript.rounds.len(), 4);
     assert_eq!(work.load(Ordering::SeqCst), 3);
 }
+
+/// A branch holding asks inside a loop (a different arm per iteration), and a loop inside a
+/// branch arm.
+#[mrtr_handler]
+async fn mixed(work: Arc<AtomicUsize>, deep: bool, mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let mut sum = 0i64;
+    for n in 0..4i64 {
+        work.fetch_add(1, Ordering::SeqCst);
+        if n % 2 == 0 {
+            let add = mrtr
+                .elicit::<Pick>(format!("add at {n}?"))
+                .key("add")
+                .await?;
+            sum += add.accepted().map_or(0, |p| p.n);
+        } else {
+            let sub = mrtr
+                .elicit::<Pick>(format!("sub at {n}?"))
+                .key("sub")
+                .await?;
+            sum -= sub.accepted().map_or(0, |p| p.n);
+        }
+    }
+    let extra = if deep {
+        let mut product = 1i64;
+        let mut k = 0;
+        loop {
+            k += 1;
+            let factor = mrtr
+                .elicit::<Pick>(format!("factor {k}?"))
+                .key("factor")
+                .await?;
+            product *= factor.accepted().map_or(1, |p| p.n);
+            if k == 2 {
+                break product;
+            }
+        }
+    } else {
+        0
+    };
+    Ok(json!({ "sum": sum, "extra": extra }))
+}
+
+#[test]
+fn branches_inside_loops_and_loops_inside_branches() {
+    let work = Arc::new(AtomicUsize::new(0));
+    let w = work.clone();
+    let pick = |n: i64| Answer::accept(json!({ "n": n }));
+    let transcript = TestClient::tool("mixed", json!({}))
+        .answer("add", pick(10))
+        .answer("add", pick(20))
+        .answer("sub", pick(1))
+        .answer("sub", pick(2))
+        .answer("factor", pick(3))
+        .answer("factor", pick(7))
+        .run_blocking(move |mrtr| mixed(w.clone(), true, mrtr));
+    assert_eq!(
+        transcript.end,
+        End::Complete(json!({ "sum": 27, "extra": 21 }))
+    );
+    assert_eq!(transcript.rounds.len(), 7);
+    assert_eq!(work.load(Ordering::SeqCst), 4);
+    let asked: Vec<String> = (0..6)
+        .map(|i| {
+            let requests = &transcript.asked(i).unwrap().input_requests;
+            let (_, request) = requests.iter().next().unwrap();
+            request["params"]["message"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            "add at 0?",
+            "sub at 1?",
+            "add at 2?",
+            "sub at 3?",
+            "factor 1?",
+            "factor 2?"
+        ]
+    );
+}

@@ -209,6 +209,9 @@ impl Rewriter<'_> {
         };
         quote! {
             #(#holders)*
+            // The arm's first statements may declare `mut` bindings that change only later,
+            // in the dispatch: `unused_mut` would be wrong there.
+            #[allow(unused_mut)]
             let #sel = if #flow.resuming_within(#first, #last) {
                 match #flow.branch(#id)? {
                     #(#resumes)*
