@@ -224,3 +224,35 @@ fn prune_drops_fixed_entries_but_never_absorbs_new_findings() {
     ]);
     assert_eq!(r.code, 2, "prune and update conflict");
 }
+
+#[test]
+fn entries_are_relative_to_the_baseline_so_any_directory_can_use_it() {
+    let p = adopted();
+    let b: serde_json::Value = serde_json::from_str(&p.read("mcp-lint-baseline.json")).unwrap();
+    assert_eq!(b["entries"][0]["path"], "src/tools.rs");
+    // From src/, the same findings are `tools.rs` to the user and still match the baseline.
+    let r = common::run_in(
+        &p.path("src"),
+        &[
+            "--baseline",
+            "../mcp-lint-baseline.json",
+            "--format",
+            "concise",
+            "tools.rs",
+        ],
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
+    assert!(r.stderr.contains("3 findings hidden"), "{}", r.stderr);
+    // A baseline written from src/ names the files relative to where the baseline lives.
+    let r = common::run_in(
+        &p.path("src"),
+        &[
+            "--baseline",
+            "../from-src.json",
+            "--update-baseline",
+            "tools.rs",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(p.read("from-src.json"), p.read("mcp-lint-baseline.json"));
+}

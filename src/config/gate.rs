@@ -176,9 +176,31 @@ pub fn apply(
     let mut info = Vec::new();
     let mut baseline_hidden = 0;
     let mut stale = 0;
+    // Baseline entries name files relative to the baseline's own directory, so the linter can run
+    // from any directory of the repository against the same file.
+    let keyed: Vec<Finding> = match &opts.baseline {
+        Some(file) => {
+            let dir = resolver.absolute(&file.to_string_lossy());
+            let dir = dir.parent().unwrap_or(Path::new("/"));
+            kept.iter()
+                .map(|f| {
+                    let mut k = f.clone();
+                    if let Ok(rel) = resolver.absolute(&f.path).strip_prefix(dir) {
+                        k.path = rel
+                            .components()
+                            .map(|c| c.as_os_str().to_string_lossy())
+                            .collect::<Vec<_>>()
+                            .join("/");
+                    }
+                    k
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let (kept, ctxs) = match &opts.baseline {
         Some(file) if opts.update_baseline => {
-            let b = Baseline::from_findings(&kept, &ctxs);
+            let b = Baseline::from_findings(&keyed, &ctxs);
             b.save(file)?;
             info.push(format!(
                 "wrote {} finding{} ({} entr{}) to baseline {}",
@@ -192,12 +214,7 @@ pub fn apply(
         }
         Some(file) => {
             let b = Baseline::load(file)?;
-            let mut ctx_of: Vec<(Finding, baseline::FindingContext)> =
-                kept.into_iter().zip(ctxs).collect();
-            let applied = b.apply(
-                ctx_of.iter().map(|(f, _)| f.clone()).collect(),
-                &ctx_of.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>(),
-            );
+            let applied = b.apply(keyed.clone(), &ctxs);
             baseline_hidden = applied.hidden;
             if opts.prune_baseline && !applied.stale.is_empty() {
                 let pruned = b.pruned(&applied.stale);
@@ -227,13 +244,15 @@ pub fn apply(
                     file.display()
                 ));
             }
-            // Keep each surviving finding's context for its fingerprint.
+            // `applied.new` is an in-order subsequence of `keyed`: walk both to keep each
+            // surviving finding (with its original path) and its context for its fingerprint.
             let mut out_f = Vec::new();
             let mut out_c = Vec::new();
             let mut new = applied.new.into_iter().peekable();
-            for (f, c) in ctx_of.drain(..) {
-                if new.peek() == Some(&f) {
-                    out_f.push(new.next().expect("peeked"));
+            for ((f, k), c) in kept.into_iter().zip(&keyed).zip(ctxs) {
+                if new.peek() == Some(k) {
+                    new.next();
+                    out_f.push(f);
                     out_c.push(c);
                 }
             }
