@@ -17,8 +17,38 @@ const MAX_DEPTH: usize = 32;
 
 pub fn parse_macro_body(tokens: &TokenStream) -> Vec<Piece> {
     let mut out = Vec::new();
-    whole_or_split(tokens.clone(), &mut out, 0);
+    whole_or_split(without_metavars(tokens), &mut out, 0);
     out
+}
+
+/// A `macro_rules!` body with `$name` read as `name`, so `$peer.list_roots()` parses as a call.
+/// Streams without `$` are returned as they are.
+fn without_metavars(tokens: &TokenStream) -> TokenStream {
+    fn has_dollar(ts: &TokenStream) -> bool {
+        ts.clone().into_iter().any(|t| match t {
+            TokenTree::Punct(p) => p.as_char() == '$',
+            TokenTree::Group(g) => has_dollar(&g.stream()),
+            _ => false,
+        })
+    }
+    fn strip(ts: TokenStream) -> TokenStream {
+        ts.into_iter()
+            .filter(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == '$'))
+            .map(|t| match t {
+                TokenTree::Group(g) => {
+                    let mut n = proc_macro2::Group::new(g.delimiter(), strip(g.stream()));
+                    n.set_span(g.span());
+                    TokenTree::Group(n)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    if has_dollar(tokens) {
+        strip(tokens.clone())
+    } else {
+        tokens.clone()
+    }
 }
 
 fn whole(tokens: &TokenStream) -> Option<Piece> {
