@@ -22,6 +22,9 @@ use crate::suppress::{LineIndex, SourceScopes};
 pub const FORMAT_VERSION: u32 = 1;
 /// Key of our entry in SARIF `partialFingerprints`; bump the suffix if the identity ever changes.
 pub const FINGERPRINT_KEY: &str = "mcpLintIdentity/v1";
+/// Stack for the threads that parse files for identities (the engine's analysis threads use the
+/// same size, for the same reason).
+const PARSE_STACK: usize = 256 << 20;
 
 /// What identifies a finding across edits, besides its path and code.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -45,24 +48,30 @@ pub fn contexts(
         .into_iter()
         .filter_map(|(path, idxs)| read(path).map(|src| (src, idxs)))
         .collect();
-    let per_file: Vec<Vec<(usize, FindingContext)>> = work
-        .par_iter()
-        .map(|(src, idxs)| {
-            let index = LineIndex::new(src);
-            let scopes = SourceScopes::parse_items(src);
-            idxs.iter()
-                .map(|&i| {
-                    let f = &findings[i];
-                    let item = scopes
-                        .as_ref()
-                        .map(|s| s.enclosing_item(f.line, f.column).to_string())
-                        .unwrap_or_default();
-                    let snippet = normalized_snippet(&index, f);
-                    (i, FindingContext { item, snippet })
-                })
-                .collect()
-        })
-        .collect();
+    let one = |(src, idxs): &(String, Vec<usize>)| -> Vec<(usize, FindingContext)> {
+        let index = LineIndex::new(src);
+        let scopes = SourceScopes::parse_items(src);
+        idxs.iter()
+            .map(|&i| {
+                let f = &findings[i];
+                let item = scopes
+                    .as_ref()
+                    .map(|s| s.enclosing_item(f.line, f.column).to_string())
+                    .unwrap_or_default();
+                let snippet = normalized_snippet(&index, f);
+                (i, FindingContext { item, snippet })
+            })
+            .collect()
+    };
+    // syn recurses once per nesting level, like the engine's parse, so the workers get a stack
+    // as deep as the engine's.
+    let per_file: Vec<Vec<(usize, FindingContext)>> = match rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSE_STACK)
+        .build()
+    {
+        Ok(pool) => pool.install(|| work.par_iter().map(one).collect()),
+        Err(_) => work.iter().map(one).collect(),
+    };
     let mut out = vec![FindingContext::default(); findings.len()];
     for (i, c) in per_file.into_iter().flatten() {
         out[i] = c;

@@ -257,3 +257,20 @@ fn statistics_count_per_rule_and_method() {
     assert_eq!(s["total"], 6);
     assert_eq!(s["mcp_methods"][0]["count"], 2);
 }
+
+#[test]
+fn identities_survive_files_nested_as_deep_as_the_engine_accepts() {
+    let p = Project::new();
+    let deep = 900;
+    let mut text = common::TOOLS.to_string();
+    text.push_str(&format!(
+        "\nfn deep(x: bool) {{ {} y(); {} }}\n// mcp-lint: allow(MCP001) -- unused, forces the suppression parse\nfn z() {{}}\n",
+        "if x { ".repeat(deep),
+        "} ".repeat(deep)
+    ));
+    p.write("src/tools.rs", &text);
+    let r = p.run(&["--format", "sarif", "src"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let log = assert_valid_sarif(&r.stdout);
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 4);
+}
