@@ -127,6 +127,23 @@ pub fn fix_text(
     }
 }
 
+/// The fix loop for one text without configuration files or suppressions (what a library user or
+/// an editor integration wants): lint, attach fixes, apply, lint again.
+pub fn fix_source(path: &str, text: &str, settings: &Settings, allowed: Allowed) -> FileFix {
+    let mut lint = |t: &str| {
+        let mut report = Report {
+            version: crate::lint::REPORT_VERSION,
+            findings: crate::lint::lint_source(path, t.as_bytes(), settings).findings,
+            errors: Vec::new(),
+            summary: Default::default(),
+        };
+        super::attach(&mut report, |_| Some(t.to_string()));
+        report.findings
+    };
+    let first = lint(text);
+    fix_text(path, text, first, allowed, &mut lint)
+}
+
 /// Lints `text` as the file `path`, through the same configuration and suppressions as the
 /// run, with fixes attached.
 pub fn relint(

@@ -1,0 +1,86 @@
+//! The rewrite on every Rust file of the repository's lint fixtures and examples (servers of
+//! every shape, legacy and migrated): whatever fixes it offers apply, keep the file parsable,
+//! converge (a second run offers nothing more), and leave the file alone when there is nothing
+//! to fix.
+
+use std::path::{Path, PathBuf};
+
+use mcp_lint::finding::Applicability;
+use mcp_lint::fix::driver::fix_source;
+use mcp_lint::fix::Allowed;
+use mcp_lint::Settings;
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn fixes_on_every_fixture_apply_parse_and_converge() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in [
+        "tests/fixtures",
+        "tests/fix_fixtures/src",
+        "examples/deploy/before/src",
+        "examples/deploy/after/src",
+    ] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 20, "{}", files.len());
+    let settings = Settings::default();
+    let all = Allowed { unsafe_fixes: true };
+    let (mut changed, mut fixed) = (0, 0);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = f
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace("tests/", "t/");
+        let r = fix_source(&name, &text, &settings, all);
+        assert!(
+            r.error.is_none() || syn::parse_file(&text).is_err(),
+            "{name}: {:?}",
+            r.error
+        );
+        assert!(!r.unfinished, "{name}: passes ran out");
+        if r.text == text {
+            assert!(
+                r.fixed.is_empty(),
+                "{name}: fixes counted but nothing changed"
+            );
+            continue;
+        }
+        changed += 1;
+        fixed += r.fixed.len();
+        syn::parse_file(&r.text)
+            .unwrap_or_else(|e| panic!("{name}: the fixed text does not parse: {e}"));
+        let again = fix_source(&name, &r.text, &settings, all);
+        assert_eq!(
+            again.text, r.text,
+            "{name}: a second run changed the file again"
+        );
+        assert!(
+            again
+                .remaining
+                .iter()
+                .all(|f| f.fix.as_ref().is_none_or(|x| x.applicability
+                    == Applicability::DisplayOnly
+                    || x.edits.is_empty())),
+            "{name}: fixes still offered after converging"
+        );
+    }
+    // The fixtures hold rewritable shapes (tool router, hand-written handlers, the deploy example).
+    assert!(changed >= 4, "{changed} files changed");
+    assert!(fixed >= 14, "{fixed} fixes applied");
+}
