@@ -259,3 +259,32 @@ fn catalog_examples_of_the_suppression_rules() {
         }
     }
 }
+
+#[test]
+fn files_the_engine_could_not_analyse_report_no_unused_suppressions() {
+    let p = Project::new();
+    // A syntax error: the engine reports MCP900 and analyses nothing else in the file.
+    p.write(
+        "src/broken.rs",
+        "// mcp-lint: allow(MCP003) -- roots stay\nfn t(ctx: RequestContext<RoleServer>) { ctx.peer.list_roots(); }\nfn f( {\n",
+    );
+    let r = p.run(&["--format", "concise", "src/broken.rs"]);
+    assert_eq!(r.codes(), vec!["MCP900"], "{}", r.stdout);
+    // Nested past the engine's guard: suppressing it must not re-parse it (stack) nor break it.
+    let deep = format!(
+        "fn t(ctx: RequestContext<RoleServer>) {{ ctx.peer.list_roots(); }}\nfn f() {{ let x = {}1{}; }}\n",
+        "(".repeat(200_000),
+        ")".repeat(200_000)
+    );
+    p.write("src/deep.rs", &deep);
+    let r = p.run(&["--add-suppressions", "too deep to analyse", "src/deep.rs"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let after = p.read("src/deep.rs");
+    assert!(
+        after.contains("// mcp-lint: allow(MCP900) -- too deep to analyse\nfn f()"),
+        "{}",
+        &after[..200]
+    );
+    let r = p.run(&["--format", "concise", "src/deep.rs"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+}

@@ -16,6 +16,9 @@ use crate::lint::Sources;
 use crate::report::{concise, github, sarif, statistics};
 use crate::suppress::{self, Policy};
 
+/// The engine's code for a file it could not parse (and so did not analyse).
+const PARSE_ERROR: &str = "MCP900";
+
 /// The gate's command-line options.
 #[derive(Debug, Clone, Default)]
 pub struct GateOptions {
@@ -148,7 +151,11 @@ pub fn apply(
         let text = texts.get(&path);
         let fs = match text.as_deref() {
             Some(src) if src.contains("mcp-lint:") => {
-                let enabled = |code: &str| cfg.rule_enabled(code, &abs);
+                // A file the engine could not analyse says nothing about whether its other
+                // suppressions are used, so only its parse-error suppressions can be unused.
+                let analysed = !fs.iter().any(|f| f.code == PARSE_ERROR);
+                let enabled =
+                    |code: &str| (analysed || code == PARSE_ERROR) && cfg.rule_enabled(code, &abs);
                 let outcome = suppress::apply(
                     &path,
                     src,
