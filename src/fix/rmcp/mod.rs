@@ -128,6 +128,8 @@ handlers and each needs its own ask"
     }
     let import = handler::import_edit(&file, src, &idx, &lines, &needed);
     let server_note = !handler::has_mrtr_server_impl(&file);
+    // A file that names nothing of the runtime yet: its crate may not depend on it either.
+    let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
     for (members, p) in planned {
         let Ok(p) = p else { continue };
         let mut edits = p.edits.clone();
@@ -145,6 +147,9 @@ impl): `impl MrtrServer for {} {{ fn mrtr_config(&self) -> &MrtrConfig {{ .. }} 
                         .unwrap_or_default(),
                     p.self_ty.as_deref().unwrap_or("Server"),
                 ));
+            }
+            if dependency_note {
+                message.push_str("; the crate needs the runtime in its `[dependencies]` (`mrtr`) if it does not have it yet");
             }
             out[m] = Some(Fix {
                 applicability: Applicability::Unsafe,
