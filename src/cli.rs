@@ -88,14 +88,14 @@ pub struct LintArgs {
     #[arg(long, requires = "baseline", conflicts_with = "update_baseline")]
     pub prune_baseline: bool,
     /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["add_suppressions", "update_baseline"])]
     pub fix: bool,
     /// With --fix or --diff: also apply the unsafe fixes (they change behaviour; review them).
     #[arg(long)]
     pub unsafe_fixes: bool,
     /// Print the unified diff of what --fix would change and change nothing. Exit 0: nothing to
     /// change, 1: some file would change, 2: a file could not be fixed.
-    #[arg(long, conflicts_with = "fix")]
+    #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
 }
 
@@ -299,6 +299,7 @@ fn run_fix(
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
+        baseline: args.baseline.clone(),
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     let done =

@@ -320,3 +320,35 @@ fn display_only_and_unadmitted_fixes_are_never_applied() {
     assert_eq!(r.text, src);
     assert_eq!(r.passes, 0);
 }
+
+#[test]
+fn findings_the_baseline_hides_are_not_fixed_in_any_pass() {
+    let dir = package(SERVER);
+    let made = run(
+        dir.path(),
+        &["--baseline", "b.json", "--update-baseline", "src"],
+    );
+    assert_eq!(
+        made.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let out = run(
+        dir.path(),
+        &["--fix", "--unsafe-fixes", "--baseline", "b.json", "src"],
+    );
+    assert_eq!(
+        lib(dir.path()),
+        SERVER,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let clash = run(dir.path(), &["--fix", "--add-suppressions", "r", "src"]);
+    assert_eq!(
+        clash.status.code(),
+        Some(2),
+        "--fix and --add-suppressions conflict"
+    );
+}

@@ -144,13 +144,14 @@ pub fn fix_source(path: &str, text: &str, settings: &Settings, allowed: Allowed)
     fix_text(path, text, first, allowed, &mut lint)
 }
 
-/// Lints `text` as the file `path`, through the same configuration and suppressions as the
-/// run, with fixes attached.
+/// Lints `text` as the file `path`, through the same configuration, suppressions and baseline as
+/// the run, with fixes attached (a finding the baseline hides is not fixed in a later pass either).
 pub fn relint(
     path: &str,
     text: &str,
     settings: &Settings,
     resolver: &mut Resolver,
+    baseline: Option<&std::path::Path>,
 ) -> Result<Vec<Finding>, String> {
     let result = crate::lint::lint_source(path, text.as_bytes(), settings);
     let report = Report {
@@ -167,18 +168,23 @@ pub fn relint(
         &[path.to_string()],
         &mut texts,
         resolver,
-        &GateOptions::default(),
+        &GateOptions {
+            baseline: baseline.map(std::path::Path::to_path_buf),
+            ..GateOptions::default()
+        },
     )?;
     super::attach(&mut gated.report, |_| Some(text.to_string()));
     Ok(gated.report.findings)
 }
 
 /// Options of a fix run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub allowed: Allowed,
     /// `--diff`: print, do not write.
     pub diff_only: bool,
+    /// `--baseline FILE`: findings it records are left alone in every pass.
+    pub baseline: Option<std::path::PathBuf>,
 }
 
 /// What a fix run did, for the caller's exit status.
@@ -219,13 +225,14 @@ pub fn run(
                 outcome.failed += 1;
                 continue;
             };
-            let mut again = |t: &str| match relint(path, t, settings, resolver) {
-                Ok(f) => f,
-                Err(e) => {
-                    let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
-                    Vec::new()
-                }
-            };
+            let mut again =
+                |t: &str| match relint(path, t, settings, resolver, opts.baseline.as_deref()) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
+                        Vec::new()
+                    }
+                };
             fix_text(path, &original, findings, opts.allowed, &mut again)
         } else {
             FileFix {
