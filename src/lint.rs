@@ -72,11 +72,13 @@ impl Settings {
             }
             tokens.extend(r.triggers.iter().cloned());
         }
-        // Every method, raw send and removed API an SDK table names can start a finding; the
-        // tables are the source of truth, so a name missing from a catalog file cannot be hidden.
+        // Every request method and removed API an SDK table names can start a finding; the tables
+        // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
+        // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
         if !tokens.is_empty() {
             for sdk in crate::sdk::SDKS {
-                tokens.extend(sdk.trigger_tokens().into_iter().map(str::to_string));
+                tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
+                tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
             }
         }
         tokens.sort();
