@@ -76,7 +76,8 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
     while i < b.len() {
         match b[i] {
             b';' | b',' => chain = 0,
-            b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?' => {
+            b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?'
+            | b'!' => {
                 chain += 1;
                 if chain > MAX_CHAIN {
                     return Some(TooDeep {
@@ -170,6 +171,24 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
                     }
                 }
             }
+            c if c == b'_' || c.is_ascii_alphabetic() => {
+                // Prefix keywords recurse in syn like unary operators: `return return ..`,
+                // `break break ..` and `yield yield ..` (200k of them) overflowed the stack.
+                let start = i;
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                }
+                if matches!(&b[start..i], b"return" | b"break" | b"yield") {
+                    chain += 1;
+                    if chain > MAX_CHAIN {
+                        return Some(TooDeep {
+                            what: format!("an expression chains more than {MAX_CHAIN} operators"),
+                            at: start,
+                        });
+                    }
+                }
+                continue;
+            }
             _ => {}
         }
         i += 1;
@@ -203,6 +222,21 @@ mod tests {
         assert!(err.message.contains("chains more than"), "{}", err.message);
         let ok = format!("const T: [u8; 20000] = [{}];", vec!["1"; 20000].join(", "));
         assert!(too_deep(&ok).is_none(), "commas end a chain");
+    }
+
+    #[test]
+    fn prefix_keyword_and_not_chains_are_reported_not_parsed() {
+        for prefix in ["return ", "break ", "yield ", "!"] {
+            let src = format!("fn f() {{ loop {{ {}1 }} }}", prefix.repeat(MAX_CHAIN + 10));
+            let err = parse(src.as_bytes()).err().expect("must be refused");
+            assert!(
+                err.message.contains("chains more than"),
+                "{prefix}: {}",
+                err.message
+            );
+        }
+        let ok = "fn f() -> u8 { let returned = 1; if !false { return returned; } break_it(); 0 }";
+        assert!(too_deep(ok).is_none());
     }
 
     #[test]
