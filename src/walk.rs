@@ -394,7 +394,13 @@ impl<'a> State<'a> {
                 if let Some(sub) = &pi.subpat {
                     self.bind_pat(&sub.1, value.clone());
                 }
-                let v = value.with_hint(&name);
+                // The binding's own name counts as much as the names on the way to its value
+                // (`let peer = pool.acquire()`, `let client = self.peer.clone()`).
+                let mut v = value;
+                v.hint = Some(match v.hint.take() {
+                    Some(h) if h != name => format!("{h} {name}"),
+                    _ => name.clone(),
+                });
                 if let Some(frame) = self.frames.last_mut() {
                     frame.insert(name, v);
                 }
