@@ -19,7 +19,7 @@ use crate::source::{LineIndex, Range};
 pub const REPORT_VERSION: u32 = 1;
 
 /// Stack for each analysis thread: syn and the walk recurse once per nesting level.
-const STACK_SIZE: usize = 256 << 20;
+pub(crate) const STACK_SIZE: usize = 256 << 20;
 
 /// What to run and how.
 #[derive(Debug, Clone)]
