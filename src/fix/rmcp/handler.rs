@@ -1,8 +1,6 @@
 //! The handler around the asks: which functions the rewrite can turn into `#[mrtr_handler]`
 //! ones, and the edits on the function itself (attribute, `Mrtr` parameter, return type).
 
-use quote::ToTokens;
-
 use super::text::{indent_at, last_ident, range_of, starts_line};
 use crate::finding::Edit;
 use crate::source::LineIndex as ByteIndex;
@@ -49,7 +47,7 @@ pub fn collect<'a>(items: &'a [syn::Item], idx: &ByteIndex, out: &mut Vec<FnSite
     for item in items {
         match item {
             syn::Item::Fn(f) => {
-                if let Some(range) = range_of(f, idx) {
+                if let Some(range) = fn_range(&f.sig, &f.block, idx) {
                     out.push(FnSite {
                         attrs: &f.attrs,
                         vis: &f.vis,
@@ -89,7 +87,7 @@ pub fn collect<'a>(items: &'a [syn::Item], idx: &ByteIndex, out: &mut Vec<FnSite
                     } else {
                         Kind::Other
                     };
-                    if let Some(range) = range_of(f, idx) {
+                    if let Some(range) = fn_range(&f.sig, &f.block, idx) {
                         out.push(FnSite {
                             attrs: &f.attrs,
                             vis: &f.vis,
@@ -332,9 +330,26 @@ fn names_in(tree: &syn::UseTree, out: &mut Vec<String>, glob: &mut bool) {
     }
 }
 
+/// From `fn` to the body's closing brace, from the spans at hand (turning a whole function into
+/// tokens to find its ends would cost a copy of it).
+fn fn_range(sig: &syn::Signature, block: &syn::Block, idx: &ByteIndex) -> Option<(usize, usize)> {
+    let s = sig.fn_token.span.start();
+    let e = block.brace_token.span.close().end();
+    let (start, end) = (idx.offset(s.line, s.column), idx.offset(e.line, e.column));
+    (end > start).then_some((start, end))
+}
+
 /// Whether the file implements `MrtrServer` for something (the runtime needs it for `S`).
-pub fn has_mrtr_server_impl(file: &syn::File) -> bool {
-    file.to_token_stream()
-        .to_string()
-        .contains("MrtrServer for")
+pub fn has_mrtr_server_impl(items: &[syn::Item]) -> bool {
+    items.iter().any(|item| match item {
+        syn::Item::Impl(imp) => imp
+            .trait_
+            .as_ref()
+            .is_some_and(|(_, p, _)| super::text::path_end(p) == "MrtrServer"),
+        syn::Item::Mod(m) => m
+            .content
+            .as_ref()
+            .is_some_and(|(_, items)| has_mrtr_server_impl(items)),
+        _ => false,
+    })
 }

@@ -127,7 +127,7 @@ handlers and each needs its own ask"
         }
     }
     let import = handler::import_edit(&file, src, &idx, &lines, &needed);
-    let server_note = !handler::has_mrtr_server_impl(&file);
+    let server_note = !handler::has_mrtr_server_impl(&file.items);
     // A file that names nothing of the runtime yet: its crate may not depend on it either.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
     for (members, p) in planned {
