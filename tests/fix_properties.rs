@@ -1,5 +1,5 @@
-//! The rewrite on every Rust file of the repository's lint fixtures and examples (servers of
-//! every shape, legacy and migrated): whatever fixes it offers apply, keep the file parsable,
+//! The rewrite on every Rust file of the repository's lint fixtures and examples, and on every
+//! example of the rule catalog (servers of every shape, legacy and migrated): whatever fixes it offers apply, keep the file parsable,
 //! converge (a second run offers nothing more), and leave the file alone when there is nothing
 //! to fix.
 
@@ -80,7 +80,27 @@ fn fixes_on_every_fixture_apply_parse_and_converge() {
             "{name}: fixes still offered after converging"
         );
     }
+    // The catalog's examples, firing and quiet, as their own files.
+    for rule in &mcp_lint::catalog::catalog().rules {
+        for (k, ex) in rule.fire.iter().chain(&rule.quiet).enumerate() {
+            let name = format!("src/{}_{k}.rs", rule.code);
+            let r = fix_source(&name, &ex.code, &settings, all);
+            assert!(
+                r.error.is_none() || syn::parse_file(&ex.code).is_err(),
+                "{name}: {:?}",
+                r.error
+            );
+            if r.text != ex.code {
+                syn::parse_file(&r.text)
+                    .unwrap_or_else(|e| panic!("{name}: does not parse after the fix: {e}"));
+                let again = fix_source(&name, &r.text, &settings, all);
+                assert_eq!(again.text, r.text, "{name}: a second run changed it again");
+                changed += 1;
+                fixed += r.fixed.len();
+            }
+        }
+    }
     // The fixtures hold rewritable shapes (tool router, hand-written handlers, the deploy example).
-    assert!(changed >= 4, "{changed} files changed");
-    assert!(fixed >= 14, "{fixed} fixes applied");
+    assert!(changed >= 5, "{changed} files changed");
+    assert!(fixed >= 15, "{fixed} fixes applied");
 }
