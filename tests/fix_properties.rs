@@ -104,3 +104,17 @@ fn fixes_on_every_fixture_apply_parse_and_converge() {
     assert!(changed >= 5, "{changed} files changed");
     assert!(fixed >= 15, "{fixed} fixes applied");
 }
+
+#[test]
+fn a_crlf_file_keeps_its_line_ends() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lf = std::fs::read_to_string(root.join("tests/fix_fixtures/src/tool_elicit.rs")).unwrap();
+    let crlf = lf.replace('\n', "\r\n");
+    let settings = Settings::default();
+    let all = Allowed { unsafe_fixes: true };
+    let from_lf = fix_source("src/tool_elicit.rs", &lf, &settings, all);
+    let from_crlf = fix_source("src/tool_elicit.rs", &crlf, &settings, all);
+    assert_eq!(from_crlf.fixed.len(), from_lf.fixed.len());
+    assert!(from_lf.text != lf);
+    assert_eq!(from_crlf.text, from_lf.text.replace('\n', "\r\n"));
+}

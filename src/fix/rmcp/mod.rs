@@ -135,6 +135,11 @@ handlers and each needs its own ask"
         let mut edits = p.edits.clone();
         edits.extend(import.clone());
         edits.sort_by_key(|e| (e.start, e.end));
+        if src.contains("\r\n") {
+            for e in &mut edits {
+                e.replacement = text::crlf(&e.replacement);
+            }
+        }
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
             if server_note {

@@ -91,3 +91,17 @@ pub fn path_end(path: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .unwrap_or_default()
 }
+
+/// `text` with its lone `\n` line ends written `\r\n`, for a file that uses those.
+pub fn crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
