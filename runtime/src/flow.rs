@@ -104,6 +104,10 @@ pub struct Flow {
     resume: Option<u32>,
     /// The step this request's `inputResponses` answer, until that step resolves.
     answering: Option<u32>,
+    /// A request without `requestState` may still carry answers (a client that answers ahead,
+    /// or a retry of a state-less round): they count for the first ask the flow reaches. Nothing
+    /// is trusted from them that a fresh client could not send anyway.
+    answering_first: bool,
     data: Map<String, Value>,
     /// Raw answers received for the step being resolved in this round (kept on re-ask).
     answered: Map<String, Value>,
@@ -146,6 +150,7 @@ impl Flow {
             flow_id,
             resume,
             answering: resume,
+            answering_first: resume.is_none(),
             data,
             answered: Map::new(),
             pending: BTreeMap::new(),
@@ -233,7 +238,7 @@ impl Flow {
         if self.resume == Some(step) {
             self.resume = None;
         }
-        if self.answering == Some(step) {
+        if self.answering == Some(step) || self.answering_first {
             let fresh = self.mrtr.answer(&key).cloned();
             let carried = || self.data.get(&format!("{ANSWER}{key}")).cloned();
             if let Some(raw) = fresh.or_else(carried) {
@@ -261,6 +266,7 @@ impl Flow {
         if self.answering == Some(step) {
             self.answering = None;
         }
+        self.answering_first = false;
         self.step_keys = (0, BTreeSet::new());
     }
 

@@ -530,3 +530,49 @@ fn a_state_over_the_size_budget_is_an_internal_error() {
         End::Complete(json!({ "len": 4096, "ok": true }))
     );
 }
+
+#[test]
+fn answers_sent_without_a_state_count_for_the_first_ask_only() {
+    // The conformance suite's ignore-extra-params scenario: the client answers the first ask (and
+    // adds unknown keys) on a request that carries no requestState.
+    let counters = Arc::new(Counters::default());
+    let config = shared_key_config();
+    let request = IncomingRequest::call_tool("deploy", json!({ "version": "1.2.3" }))
+        .with_capabilities(mrtr::testing::all_capabilities())
+        .with_input_responses(json!({
+            "s1.ok": { "action": "accept", "content": { "confirm": true } },
+            "unknown_extra_key": { "action": "accept", "content": { "foo": "bar" } },
+            // An answer to the second step's key is not consumed without a state naming it.
+            "s2.ticket": { "action": "accept", "content": { "id": "EARLY" } },
+        }));
+    let outcome = futures_lite_block_on(deploy(
+        counters.clone(),
+        "1.2.3".into(),
+        Mrtr::new(request, &config),
+    ))
+    .expect("round 1");
+    let asked = input_required(outcome);
+    assert_eq!(
+        asked.input_requests.keys().collect::<Vec<_>>(),
+        ["s2.notes", "s2.ticket"],
+        "the first ask was answered in place; the batch after it is asked"
+    );
+
+    // Only unknown keys and no state: the first ask is asked, not an error.
+    let request = IncomingRequest::call_tool("deploy", json!({ "version": "1.2.3" }))
+        .with_capabilities(mrtr::testing::all_capabilities())
+        .with_input_responses(json!({ "wrong_key": { "action": "accept", "content": {} } }));
+    let outcome = futures_lite_block_on(deploy(
+        counters,
+        "1.2.3".into(),
+        Mrtr::new(request, &config),
+    ))
+    .expect("round 1");
+    assert_eq!(
+        input_required(outcome)
+            .input_requests
+            .keys()
+            .collect::<Vec<_>>(),
+        ["s1.ok"]
+    );
+}
