@@ -1,0 +1,290 @@
+//! One legacy call of a handler: where its ask goes (hoisted into a `let` before the statement,
+//! or in place when the statement already is `let x = CALL.await;`), and how the code that read
+//! the old result reads the answer: `match` arms and `if let` / `let .. else` patterns over
+//! `Elicitation<T>`, `.map_err(..)?` chains over `answer.accepted()`, anything else through an
+//! expression of the old result type.
+
+use quote::ToTokens;
+
+use super::asks::{self, Ask};
+use super::handler::{self, FnSite};
+use super::locate::{self, Node};
+use super::text::{self, indent_at, range_of, starts_line, uses_of};
+use super::{arms, Cx};
+use crate::finding::{Edit, Finding};
+use crate::source::LineIndex as ByteIndex;
+
+pub(super) struct CallPlan {
+    pub(super) edits: Vec<Edit>,
+    pub(super) message: String,
+    pub(super) imports: &'static [&'static str],
+    /// The parameter the call reached the peer through.
+    pub(super) receiver: String,
+}
+
+fn same<T>(a: &T, b: &T) -> bool {
+    std::ptr::eq(a, b)
+}
+
+pub(super) fn plan_call(
+    cx: &Cx,
+    site: &FnSite,
+    f: &Finding,
+    body_tokens: &proc_macro2::TokenStream,
+    taken: &mut Vec<String>,
+) -> Result<CallPlan, String> {
+    let found = locate::find(site.block, f.line, f.column)?;
+    let mc = found.call();
+    let method = mc.method.to_string();
+    let ask = asks::read(mc, cx.src, cx.idx)?;
+    let receiver = receiver_param(site, &mc.receiver)?;
+    let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
+        return Err(format!(
+            "the future of `{method}` is not awaited where it is made (stored, joined or raced); \
+await it in its own `let` first"
+        ));
+    };
+    let (aw_s, aw_e) = range_of(aw_expr, cx.idx).ok_or("an expression without a position")?;
+    let mut message = ask.describe(&method);
+    let name = text::fresh_name(body_tokens, &answer_base(found.statement()), taken);
+    let ask_text = ask.expr("mrtr");
+    let mut edits = Vec::new();
+
+    // `let x = CALL.await;` whose only later use is `match x { .. }` over the elicitation arms.
+    if let (Ask::Elicit { .. }, Some(m)) = (&ask, let_then_match(&found, aw_expr)) {
+        if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx, cx.lines) {
+            edits.push(cx.lines.edit(aw_s, aw_e, format!("{ask_text}.await?")));
+            edits.extend(arm_edits);
+            return Ok(CallPlan {
+                edits,
+                message,
+                imports: ask.imports(),
+                receiver,
+            });
+        }
+    }
+    // `let Ok(Some(x)) = CALL.await else { .. };`: the macro takes `let PAT = ASK.await? else`.
+    if let (Ask::Elicit { .. }, Some(Node::Local(l))) = (&ask, found.parent(2)) {
+        if l.init
+            .as_ref()
+            .is_some_and(|i| i.diverge.is_some() && same(&*i.expr, aw_expr))
+        {
+            if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
+                let (ps, pe) = range_of(&l.pat, cx.idx).ok_or("a pattern without a position")?;
+                edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                edits.push(cx.lines.edit(aw_s, aw_e, format!("{ask_text}.await?")));
+                message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                return Ok(CallPlan {
+                    edits,
+                    message,
+                    imports: ask.imports(),
+                    receiver,
+                });
+            }
+        }
+    }
+    let parent = found.parent(2);
+    let mut replaced = None;
+    if let Ask::Elicit { .. } = ask {
+        match parent {
+            // `match CALL.await { Ok(Some(x)) => .., Err(UserDeclined) => .. }`
+            Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr) => {
+                if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx, cx.lines) {
+                    edits.extend(arm_edits);
+                    // Up to the `{`: a scrutinee that spanned lines left the brace on its own.
+                    let brace = range_of_brace(m, cx.idx).unwrap_or(aw_e);
+                    let end = if cx.src[aw_e..brace].trim().is_empty() {
+                        brace
+                    } else {
+                        aw_e
+                    };
+                    let sep = if end == brace { " " } else { "" };
+                    replaced = Some((aw_s, end, format!("{name}{sep}")));
+                }
+            }
+            // `if let Ok(Some(x)) = CALL.await { .. }`
+            Some(Node::Expr(syn::Expr::Let(l))) if same(&*l.expr, aw_expr) => {
+                if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
+                    let (ps, pe) =
+                        range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
+                    edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                    replaced = Some((aw_s, aw_e, name.clone()));
+                    message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                }
+            }
+            // `CALL.await?` / `CALL.await.map_err(f)?`: the `Option<T>` that follows.
+            Some(Node::Expr(syn::Expr::Try(t))) if same(&*t.expr, aw_expr) => {
+                let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
+                replaced = Some((s, e, format!("{name}.accepted()")));
+            }
+            Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
+                if same(&*map.receiver, aw_expr) && map.method == "map_err" =>
+            {
+                if let Some(Node::Expr(syn::Expr::Try(t))) = found.parent(3) {
+                    if same(&*t.expr, mm) {
+                        let (s, e) =
+                            range_of(t, cx.idx).ok_or("an expression without a position")?;
+                        replaced = Some((s, e, format!("{name}.accepted()")));
+                        message.push_str(
+                            "; a declined or cancelled answer now reads as `None` \
+(it was an error through `map_err`)",
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let (s, e, with) = match replaced {
+        Some(r) => r,
+        None => {
+            let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
+            let bare = matches!(
+                parent,
+                Some(Node::Local(_))
+                    | Some(Node::Stmt(_))
+                    | Some(Node::Expr(
+                        syn::Expr::Call(_)
+                            | syn::Expr::Tuple(_)
+                            | syn::Expr::Array(_)
+                            | syn::Expr::Return(_)
+                    ))
+            ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr));
+            message.push_str(
+                "; the answer is turned back into the old result type, so the code \
+that reads it is unchanged",
+            );
+            (aw_s, aw_e, if bare { value } else { format!("({value})") })
+        }
+    };
+    taken.push(name.clone());
+    edits.push(cx.lines.edit(s, e, with));
+    edits.push(hoist(
+        cx,
+        found.statement(),
+        &format!("let {name} = {ask_text}.await?;"),
+    )?);
+    Ok(CallPlan {
+        edits,
+        message,
+        imports: ask.imports(),
+        receiver,
+    })
+}
+
+/// `ok_answer` for `let ok = ..`, else `answer`.
+fn answer_base(stmt: &syn::Stmt) -> String {
+    if let syn::Stmt::Local(l) = stmt {
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        if let syn::Pat::Ident(i) = pat {
+            return format!("{}_answer", i.ident.to_string().trim_start_matches('_'));
+        }
+    }
+    "answer".into()
+}
+
+fn range_of_brace(m: &syn::ExprMatch, idx: &ByteIndex) -> Option<usize> {
+    let s = m.brace_token.span.open().start();
+    Some(idx.offset(s.line, s.column))
+}
+
+/// Inserts `text` as a statement of its own right before `stmt`.
+fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
+    let (s, _) = range_of(stmt, cx.idx).ok_or("a statement without a position")?;
+    let with = if starts_line(cx.src, s) {
+        format!("{text}\n{}", indent_at(cx.src, s))
+    } else {
+        format!("{text} ")
+    };
+    Ok(cx.lines.edit(s, s, with))
+}
+
+/// `context.peer` (a `RequestContext` parameter) or `peer` (a `Peer` parameter): the name of
+/// the parameter.
+fn receiver_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
+    let not_param = || {
+        "the peer is not reached through the handler's own `RequestContext` or `Peer` parameter \
+(a clone, a stored peer or another binding): rewrite by hand, asking through `mrtr`"
+            .to_string()
+    };
+    let (name, want) = match receiver {
+        syn::Expr::Field(fe) => {
+            let syn::Member::Named(member) = &fe.member else {
+                return Err(not_param());
+            };
+            let syn::Expr::Path(p) = &*fe.base else {
+                return Err(not_param());
+            };
+            if member != "peer" {
+                return Err(not_param());
+            }
+            (
+                p.path.get_ident().ok_or_else(not_param)?.to_string(),
+                "RequestContext",
+            )
+        }
+        syn::Expr::Path(p) => (
+            p.path.get_ident().ok_or_else(not_param)?.to_string(),
+            "Peer",
+        ),
+        _ => return Err(not_param()),
+    };
+    match handler::param_type(site.sig, &name) {
+        Some(t) if t == want => Ok(name),
+        _ => Err(not_param()),
+    }
+}
+
+/// For `let x = CALL.await;`: the `match x { .. }` that is the only later use of `x` in the
+/// same block.
+fn let_then_match<'a>(found: &locate::Site<'a>, aw: &'a syn::Expr) -> Option<&'a syn::ExprMatch> {
+    let syn::Stmt::Local(local) = found.statement() else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || !same(&*init.expr, aw) {
+        return None;
+    }
+    let syn::Pat::Ident(pi) = &local.pat else {
+        return None;
+    };
+    if pi.by_ref.is_some() || pi.subpat.is_some() {
+        return None;
+    }
+    let name = pi.ident.to_string();
+    let block = found.block();
+    let pos = block
+        .stmts
+        .iter()
+        .position(|s| same(s, found.statement()))?;
+    let later = &block.stmts[pos + 1..];
+    let uses: usize = later
+        .iter()
+        .map(|s| uses_of(s.to_token_stream(), &name))
+        .sum();
+    if uses != 1 {
+        return None;
+    }
+    struct FindMatch<'a> {
+        name: String,
+        hit: Option<&'a syn::ExprMatch>,
+    }
+    impl<'a> syn::visit::Visit<'a> for FindMatch<'a> {
+        fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+            if let syn::Expr::Path(p) = &*m.expr {
+                if p.path.is_ident(&self.name) {
+                    self.hit = Some(m);
+                }
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+    }
+    let mut v = FindMatch { name, hit: None };
+    for s in later {
+        syn::visit::Visit::visit_stmt(&mut v, s);
+    }
+    v.hit
+}
