@@ -299,11 +299,18 @@ fn run_fix(
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
-        baseline: args.baseline.clone(),
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let done =
-        crate::fix::driver::run(report, texts, settings, resolver, &opts, &mut out, &mut err)?;
+    let done = crate::fix::driver::run_with_baseline(
+        report,
+        texts,
+        settings,
+        resolver,
+        &opts,
+        args.baseline.as_deref(),
+        &mut out,
+        &mut err,
+    )?;
     drop((out, err));
     let failed = done.failed > 0 || !report.errors.is_empty();
     if args.diff {

@@ -178,13 +178,11 @@ pub fn relint(
 }
 
 /// Options of a fix run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub allowed: Allowed,
     /// `--diff`: print, do not write.
     pub diff_only: bool,
-    /// `--baseline FILE`: findings it records are left alone in every pass.
-    pub baseline: Option<std::path::PathBuf>,
 }
 
 /// What a fix run did, for the caller's exit status.
@@ -203,6 +201,22 @@ pub fn run(
     settings: &Settings,
     resolver: &mut Resolver,
     opts: &Options,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<RunOutcome, String> {
+    run_with_baseline(report, texts, settings, resolver, opts, None, out, err)
+}
+
+/// [`run`] for a run with `--baseline FILE`: the findings it records are left alone in every
+/// pass, not only in the first.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with_baseline(
+    report: &Report,
+    texts: &mut Texts,
+    settings: &Settings,
+    resolver: &mut Resolver,
+    opts: &Options,
+    baseline: Option<&Path>,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<RunOutcome, String> {
@@ -225,14 +239,13 @@ pub fn run(
                 outcome.failed += 1;
                 continue;
             };
-            let mut again =
-                |t: &str| match relint(path, t, settings, resolver, opts.baseline.as_deref()) {
-                    Ok(f) => f,
-                    Err(e) => {
-                        let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
-                        Vec::new()
-                    }
-                };
+            let mut again = |t: &str| match relint(path, t, settings, resolver, baseline) {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
+                    Vec::new()
+                }
+            };
             fix_text(path, &original, findings, opts.allowed, &mut again)
         } else {
             FileFix {
