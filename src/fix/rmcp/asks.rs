@@ -18,7 +18,40 @@ pub enum Ask {
     },
     /// `list_roots()`.
     Roots,
+    /// `create_message(params)`: through the two conversion helpers of [`SAMPLING_HELPERS`].
+    Sample { params: String },
 }
+
+/// The names of the helpers a sampling rewrite calls.
+pub const SAMPLING_HELPER_NAMES: [&str; 2] = ["mrtr_sampling_request", "mrtr_sampling_result"];
+
+/// Appended once to a file whose sampling calls are rewritten: rmcp's `CreateMessageRequestParams`
+/// and `CreateMessageResult` and the runtime's `SamplingRequest` / `SamplingResponse` are the same
+/// `sampling/createMessage` wire objects, so each converts to the other through JSON.
+pub const SAMPLING_HELPERS: &str = "/// Written by `cargo mcp-lint --fix`: rmcp's sampling parameters as the runtime's request (both
+/// are the `sampling/createMessage` wire object).
+fn mrtr_sampling_request(
+    params: rmcp::model::CreateMessageRequestParams,
+) -> Result<mrtr::SamplingRequest, rmcp::ErrorData> {
+    rmcp::serde_json::to_value(params)
+        .and_then(rmcp::serde_json::from_value)
+        .map_err(|e| rmcp::ErrorData::internal_error(format!(\"sampling request: {e}\"), None))
+}
+
+/// Written by `cargo mcp-lint --fix`: the runtime's sampling answer as rmcp's result.
+fn mrtr_sampling_result(
+    answer: mrtr::SamplingResponse,
+) -> Result<rmcp::model::CreateMessageResult, rmcp::ServiceError> {
+    rmcp::serde_json::to_value(answer)
+        .and_then(rmcp::serde_json::from_value)
+        .map_err(|e| {
+            rmcp::ServiceError::McpError(rmcp::ErrorData::internal_error(
+                format!(\"sampling answer: {e}\"),
+                None,
+            ))
+        })
+}
+";
 
 /// Reads a call's method and arguments; `Err` explains why the call has no rewrite.
 pub fn read(
@@ -51,16 +84,7 @@ pub fn read(
             timeout: name.ends_with("_with_timeout"),
         },
         "list_roots" => Ask::Roots,
-        "create_message" => {
-            return Err(
-                "`create_message` takes rmcp's `CreateMessageRequestParams`, and the \
-runtime's `mrtr.sample(..)` takes a `mrtr::SamplingRequest` (messages as JSON content blocks): \
-build the `SamplingRequest` by hand (`SamplingRequest::new(prompt, max_tokens)` plus its fields) \
-and ask with `mrtr.sample(request).await?` under `#[mrtr_handler]`; better, call a model API \
-directly, as sampling is deprecated in 2026-07-28 (SEP-2577)"
-                    .into(),
-            )
-        }
+        "create_message" => Ask::Sample { params: arg(0)? },
         "create_elicitation" | "create_elicitation_with_timeout" => {
             return Err(
                 "`create_elicitation` builds its schema at run time, and the runtime \
@@ -82,6 +106,7 @@ impl Ask {
             } => format!("{mrtr}.elicit{turbofish}({message})"),
             Ask::ElicitUrl { message, url, .. } => format!("{mrtr}.elicit_url({message}, {url})"),
             Ask::Roots => format!("{mrtr}.list_roots()"),
+            Ask::Sample { params } => format!("{mrtr}.sample(mrtr_sampling_request({params})?)"),
         }
     }
 
@@ -90,7 +115,7 @@ impl Ask {
         match self {
             Ask::Elicit { .. } => &["Elicitation"],
             Ask::ElicitUrl { .. } => &["UrlElicitation"],
-            Ask::Roots => &[],
+            Ask::Roots | Ask::Sample { .. } => &[],
         }
     }
 
@@ -125,6 +150,7 @@ impl Ask {
 {i}        .collect(),\n\
 {i}))"
             ),
+            Ask::Sample { .. } => format!("mrtr_sampling_result({answer})"),
         }
     }
 
@@ -144,6 +170,12 @@ elicitation id is dropped (the retried request carries the answer), and `Accept`
 consent to open the URL, not that the out-of-band step finished"
             ),
             Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
+            Ask::Sample { .. } => format!(
+                "`{method}` becomes `mrtr.sample(..)` under `#[mrtr_handler]`, through two helpers \
+the fix adds at the end of the file (`mrtr_sampling_request` / `mrtr_sampling_result` convert \
+rmcp's types to the runtime's and back through their shared wire format); sampling is deprecated \
+in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
+            ),
         };
         let timeout = matches!(
             self,

@@ -20,6 +20,8 @@ pub(super) struct CallPlan {
     pub(super) imports: &'static [&'static str],
     /// The parameter the call reached the peer through.
     pub(super) receiver: String,
+    /// The rewrite calls the sampling helpers ([`asks::SAMPLING_HELPERS`]).
+    pub(super) sampling: bool,
 }
 
 fn same<T>(a: &T, b: &T) -> bool {
@@ -60,6 +62,7 @@ await it in its own `let` first"
                 message,
                 imports: ask.imports(),
                 receiver,
+                sampling: false,
             });
         }
     }
@@ -79,6 +82,7 @@ await it in its own `let` first"
                     message,
                     imports: ask.imports(),
                     receiver,
+                    sampling: false,
                 });
             }
         }
@@ -149,7 +153,8 @@ await it in its own `let` first"
                             | syn::Expr::Array(_)
                             | syn::Expr::Return(_)
                     ))
-            ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr));
+            ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr))
+                || matches!(ask, Ask::Sample { .. });
             message.push_str(
                 "; the answer is turned back into the old result type, so the code \
 that reads it is unchanged",
@@ -169,6 +174,7 @@ that reads it is unchanged",
         message,
         imports: ask.imports(),
         receiver,
+        sampling: matches!(ask, Ask::Sample { .. }),
     })
 }
 

@@ -20,6 +20,9 @@ pub mod tool_elicit;
 #[path = "../../fix_fixtures/src/handwritten.fixed"]
 pub mod handwritten;
 
+#[path = "../../fix_fixtures/src/tool_sampling.fixed"]
+pub mod tool_sampling;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -32,6 +35,12 @@ pub fn config() -> &'static MrtrConfig {
 }
 
 impl MrtrServer for tool_elicit::Deployer {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        config()
+    }
+}
+
+impl MrtrServer for tool_sampling::Assistant {
     fn mrtr_config(&self) -> &MrtrConfig {
         config()
     }

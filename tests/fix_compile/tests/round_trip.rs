@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use fix_compile::{handwritten::Docs, tool_elicit::Deployer};
+use fix_compile::{handwritten::Docs, tool_elicit::Deployer, tool_sampling::Assistant};
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ClientHandler, ErrorData, Service};
@@ -23,6 +23,7 @@ impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
         let mut caps = ClientCapabilities::builder()
             .enable_elicitation()
+            .enable_sampling()
             .enable_roots()
             .build();
         caps.elicitation = Some(
@@ -60,6 +61,27 @@ impl ClientHandler for Client {
             "Sign in to continue" => ElicitResult::new(ElicitationAction::Accept),
             _ => ElicitResult::new(ElicitationAction::Cancel),
         })
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let asked = params.messages[0]
+            .content
+            .first()
+            .and_then(|b| b.as_text())
+            .map(|t| t.text.clone());
+        self.asked.lock().unwrap().push(format!(
+            "sample: {} / {}",
+            asked.unwrap_or_default(),
+            params.system_prompt.unwrap_or_default()
+        ));
+        Ok(
+            CreateMessageResult::new(SamplingMessage::assistant_text("42"), "test-model".into())
+                .with_stop_reason(CreateMessageResult::STOP_REASON_END_TURN),
+        )
     }
 
     async fn list_roots(
@@ -187,5 +209,16 @@ async fn the_hand_written_handlers_complete_their_rounds() {
     assert_eq!(
         asked,
         ["Pick a document", "Sign in to continue", "Show the notes?"]
+    );
+}
+
+#[tokio::test]
+async fn the_rewritten_sampling_tool_completes_through_the_conversion_helpers() {
+    let client = connect(Assistant::default(), Client::default());
+    let out = call(&client, "ask", json!({ "question": "the answer?" })).await;
+    assert_eq!(out, "42 (test-model)");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["sample: the answer? / You are a helpful assistant."]
     );
 }

@@ -27,17 +27,6 @@ async fn confirm(peer: &Peer<RoleServer>, message: &str) -> bool {
 
 #[tool_router]
 impl Legacy {
-    /// Sampling: rmcp's params and the runtime's `SamplingRequest` differ.
-    #[tool(description = "Summarise with the client's model")]
-    async fn summarise(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
-        let reply = ctx
-            .peer
-            .create_message(CreateMessageRequestParams::new(vec![], 50))
-            .await
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{reply:?}"))]))
-    }
-
     /// An ask per loop iteration cannot survive the round trip.
     #[tool(description = "Asks about each item")]
     async fn each(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
