@@ -119,7 +119,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 12 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 13 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -147,13 +147,13 @@ fn shapes_without_a_rewrite_say_why() {
             .map(|(_, m)| m.clone())
             .unwrap_or_else(|| panic!("no finding on line {line}: {seen:?}"))
     };
-    assert!(why(25).contains("not in a request handler"), "helper");
-    assert!(why(35).contains("inside a loop"), "loop");
-    assert!(why(45).contains("macro invocation"), "join!");
+    assert!(why(26).contains("not in a request handler"), "helper");
+    assert!(why(36).contains("inside a loop"), "loop");
+    assert!(why(46).contains("macro invocation"), "join!");
     assert!(
-        why(54).contains("not reached through the handler's own"),
-        "cloned peer"
+        why(55).contains("not reached through the handler's own"),
+        "stored peer"
     );
-    assert!(why(66).contains("typed form"), "create_elicitation");
-    assert!(why(73).contains("#[prompt]"), "prompt");
+    assert!(why(69).contains("typed form"), "create_elicitation");
+    assert!(why(76).contains("#[prompt]"), "prompt");
 }

@@ -20,6 +20,8 @@ pub(super) struct CallPlan {
     pub(super) imports: &'static [&'static str],
     /// The parameter the call reached the peer through.
     pub(super) receiver: String,
+    /// How often the call's receiver names that parameter (0 through an alias).
+    pub(super) receiver_uses: usize,
     /// The rewrite calls the sampling helpers ([`asks::SAMPLING_HELPERS`]).
     pub(super) sampling: bool,
 }
@@ -40,6 +42,7 @@ pub(super) fn plan_call(
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;
+    let receiver_uses = uses_of(mc.receiver.to_token_stream(), &receiver);
     let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err(format!(
             "the future of `{method}` is not awaited where it is made (stored, joined or raced); \
@@ -62,6 +65,7 @@ await it in its own `let` first"
                 message,
                 imports: ask.imports(),
                 receiver,
+                receiver_uses,
                 sampling: false,
             });
         }
@@ -82,6 +86,7 @@ await it in its own `let` first"
                     message,
                     imports: ask.imports(),
                     receiver,
+                    receiver_uses,
                     sampling: false,
                 });
             }
@@ -174,6 +179,7 @@ that reads it is unchanged",
         message,
         imports: ask.imports(),
         receiver,
+        receiver_uses,
         sampling: matches!(ask, Ask::Sample { .. }),
     })
 }
@@ -208,9 +214,51 @@ fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
     Ok(cx.lines.edit(s, s, with))
 }
 
-/// `context.peer` (a `RequestContext` parameter) or `peer` (a `Peer` parameter): the name of
+/// `context.peer` (a `RequestContext` parameter), `peer` (a `Peer` parameter), or a local
+/// `let peer = context.peer.clone();` / `= &context.peer;` at the top of the body: the name of
 /// the parameter.
 fn receiver_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
+    if let syn::Expr::Path(p) = receiver {
+        if let Some(alias) = p.path.get_ident() {
+            if handler::param_type(site.sig, &alias.to_string()).is_none() {
+                if let Some(base) = alias_of(site.block, alias) {
+                    return receiver_param(site, base);
+                }
+            }
+        }
+    }
+    direct_param(site, receiver)
+}
+
+/// The expression a top-level `let NAME = EXPR.clone();` or `let NAME = &EXPR;` of the body
+/// binds `name` to (the last such binding before any other use is not tracked: one is enough).
+fn alias_of<'a>(block: &'a syn::Block, name: &syn::Ident) -> Option<&'a syn::Expr> {
+    let mut found = None;
+    for stmt in &block.stmts {
+        let syn::Stmt::Local(l) = stmt else { continue };
+        let syn::Pat::Ident(pi) = &l.pat else {
+            continue;
+        };
+        if pi.ident != *name {
+            continue;
+        }
+        // Bound twice: which one reaches the call is a question for a human.
+        if found.is_some() {
+            return None;
+        }
+        let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+        found = Some(match &*init.expr {
+            syn::Expr::MethodCall(mc) if mc.method == "clone" && mc.args.is_empty() => {
+                &*mc.receiver
+            }
+            syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            _ => return None,
+        });
+    }
+    found.filter(|e| matches!(e, syn::Expr::Field(_)))
+}
+
+fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
     let not_param = || {
         "the peer is not reached through the handler's own `RequestContext` or `Peer` parameter \
 (a clone, a stored peer or another binding): rewrite by hand, asking through `mrtr`"

@@ -237,7 +237,12 @@ fn plan_handler(
     let mut replace = None;
     if site.kind == Kind::Tool {
         for c in &calls {
-            let rewritten = calls.iter().filter(|o| o.receiver == c.receiver).count();
+            // The uses the rewrite removes: receivers that name the parameter (not an alias).
+            let rewritten: usize = calls
+                .iter()
+                .filter(|o| o.receiver == c.receiver)
+                .map(|o| o.receiver_uses)
+                .sum();
             if uses_of(body_tokens.clone(), &c.receiver) == rewritten {
                 replace = Some(c.receiver.clone());
                 break;

@@ -217,8 +217,12 @@ async fn the_rewritten_sampling_tool_completes_through_the_conversion_helpers() 
     let client = connect(Assistant::default(), Client::default());
     let out = call(&client, "ask", json!({ "question": "the answer?" })).await;
     assert_eq!(out, "42 (test-model)");
+    assert_eq!(call(&client, "colour", json!({})).await, "by test-model");
     assert_eq!(
         *client.service().asked.lock().unwrap(),
-        ["sample: the answer? / You are a helpful assistant."]
+        [
+            "sample: the answer? / You are a helpful assistant.",
+            "sample: A colour? / "
+        ]
     );
 }

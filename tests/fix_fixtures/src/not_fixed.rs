@@ -18,6 +18,7 @@ rmcp::elicit_safe!(Answer);
 #[derive(Clone)]
 pub struct Legacy {
     tool_router: ToolRouter<Legacy>,
+    stored: Option<Peer<RoleServer>>,
 }
 
 /// A helper that takes the peer: the ask would have to move into every handler calling it.
@@ -46,13 +47,15 @@ impl Legacy {
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("{roots:?} {answer:?}"))]))
     }
 
-    /// Through a helper; and through a clone of the peer.
+    /// Through a helper; and through a peer the server keeps.
     #[tool(description = "Confirms through a helper")]
     async fn via_helper(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
         let ok = confirm(&ctx.peer, "Really?").await;
-        let peer = ctx.peer.clone();
-        let again = peer.elicit::<Answer>("Really really?").await;
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{ok} {again:?}"))]))
+        if let Some(peer) = &self.stored {
+            let again = peer.elicit::<Answer>("Really really?").await;
+            return Ok(CallToolResult::success(vec![ContentBlock::text(format!("{ok} {again:?}"))]));
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))
     }
 
     /// Elicitation with a schema built at run time.

@@ -57,6 +57,19 @@ impl Assistant {
             .unwrap_or_default();
         Ok(text(format!("{answer} ({})", response.model)))
     }
+
+    /// Through a clone of the peer, the result matched as it comes.
+    #[tool(description = "Names a colour")]
+    async fn colour(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
+        let peer = context.peer.clone();
+        let reply = peer
+            .create_message(CreateMessageRequestParams::new(vec![SamplingMessage::user_text("A colour?")], 10))
+            .await;
+        Ok(text(match reply {
+            Ok(result) => format!("by {}", result.model),
+            Err(e) => format!("failed: {e}"),
+        }))
+    }
 }
 
 #[tool_handler]
