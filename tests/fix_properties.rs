@@ -118,3 +118,23 @@ fn a_crlf_file_keeps_its_line_ends() {
     assert!(from_lf.text != lf);
     assert_eq!(from_crlf.text, from_lf.text.replace('\n', "\r\n"));
 }
+
+#[test]
+fn the_file_pass_gives_the_fixes_attach_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/fix_fixtures/src/handwritten.rs")).unwrap();
+    let settings = Settings::default();
+    let findings = mcp_lint::lint_source("src/handwritten.rs", text.as_bytes(), &settings).findings;
+    let mut report = mcp_lint::finding::Report {
+        version: 1,
+        findings: findings.clone(),
+        errors: Vec::new(),
+        summary: Default::default(),
+    };
+    mcp_lint::fix::attach(&mut report, |_| Some(text.clone()));
+    let file = syn::parse_file(&text).unwrap();
+    let mut passed = findings;
+    mcp_lint::fix::file_pass(&text, &file, &mut passed);
+    assert_eq!(passed, report.findings);
+    assert!(passed.iter().filter(|f| f.fix.is_some()).count() >= 4);
+}

@@ -55,6 +55,25 @@ pub fn attach(report: &mut Report, mut text: impl FnMut(&str) -> Option<String>)
     }
 }
 
+/// The fixes of one file, computed from the tree the engine already parsed, in the shape of
+/// `lint::FilePass` (register it in `lint::FILE_PASSES` to plan on the engine's worker threads
+/// without a second parse; [`attach`] then only fills what is left).
+pub fn file_pass(text: &str, file: &syn::File, findings: &mut [Finding]) {
+    let members: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
+        .collect();
+    if members.is_empty() {
+        return;
+    }
+    let fixes = {
+        let fs: Vec<&Finding> = members.iter().map(|&i| &findings[i]).collect();
+        rmcp::plan_parsed(text, file, &fs)
+    };
+    for (i, fix) in members.into_iter().zip(fixes) {
+        findings[i].fix = fix;
+    }
+}
+
 /// Which fixes a run applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Allowed {

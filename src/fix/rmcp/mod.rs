@@ -36,13 +36,21 @@ pub fn wants(f: &Finding) -> bool {
 
 /// A fix for each finding (same order), or `None` where this module has nothing to offer.
 pub fn plan(src: &str, findings: &[&Finding]) -> Vec<Option<Fix>> {
+    if !findings.iter().any(|f| wants(f)) {
+        return vec![None; findings.len()];
+    }
+    match syn::parse_file(src) {
+        Ok(file) => plan_parsed(src, &file, findings),
+        Err(_) => vec![None; findings.len()],
+    }
+}
+
+/// [`plan`] with the tree already parsed from `src` (the engine's, on its worker thread).
+pub fn plan_parsed(src: &str, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
     let mut out: Vec<Option<Fix>> = vec![None; findings.len()];
     if !findings.iter().any(|f| wants(f)) {
         return out;
     }
-    let Ok(file) = syn::parse_file(src) else {
-        return out;
-    };
     let idx = ByteIndex::new(src);
     let lines = LineIndex::new(src);
     let mut fns = Vec::new();
@@ -174,7 +182,6 @@ impl): `impl MrtrServer for {} {{ fn mrtr_config(&self) -> &MrtrConfig {{ .. }} 
             });
         }
     }
-    drop(file);
     out
 }
 
