@@ -134,9 +134,9 @@ handlers and each needs its own ask"
             needed.extend(p.imports.iter().copied());
         }
     }
-    let import = handler::import_edit(&file, src, &idx, &lines, &needed);
+    let import = handler::import_edit(file, src, &idx, &lines, &needed);
     let helpers = sampling_helpers(
-        &file,
+        file,
         src,
         &lines,
         planned
