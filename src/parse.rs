@@ -207,7 +207,7 @@ mod tests {
             "(".repeat(5000),
             ")".repeat(5000)
         );
-        let err = parse(src.as_bytes()).err().expect("must be refused");
+        let err = parse(src.as_bytes()).expect_err("must be refused");
         assert!(err.message.contains("nesting deeper"), "{}", err.message);
         assert_eq!(err.line, 1);
     }
@@ -218,7 +218,7 @@ mod tests {
             "fn f() {{ let x = {}; }}",
             vec!["1"; MAX_CHAIN + 10].join(" + ")
         );
-        let err = parse(src.as_bytes()).err().expect("must be refused");
+        let err = parse(src.as_bytes()).expect_err("must be refused");
         assert!(err.message.contains("chains more than"), "{}", err.message);
         let ok = format!("const T: [u8; 20000] = [{}];", vec!["1"; 20000].join(", "));
         assert!(too_deep(&ok).is_none(), "commas end a chain");
@@ -228,7 +228,7 @@ mod tests {
     fn prefix_keyword_and_not_chains_are_reported_not_parsed() {
         for prefix in ["return ", "break ", "yield ", "!"] {
             let src = format!("fn f() {{ loop {{ {}1 }} }}", prefix.repeat(MAX_CHAIN + 10));
-            let err = parse(src.as_bytes()).err().expect("must be refused");
+            let err = parse(src.as_bytes()).expect_err("must be refused");
             assert!(
                 err.message.contains("chains more than"),
                 "{prefix}: {}",

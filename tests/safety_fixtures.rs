@@ -57,7 +57,7 @@ fn correct_servers_produce_no_finding() {
             base_dir: dir.clone(),
             ..Settings::default()
         };
-        let report = lint_paths(&[dir.clone()], &settings);
+        let report = lint_paths(std::slice::from_ref(&dir), &settings);
         assert!(
             report.summary.files_parsed >= 1,
             "{name}: nothing was linted"

@@ -68,9 +68,12 @@ fn assert_invalid(result: Result<Option<StateBody>, MrtrError>) {
     assert_eq!(error.code(), -32602);
     assert_eq!(error.message(), "Invalid or expired requestState");
     assert_eq!(error.data(), None);
-    let wire: rmcp::ErrorData = error.into();
-    assert_eq!(wire.code.0, -32602);
-    assert_eq!(wire.message, "Invalid or expired requestState");
+    #[cfg(feature = "rmcp")]
+    {
+        let wire: rmcp::ErrorData = error.into();
+        assert_eq!(wire.code.0, -32602);
+        assert_eq!(wire.message, "Invalid or expired requestState");
+    }
 }
 
 #[test]
