@@ -73,6 +73,34 @@ fn input_responses(responses: Option<&rmcp::model::InputResponses>) -> Option<Va
     })
 }
 
+/// What varies between the rmcp requests an `Mrtr` is built from; the rest comes from the
+/// request context and the server.
+struct Params<'a> {
+    method: McpMethod,
+    target: String,
+    arguments: Value,
+    meta: Option<&'a RequestMetaObject>,
+    request_state: Option<&'a String>,
+    input_responses: Option<&'a rmcp::model::InputResponses>,
+}
+
+fn mrtr_from(
+    server: &impl MrtrServer,
+    params: Params<'_>,
+    context: &RequestContext<RoleServer>,
+) -> Mrtr {
+    let incoming = IncomingRequest {
+        method: params.method,
+        target: params.target,
+        arguments: params.arguments,
+        client_capabilities: capabilities(&context.meta, params.meta),
+        principal: server.mrtr_principal(context),
+        request_state: params.request_state.cloned().map(Value::String),
+        input_responses: input_responses(params.input_responses),
+    };
+    Mrtr::new(incoming, server.mrtr_config())
+}
+
 impl Mrtr {
     /// For a hand-written `ServerHandler::call_tool`.
     pub fn from_call_tool(
@@ -80,16 +108,15 @@ impl Mrtr {
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Mrtr {
-        let incoming = IncomingRequest {
+        let params = Params {
             method: McpMethod::CallTool,
             target: request.name.to_string(),
             arguments: arguments(request.arguments.as_ref()),
-            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: server.mrtr_principal(context),
-            request_state: request.request_state.clone().map(Value::String),
-            input_responses: input_responses(request.input_responses.as_ref()),
+            meta: request.meta.as_ref(),
+            request_state: request.request_state.as_ref(),
+            input_responses: request.input_responses.as_ref(),
         };
-        Mrtr::new(incoming, server.mrtr_config())
+        mrtr_from(server, params, context)
     }
 
     /// For a hand-written `ServerHandler::get_prompt`.
@@ -98,16 +125,15 @@ impl Mrtr {
         request: &GetPromptRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Mrtr {
-        let incoming = IncomingRequest {
+        let params = Params {
             method: McpMethod::GetPrompt,
             target: request.name.clone(),
             arguments: arguments(request.arguments.as_ref()),
-            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: server.mrtr_principal(context),
-            request_state: request.request_state.clone().map(Value::String),
-            input_responses: input_responses(request.input_responses.as_ref()),
+            meta: request.meta.as_ref(),
+            request_state: request.request_state.as_ref(),
+            input_responses: request.input_responses.as_ref(),
         };
-        Mrtr::new(incoming, server.mrtr_config())
+        mrtr_from(server, params, context)
     }
 
     /// For a hand-written `ServerHandler::read_resource`.
@@ -116,16 +142,15 @@ impl Mrtr {
         request: &ReadResourceRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Mrtr {
-        let incoming = IncomingRequest {
+        let params = Params {
             method: McpMethod::ReadResource,
             target: request.uri.clone(),
             arguments: Value::Null,
-            client_capabilities: capabilities(&context.meta, request.meta.as_ref()),
-            principal: server.mrtr_principal(context),
-            request_state: request.request_state.clone().map(Value::String),
-            input_responses: input_responses(request.input_responses.as_ref()),
+            meta: request.meta.as_ref(),
+            request_state: request.request_state.as_ref(),
+            input_responses: request.input_responses.as_ref(),
         };
-        Mrtr::new(incoming, server.mrtr_config())
+        mrtr_from(server, params, context)
     }
 }
 
@@ -138,16 +163,15 @@ impl Mrtr {
 impl<S: MrtrServer> FromContextPart<ToolCallContext<'_, S>> for Mrtr {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
         let request_context = &context.request_context;
-        let incoming = IncomingRequest {
+        let params = Params {
             method: McpMethod::CallTool,
             target: context.name.to_string(),
             arguments: arguments(context.arguments.as_ref()),
-            client_capabilities: capabilities(&request_context.meta, None),
-            principal: context.service.mrtr_principal(request_context),
-            request_state: context.request_state.clone().map(Value::String),
-            input_responses: input_responses(context.input_responses.as_ref()),
+            meta: None,
+            request_state: context.request_state.as_ref(),
+            input_responses: context.input_responses.as_ref(),
         };
-        Ok(Mrtr::new(incoming, context.service.mrtr_config()))
+        Ok(mrtr_from(context.service, params, request_context))
     }
 }
 
