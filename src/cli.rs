@@ -225,8 +225,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         fingerprints: args.format == Format::Sarif && !args.statistics,
     };
     let mut texts = gate::Texts::new(&sources, &settings.base_dir);
-    let mut gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
-    crate::fix::attach(&mut gated.report, |p| texts.get(p));
+    let gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
     if args.fix || args.diff {
         return run_fix(args, &gated.report, &mut texts, &settings, &mut resolver);
     }

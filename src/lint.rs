@@ -249,8 +249,8 @@ fn analyse(
 /// It may fill `fix` and edit messages; it must keep the findings' order and positions.
 pub type FilePass = fn(text: &str, file: &syn::File, findings: &mut [Finding]);
 
-/// The file passes, in order. Empty today: fixes are attached after the run (`fix::attach`).
-pub static FILE_PASSES: &[FilePass] = &[];
+/// The file passes, in order: the autofix plans each file's fixes from the tree parsed here.
+pub static FILE_PASSES: &[FilePass] = &[crate::fix::file_pass];
 
 pub fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

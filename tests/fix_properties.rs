@@ -120,21 +120,32 @@ fn a_crlf_file_keeps_its_line_ends() {
 }
 
 #[test]
-fn the_file_pass_gives_the_fixes_attach_gives() {
+fn the_engine_attaches_the_fixes_attach_gives() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("tests/fix_fixtures/src/handwritten.rs")).unwrap();
     let settings = Settings::default();
-    let findings = mcp_lint::lint_source("src/handwritten.rs", text.as_bytes(), &settings).findings;
+    // The engine's run: fixes come from `lint::FILE_PASSES`, on the tree it parsed.
+    let engine = mcp_lint::lint_source("src/handwritten.rs", text.as_bytes(), &settings).findings;
+    assert!(engine.iter().filter(|f| f.fix.is_some()).count() >= 4);
+    let bare: Vec<_> = engine
+        .iter()
+        .cloned()
+        .map(|mut f| {
+            f.fix = None;
+            f
+        })
+        .collect();
+    // `attach` (a second parse, for findings that come without fixes) agrees with it.
     let mut report = mcp_lint::finding::Report {
         version: 1,
-        findings: findings.clone(),
+        findings: bare.clone(),
         errors: Vec::new(),
         summary: Default::default(),
     };
     mcp_lint::fix::attach(&mut report, |_| Some(text.clone()));
+    assert_eq!(report.findings, engine);
     let file = syn::parse_file(&text).unwrap();
-    let mut passed = findings;
+    let mut passed = bare;
     mcp_lint::fix::file_pass(&text, &file, &mut passed);
-    assert_eq!(passed, report.findings);
-    assert!(passed.iter().filter(|f| f.fix.is_some()).count() >= 4);
+    assert_eq!(passed, engine);
 }

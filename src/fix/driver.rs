@@ -130,16 +130,8 @@ pub fn fix_text(
 /// The fix loop for one text without configuration files or suppressions (what a library user or
 /// an editor integration wants): lint, attach fixes, apply, lint again.
 pub fn fix_source(path: &str, text: &str, settings: &Settings, allowed: Allowed) -> FileFix {
-    let mut lint = |t: &str| {
-        let mut report = Report {
-            version: crate::lint::REPORT_VERSION,
-            findings: crate::lint::lint_source(path, t.as_bytes(), settings).findings,
-            errors: Vec::new(),
-            summary: Default::default(),
-        };
-        super::attach(&mut report, |_| Some(t.to_string()));
-        report.findings
-    };
+    // The engine's file pass (`lint::FILE_PASSES`) has attached the fixes already.
+    let mut lint = |t: &str| crate::lint::lint_source(path, t.as_bytes(), settings).findings;
     let first = lint(text);
     fix_text(path, text, first, allowed, &mut lint)
 }
@@ -163,7 +155,7 @@ pub fn relint(
     let mut sources = Sources::default();
     sources.files.insert(path.to_string(), text.to_string());
     let mut texts = Texts::new(&sources, &settings.base_dir);
-    let mut gated = gate::apply(
+    let gated = gate::apply(
         report,
         &[path.to_string()],
         &mut texts,
@@ -173,7 +165,6 @@ pub fn relint(
             ..GateOptions::default()
         },
     )?;
-    super::attach(&mut gated.report, |_| Some(text.to_string()));
     Ok(gated.report.findings)
 }
 

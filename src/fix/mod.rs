@@ -4,7 +4,8 @@
 //!   the next pass; shared edits apply once).
 //! - [`diff`]: the unified diff `--diff` prints.
 //! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
-//!   attached to the engine's findings by [`attach`], so the JSON report carries them too.
+//!   attached to the engine's findings by [`file_pass`] (registered in `lint::FILE_PASSES`, on the
+//!   tree the engine parsed), so every report carries them, the JSON one included.
 //! - [`driver`]: the passes over each file (apply, parse, lint again, up to
 //!   [`driver::MAX_PASSES`]), the atomic writes, and what the command prints.
 
@@ -19,8 +20,10 @@ use rayon::prelude::*;
 
 use crate::finding::{Applicability, Finding, Report};
 
-/// Adds the fixes this module computes to the findings that have none yet. `text` gives a
-/// file's text by its report path.
+/// Adds the fixes this module computes to the findings that have none yet, parsing each file
+/// again. The engine attaches them already (see [`file_pass`]); this is for findings that come
+/// from elsewhere without them (the fuzz harness's gated report). `text` gives a file's text by
+/// its report path.
 pub fn attach(report: &mut Report, mut text: impl FnMut(&str) -> Option<String>) {
     let mut by_path: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, f) in report.findings.iter().enumerate() {
@@ -55,9 +58,10 @@ pub fn attach(report: &mut Report, mut text: impl FnMut(&str) -> Option<String>)
     }
 }
 
-/// The fixes of one file, computed from the tree the engine already parsed, in the shape of
-/// `lint::FilePass` (register it in `lint::FILE_PASSES` to plan on the engine's worker threads
-/// without a second parse; [`attach`] then only fills what is left).
+/// The fixes of one file, computed from the tree the engine already parsed: a `lint::FilePass`,
+/// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
+/// a second parse. Findings are planned before suppressions and the baseline are applied: a
+/// handler is migrated as a whole, so its fix covers every legacy call in it.
 pub fn file_pass(text: &str, file: &syn::File, findings: &mut [Finding]) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
