@@ -100,6 +100,17 @@ pub struct FileResult {
 /// Lints one file's bytes. `path` is used as given in the findings. Runs on a thread with a
 /// large stack, so deeply nested input cannot overflow the caller's.
 pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult {
+    lint_source_in(path, source, settings, None)
+}
+
+/// [`lint_source`] for a text of a file whose package is known (`Packages::for_file`), so the
+/// rules decide as [`lint_files`] does: the fix loop lints each fixed text this way.
+pub fn lint_source_in(
+    path: &str,
+    source: &[u8],
+    settings: &Settings,
+    package: Option<std::sync::Arc<Package>>,
+) -> FileResult {
     let prefilter = settings
         .prefilter
         .then(|| Prefilter::new(&settings.trigger_tokens()));
@@ -107,10 +118,12 @@ pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult
         std::thread::Builder::new()
             .stack_size(STACK_SIZE)
             .spawn_scoped(s, || {
-                lint_here(path, source, settings, prefilter.as_ref(), None)
+                lint_here(path, source, settings, prefilter.as_ref(), package.clone())
             })
             .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
-            .unwrap_or_else(|_| lint_here(path, source, settings, prefilter.as_ref(), None))
+            .unwrap_or_else(|_| {
+                lint_here(path, source, settings, prefilter.as_ref(), package.clone())
+            })
     })
 }
 

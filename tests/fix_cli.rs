@@ -352,3 +352,37 @@ fn findings_the_baseline_hides_are_not_fixed_in_any_pass() {
         "--fix and --add-suppressions conflict"
     );
 }
+
+/// A module written for another SDK the package no longer depends on (never compiled).
+const OTHER_SDK: &str = r#"
+#[cfg(any())]
+mod old {
+    use rust_mcp_sdk::McpServer;
+    pub async fn ask(runtime: &dyn McpServer, p: ElicitRequestParams) {
+        let _ = runtime.request_elicitation(p).await;
+    }
+}
+"#;
+
+#[test]
+fn later_passes_lint_with_the_package_of_the_first() {
+    // Without its manifest the file would get a rust-mcp-sdk finding; with it, that SDK is out.
+    let dir = package(&format!("{SERVER}{OTHER_SDK}"));
+    let plain = run(dir.path(), &["--format", "concise", "src"]);
+    let listed = String::from_utf8_lossy(&plain.stdout);
+    assert!(!listed.contains("request_elicitation"), "{listed}");
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(lib(dir.path()).contains("mrtr.elicit"), "{err}");
+    assert!(
+        err.contains("fixed 2 findings in 1 file; remaining: 0 with an unsafe fix (add --unsafe-fixes), 0 with a display-only suggestion, 0 without a fix"),
+        "{err}"
+    );
+    let after = run(dir.path(), &["--format", "concise", "src"]);
+    assert_eq!(
+        after.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&after.stdout)
+    );
+}

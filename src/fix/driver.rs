@@ -13,6 +13,7 @@
 //! written.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::apply::apply_fixes;
 use super::Allowed;
@@ -20,6 +21,7 @@ use crate::config::gate::{self, GateOptions, Texts};
 use crate::config::Resolver;
 use crate::finding::{Applicability, Finding, Report};
 use crate::lint::{Settings, Sources};
+use crate::manifest::{Package, Packages};
 
 /// Passes per file before the loop gives up (each pass applies every non-overlapping fix; more
 /// than a few means fixes keep producing new fixable findings).
@@ -136,16 +138,19 @@ pub fn fix_source(path: &str, text: &str, settings: &Settings, allowed: Allowed)
     fix_text(path, text, first, allowed, &mut lint)
 }
 
-/// Lints `text` as the file `path`, through the same configuration, suppressions and baseline as
-/// the run, with fixes attached (a finding the baseline hides is not fixed in a later pass either).
+/// Lints `text` as the file `path`, through the same package (its manifest's dependency versions),
+/// configuration, suppressions and baseline as the run, with fixes attached: a later pass sees the
+/// findings a plain run over the fixed file would (a finding the baseline hides is not fixed in a
+/// later pass either, and an SDK the package does not depend on stays out).
 pub fn relint(
     path: &str,
     text: &str,
+    package: Option<Arc<Package>>,
     settings: &Settings,
     resolver: &mut Resolver,
     baseline: Option<&std::path::Path>,
 ) -> Result<Vec<Finding>, String> {
-    let result = crate::lint::lint_source(path, text.as_bytes(), settings);
+    let result = crate::lint::lint_source_in(path, text.as_bytes(), settings, package);
     let report = Report {
         version: crate::lint::REPORT_VERSION,
         findings: result.findings,
@@ -215,6 +220,8 @@ pub fn run_with_baseline(
     for f in &report.findings {
         by_path.entry(f.path.as_str()).or_default().push(f.clone());
     }
+    // Each file's package, read as the first run read it.
+    let packages = Packages::new();
     let mut outcome = RunOutcome::default();
     let mut pending = (0usize, 0usize, 0usize);
     let io = |e: std::io::Error| format!("cannot write the output: {e}");
@@ -230,13 +237,15 @@ pub fn run_with_baseline(
                 outcome.failed += 1;
                 continue;
             };
-            let mut again = |t: &str| match relint(path, t, settings, resolver, baseline) {
-                Ok(f) => f,
-                Err(e) => {
-                    let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
-                    Vec::new()
-                }
-            };
+            let package = packages.for_file(&settings.base_dir.join(path));
+            let mut again =
+                |t: &str| match relint(path, t, package.clone(), settings, resolver, baseline) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        let _ = writeln!(err, "{path}: cannot lint the fixed text again: {e}");
+                        Vec::new()
+                    }
+                };
             fix_text(path, &original, findings, opts.allowed, &mut again)
         } else {
             FileFix {
