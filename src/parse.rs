@@ -110,21 +110,7 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
                 }
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut level = 0usize;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        level += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        level -= 1;
-                        i += 2;
-                        if level == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
+                i = block_comment_end(b, i);
                 continue;
             }
             b'"' => {
@@ -196,6 +182,28 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
     None
 }
 
+/// Just past the `*/` closing the block comment that opens at `start` (Rust block comments
+/// nest), or the end of the text when it is never closed.
+pub(crate) fn block_comment_end(b: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                break;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    i.min(b.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,7 +215,9 @@ mod tests {
             "(".repeat(5000),
             ")".repeat(5000)
         );
-        let err = parse(src.as_bytes()).expect_err("must be refused");
+        let Err(err) = parse(src.as_bytes()) else {
+            panic!("must be refused")
+        };
         assert!(err.message.contains("nesting deeper"), "{}", err.message);
         assert_eq!(err.line, 1);
     }
@@ -218,7 +228,9 @@ mod tests {
             "fn f() {{ let x = {}; }}",
             vec!["1"; MAX_CHAIN + 10].join(" + ")
         );
-        let err = parse(src.as_bytes()).expect_err("must be refused");
+        let Err(err) = parse(src.as_bytes()) else {
+            panic!("must be refused")
+        };
         assert!(err.message.contains("chains more than"), "{}", err.message);
         let ok = format!("const T: [u8; 20000] = [{}];", vec!["1"; 20000].join(", "));
         assert!(too_deep(&ok).is_none(), "commas end a chain");
@@ -228,7 +240,9 @@ mod tests {
     fn prefix_keyword_and_not_chains_are_reported_not_parsed() {
         for prefix in ["return ", "break ", "yield ", "!"] {
             let src = format!("fn f() {{ loop {{ {}1 }} }}", prefix.repeat(MAX_CHAIN + 10));
-            let err = parse(src.as_bytes()).expect_err("must be refused");
+            let Err(err) = parse(src.as_bytes()) else {
+                panic!("must be refused")
+            };
             assert!(
                 err.message.contains("chains more than"),
                 "{prefix}: {}",

@@ -100,7 +100,7 @@ impl RawScan {
                     }
                     // Inline format arguments: `println!("{msg}")`.
                     if let Some(v) = &s {
-                        self.format_idents(v);
+                        self.idents.extend(format_arg_names(v));
                         if !in_envelope {
                             self.json_text(v, lit.span());
                         }
@@ -134,22 +134,28 @@ impl RawScan {
             self.raw.push(RawRequest { method, span });
         }
     }
+}
 
-    fn format_idents(&mut self, s: &str) {
-        let mut rest = s;
-        while let Some(open) = rest.find('{') {
-            rest = &rest[open + 1..];
-            if rest.starts_with('{') {
-                rest = &rest[1..];
-                continue;
-            }
-            let end = rest.find(['}', ':']).unwrap_or(rest.len());
-            let name = &rest[..end];
-            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                self.idents.push(name.to_string());
-            }
+/// `{name}` and `{name:?}` arguments of a format string (positional `{0}` ones are no names).
+pub(crate) fn format_arg_names(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            out.push(name.to_string());
         }
     }
+    out
 }
 
 /// The legacy method of a JSON object written as text: `"method"`, a colon and one of the three

@@ -167,24 +167,9 @@ fn lex(src: &str) -> Lexed {
                 i = end;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut depth = 0usize;
-                let mut j = i;
-                while j < b.len() {
-                    if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
-                        depth += 1;
-                        j += 2;
-                    } else if b[j] == b'*' && b.get(j + 1) == Some(&b'/') {
-                        depth -= 1;
-                        j += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        j += 1;
-                    }
-                }
-                skip_span(i, j.min(b.len()), &mut line, &mut out, false);
-                i = j.min(b.len());
+                let end = crate::parse::block_comment_end(b, i);
+                skip_span(i, end, &mut line, &mut out, false);
+                i = end;
             }
             b'"' => {
                 let end = quoted_end(b, i + 1, b'"');

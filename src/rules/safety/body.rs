@@ -9,10 +9,13 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::visit::Visit;
 
+use crate::scan::format_arg_names;
+
 /// Bound on how many initializers a single trace follows: keeps pathological bodies cheap.
 const MAX_TRACE_STEPS: usize = 4096;
 
 /// Where a local name's value comes from.
+#[derive(Default)]
 pub struct Body<'a> {
     pub lets: HashMap<String, Vec<&'a syn::Expr>>,
     /// Declared types of parameters and annotated locals.
@@ -37,21 +40,7 @@ pub struct Body<'a> {
 
 impl<'a> Body<'a> {
     pub fn scan(sig: &'a syn::Signature, block: &'a syn::Block) -> Body<'a> {
-        let mut b = Body {
-            lets: HashMap::new(),
-            param_types: HashMap::new(),
-            param_heads: HashMap::new(),
-            calls: Vec::new(),
-            methods: Vec::new(),
-            structs: Vec::new(),
-            macros: Vec::new(),
-            matches: Vec::new(),
-            fields: Vec::new(),
-            indexes: Vec::new(),
-            idents: HashSet::new(),
-            strings: Vec::new(),
-            mut_borrowed: HashSet::new(),
-        };
+        let mut b = Body::default();
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {
                 let head = last_segment(&pt.ty);
@@ -348,7 +337,7 @@ impl Body<'_> {
                 ..
             })) = args.first()
             {
-                for name in inline_format_args(&s.value()) {
+                for name in format_arg_names(&s.value()) {
                     let p: syn::Expr =
                         syn::parse_str(&name).unwrap_or(syn::Expr::Verbatim(TokenStream::new()));
                     self.trace_into(&p, c, t, seen);
@@ -493,7 +482,7 @@ fn token_words(ts: &TokenStream, idents: &mut HashSet<String>, strings: &mut Vec
             }
             TokenTree::Literal(l) => {
                 if let Some(s) = lit_str(&l) {
-                    for name in inline_format_args(&s) {
+                    for name in format_arg_names(&s) {
                         idents.insert(name);
                     }
                     strings.push(s);
@@ -508,28 +497,6 @@ fn token_words(ts: &TokenStream, idents: &mut HashSet<String>, strings: &mut Vec
 pub fn lit_str(lit: &proc_macro2::Literal) -> Option<String> {
     let ts: TokenStream = TokenTree::Literal(lit.clone()).into();
     syn::parse2::<syn::LitStr>(ts).ok().map(|l| l.value())
-}
-
-/// `{name}` and `{name:?}` arguments of a format string.
-fn inline_format_args(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while let Some(open) = rest.find('{') {
-        rest = &rest[open + 1..];
-        if rest.starts_with('{') {
-            rest = &rest[1..];
-            continue;
-        }
-        let end = rest.find(['}', ':']).unwrap_or(rest.len());
-        let name = &rest[..end];
-        if !name.is_empty()
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-        {
-            out.push(name.to_string());
-        }
-    }
-    out
 }
 
 /// A key/value view of a `json!` object body: `"key": <value tokens>` pairs at the top level.
@@ -724,21 +691,7 @@ pub fn is_none(e: &syn::Expr) -> bool {
 impl<'a> Body<'a> {
     /// The index of a lone expression (a `static` or `const` initializer): no parameters.
     pub fn scan_expr(e: &'a syn::Expr) -> Body<'a> {
-        let mut b = Body {
-            lets: HashMap::new(),
-            param_types: HashMap::new(),
-            param_heads: HashMap::new(),
-            calls: Vec::new(),
-            methods: Vec::new(),
-            structs: Vec::new(),
-            macros: Vec::new(),
-            matches: Vec::new(),
-            fields: Vec::new(),
-            indexes: Vec::new(),
-            idents: HashSet::new(),
-            strings: Vec::new(),
-            mut_borrowed: HashSet::new(),
-        };
+        let mut b = Body::default();
         let mut idx = Indexer { b: &mut b };
         idx.visit_expr(e);
         b
