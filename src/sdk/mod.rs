@@ -217,6 +217,14 @@ impl RequestMethod {
         }
     }
 
+    /// Callable with or without a turbofish (`peer.elicit::<T>(..)`).
+    pub const fn optional_turbofish(self) -> RequestMethod {
+        RequestMethod {
+            generics: Generics::Optional,
+            ..self
+        }
+    }
+
     pub const fn when(self, legacy: Legacy) -> RequestMethod {
         RequestMethod { legacy, ..self }
     }

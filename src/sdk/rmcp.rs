@@ -2,8 +2,8 @@
 //! `service/server.rs` and `handler/server.rs`, summarised in `reference/rust-sdks.md` section 1.
 
 use super::{
-    ContextType, Generics, HandlerTrait, Legacy, McpMethod, PeerType, RawSendMethod, RemovedApi,
-    RequestMethod, RequestName, RoleSource, SdkTable, Side,
+    ContextType, HandlerTrait, McpMethod, PeerType, RawSendMethod, RemovedApi, RequestMethod,
+    RequestName, RoleSource, SdkTable, Side,
 };
 
 const ELICIT_HELP: &str = "return an `InputRequiredResult` whose `inputRequests` holds an \
@@ -26,40 +26,6 @@ parameter or configuration";
 
 const RAW_HELP: &str = "build the request as an `InputRequest` inside an `InputRequiredResult` \
 returned from the handler, or use `#[mrtr_handler]`";
-
-const fn m(
-    name: &'static str,
-    sends: McpMethod,
-    arity: usize,
-    replacement: &'static str,
-) -> RequestMethod {
-    RequestMethod {
-        name,
-        sends,
-        arity,
-        generics: Generics::None,
-        replacement,
-        legacy: Legacy::ALWAYS,
-        sends_as: None,
-    }
-}
-
-const fn g(
-    name: &'static str,
-    sends: McpMethod,
-    arity: usize,
-    replacement: &'static str,
-) -> RequestMethod {
-    RequestMethod {
-        name,
-        sends,
-        arity,
-        generics: Generics::Optional,
-        replacement,
-        legacy: Legacy::ALWAYS,
-        sends_as: None,
-    }
-}
 
 pub static RMCP: SdkTable = SdkTable {
     name: "rmcp",
@@ -126,29 +92,30 @@ pub static RMCP: SdkTable = SdkTable {
     ],
     serve_methods: &["serve", "serve_with_ct"],
     request_methods: &[
-        m("create_elicitation", McpMethod::Elicitation, 1, ELICIT_HELP),
-        m(
+        RequestMethod::new("create_elicitation", McpMethod::Elicitation, 1, ELICIT_HELP),
+        RequestMethod::new(
             "create_elicitation_with_timeout",
             McpMethod::Elicitation,
             2,
             ELICIT_HELP,
         ),
-        g("elicit", McpMethod::Elicitation, 1, ELICIT_HELP),
-        g(
+        RequestMethod::new("elicit", McpMethod::Elicitation, 1, ELICIT_HELP).optional_turbofish(),
+        RequestMethod::new(
             "elicit_with_timeout",
             McpMethod::Elicitation,
             2,
             ELICIT_HELP,
-        ),
-        m("elicit_url", McpMethod::Elicitation, 3, ELICIT_URL_HELP),
-        m(
+        )
+        .optional_turbofish(),
+        RequestMethod::new("elicit_url", McpMethod::Elicitation, 3, ELICIT_URL_HELP),
+        RequestMethod::new(
             "elicit_url_with_timeout",
             McpMethod::Elicitation,
             4,
             ELICIT_URL_HELP,
         ),
-        m("create_message", McpMethod::Sampling, 1, SAMPLING_HELP),
-        m("list_roots", McpMethod::Roots, 0, ROOTS_HELP),
+        RequestMethod::new("create_message", McpMethod::Sampling, 1, SAMPLING_HELP),
+        RequestMethod::new("list_roots", McpMethod::Roots, 0, ROOTS_HELP),
     ],
     raw_send_methods: &[
         RawSendMethod::peer("send_request", 1),
