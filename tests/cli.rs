@@ -71,7 +71,54 @@ fn human_output_is_rustc_like_and_exit_is_1() {
         "{out}"
     );
     assert!(out.contains("#[mrtr_handler]"), "{out}");
+    assert!(
+        out.contains("= suggested fix (by hand): no automatic rewrite: `create_elicitation`"),
+        "a fix without edits is shown as a suggestion: {out}"
+    );
     assert!(out.contains("1 finding (1 error, 0 warnings)"), "{out}");
+    assert!(!out.contains("fixable"), "nothing to apply: {out}");
+}
+
+/// A `#[tool]` the rewrite takes (unsafe fix) and a stale suppression (safe fix).
+const FIXABLE: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData, RoleServer};
+
+// mcp-lint: allow(MCP003) -- nothing asks for roots here any more
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "Greets")]
+    async fn greet(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let name = ctx.peer.elicit::<Name>("Your name?").await;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{name:?}"))]))
+    }
+}
+"#;
+
+#[test]
+fn human_output_says_which_findings_have_a_fix_and_how_to_apply_it() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("src")).unwrap();
+    std::fs::write(t.path().join("src/tool.rs"), FIXABLE).unwrap();
+    let o = run_in(t.path(), &["src"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("= fix (unsafe, --fix --unsafe-fixes; review it with --diff): `elicit` becomes `mrtr.elicit::<Name>(..)`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("= fix (safe, --fix): "),
+        "the stale suppression's removal: {out}"
+    );
+    assert!(
+        out.ends_with(
+            "1 fixable with --fix, 1 more with --unsafe-fixes (--diff shows the edits first)\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]

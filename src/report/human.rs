@@ -5,7 +5,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor, Config, Styles, StylesWriter};
 
 use super::RenderOptions;
-use crate::finding::{Finding, Level, Report};
+use crate::finding::{Applicability, Finding, Level, Report};
 use crate::lint::Sources;
 use crate::source::LineIndex;
 
@@ -27,10 +27,13 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
             term::emit_to_io_write(&mut out, &config, &files, &diag).is_ok()
         };
         if !ok || diag.labels.is_empty() {
-            // No source to show (unreadable text): one plain line still names the place.
+            // No source to show (unreadable text): plain lines still name the place and the fix.
+            let fix = fix_note(f)
+                .map(|n| format!("  = {n}\n"))
+                .unwrap_or_default();
             out.extend_from_slice(
                 format!(
-                    "{}[{}]: {}\n  --> {}:{}:{}\n\n",
+                    "{}[{}]: {}\n  --> {}:{}:{}\n{fix}\n",
                     level_word(f.level),
                     f.code,
                     f.message,
@@ -47,7 +50,47 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
         s.push_str(&format!("error: {}: {}\n", e.path, e.message));
     }
     s.push_str(&summary_line(report));
+    s.push_str(&fixable_line(report));
     s
+}
+
+/// The note that says a finding has a fix, which one, and how to apply it.
+fn fix_note(f: &Finding) -> Option<String> {
+    let fix = f.fix.as_ref()?;
+    // A fix without edits has nothing to apply: it is written up as a suggestion.
+    let applicability = if fix.edits.is_empty() {
+        Applicability::DisplayOnly
+    } else {
+        fix.applicability
+    };
+    Some(match applicability {
+        Applicability::Safe => format!("fix (safe, --fix): {}", fix.message),
+        Applicability::Unsafe => format!(
+            "fix (unsafe, --fix --unsafe-fixes; review it with --diff): {}",
+            fix.message
+        ),
+        Applicability::DisplayOnly => format!("suggested fix (by hand): {}", fix.message),
+    })
+}
+
+/// `N fixable with --fix, M more with --unsafe-fixes`, when a finding has a fix to apply.
+fn fixable_line(report: &Report) -> String {
+    let mut safe = 0;
+    let mut unsafe_ = 0;
+    for fix in report.findings.iter().filter_map(|f| f.fix.as_ref()) {
+        if fix.edits.is_empty() {
+            continue;
+        }
+        match fix.applicability {
+            Applicability::Safe => safe += 1,
+            Applicability::Unsafe => unsafe_ += 1,
+            Applicability::DisplayOnly => {}
+        }
+    }
+    if safe + unsafe_ == 0 {
+        return String::new();
+    }
+    format!("{safe} fixable with --fix, {unsafe_} more with --unsafe-fixes (--diff shows the edits first)\n")
 }
 
 fn level_word(l: Level) -> &'static str {
@@ -82,6 +125,7 @@ fn diagnostic(f: &Finding, file: Option<usize>, sources: &Sources) -> Diagnostic
     if let Some(h) = &f.help {
         notes.push(format!("help: {h}"));
     }
+    notes.extend(fix_note(f));
     notes.push(format!(
         "note: `{}` ({}) is {} by default; `cargo mcp-lint rule {}` explains it",
         f.name,
