@@ -315,3 +315,144 @@ impl<S: rmcp::Service<RoleServer>> rmcp::Service<RoleServer> for StrictParams<S>
         self.0.supported_protocol_versions()
     }
 }
+
+// Sampling: rmcp's `sampling/createMessage` types and the runtime's describe the same wire
+// objects, so code rewritten from `peer.create_message(params)` to `mrtr.sample(..)` keeps
+// building rmcp's params and reading rmcp's result. (rmcp marks sampling deprecated, SEP-2577.)
+
+/// A typed rmcp value as the JSON it is on the wire. rmcp's sampling types are plain derived
+/// structs and enums with string keys, which always serialize.
+fn wire<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// A role or another string enum of rmcp as its wire string (`"user"`, `"thisServer"`).
+fn wire_string<T: serde::Serialize>(value: &T) -> String {
+    match wire(value) {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+#[allow(deprecated)]
+impl From<rmcp::model::SamplingMessage> for crate::ask::SamplingMessage {
+    fn from(message: rmcp::model::SamplingMessage) -> Self {
+        crate::ask::SamplingMessage {
+            role: wire_string(&message.role),
+            content: wire(&message.content),
+        }
+    }
+}
+
+/// rmcp's `CreateMessageRequestParams` as the runtime's ask. The request's own `_meta` (and a
+/// message's) is not carried: the runtime writes the input request's envelope itself.
+#[allow(deprecated)]
+impl From<rmcp::model::CreateMessageRequestParams> for crate::ask::SamplingRequest {
+    fn from(params: rmcp::model::CreateMessageRequestParams) -> Self {
+        crate::ask::SamplingRequest {
+            messages: params.messages.into_iter().map(Into::into).collect(),
+            max_tokens: params.max_tokens,
+            system_prompt: params.system_prompt,
+            temperature: params.temperature.map(f64::from),
+            stop_sequences: params.stop_sequences,
+            model_preferences: params.model_preferences.as_ref().map(wire),
+            include_context: params.include_context.as_ref().map(wire_string),
+            metadata: params.metadata,
+            tools: params.tools.map(|tools| tools.iter().map(wire).collect()),
+            tool_choice: params.tool_choice.as_ref().map(wire),
+        }
+    }
+}
+
+/// The client's sampling answer as rmcp's `CreateMessageResult`, the type `create_message`
+/// returned, with its error type (`ServiceError`), so code written for the legacy call keeps
+/// working. Fallible: the answer is client input, and its `content` may be a block rmcp does not
+/// know or not a block at all; that is an invalid-params error naming what did not fit.
+#[allow(deprecated)]
+impl TryFrom<crate::ask::SamplingResponse> for rmcp::model::CreateMessageResult {
+    type Error = rmcp::ServiceError;
+
+    fn try_from(answer: crate::ask::SamplingResponse) -> Result<Self, Self::Error> {
+        serde_json::from_value(wire(&answer)).map_err(|e| {
+            rmcp::ServiceError::McpError(rmcp::ErrorData::invalid_params(
+                format!("the client's sampling answer is not an rmcp CreateMessageResult: {e}"),
+                None,
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(deprecated)]
+mod sampling_tests {
+    use rmcp::model::{
+        ContextInclusion, CreateMessageRequestParams, CreateMessageResult, ModelPreferences,
+        SamplingMessage,
+    };
+    use serde_json::json;
+
+    use crate::ask::{SamplingRequest, SamplingResponse};
+
+    #[test]
+    fn rmcp_params_become_the_same_wire_request() {
+        let params = CreateMessageRequestParams::new(
+            vec![
+                SamplingMessage::user_text("What is 6 x 7?"),
+                SamplingMessage::assistant_text("Let me think."),
+            ],
+            150,
+        )
+        .with_system_prompt("Be brief.")
+        .with_include_context(ContextInclusion::ThisServer)
+        .with_temperature(0.5)
+        .with_stop_sequences(vec!["END".into()])
+        .with_model_preferences(ModelPreferences::new().with_speed_priority(1.0));
+        let wire = serde_json::to_value(&params).unwrap();
+        let request = SamplingRequest::from(params);
+        assert_eq!(request.messages[0].role, "user");
+        assert_eq!(request.messages[1].role, "assistant");
+        assert_eq!(
+            request.messages[0].content,
+            json!({ "type": "text", "text": "What is 6 x 7?" })
+        );
+        assert_eq!(request.include_context.as_deref(), Some("thisServer"));
+        assert_eq!(request.temperature, Some(0.5));
+        // Every field rmcp sends is in the runtime's request, with the same JSON.
+        assert_eq!(serde_json::to_value(&request).unwrap(), wire);
+    }
+
+    #[test]
+    fn an_answer_becomes_rmcp_s_result() {
+        let answer = SamplingResponse::text("test-model", "42");
+        let result = CreateMessageResult::try_from(answer.clone()).unwrap();
+        assert_eq!(result.model, "test-model");
+        assert_eq!(result.stop_reason.as_deref(), Some("endTurn"));
+        assert_eq!(
+            result
+                .message
+                .content
+                .first()
+                .and_then(|b| b.as_text())
+                .map(|t| t.text.as_str()),
+            Some("42")
+        );
+        assert_eq!(
+            serde_json::to_value(&result).unwrap(),
+            serde_json::to_value(&answer).unwrap()
+        );
+    }
+
+    #[test]
+    fn an_answer_rmcp_cannot_hold_is_an_error_not_a_panic() {
+        let mut answer = SamplingResponse::text("m", "x");
+        answer.content = json!(5);
+        let err = CreateMessageResult::try_from(answer).unwrap_err();
+        assert!(
+            err.to_string().contains("not an rmcp CreateMessageResult"),
+            "{err}"
+        );
+        let mut answer = SamplingResponse::text("m", "x");
+        answer.role = "moderator".into();
+        assert!(CreateMessageResult::try_from(answer).is_err());
+    }
+}
