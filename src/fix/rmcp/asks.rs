@@ -18,40 +18,11 @@ pub enum Ask {
     },
     /// `list_roots()`.
     Roots,
-    /// `create_message(params)`: through the two conversion helpers of [`SAMPLING_HELPERS`].
+    /// `create_message(params)`: through the runtime's conversions of rmcp's sampling types
+    /// (`From<CreateMessageRequestParams> for SamplingRequest`, `TryFrom<SamplingResponse> for
+    /// CreateMessageResult`).
     Sample { params: String },
 }
-
-/// The names of the helpers a sampling rewrite calls.
-pub const SAMPLING_HELPER_NAMES: [&str; 2] = ["mrtr_sampling_request", "mrtr_sampling_result"];
-
-/// Appended once to a file whose sampling calls are rewritten: rmcp's `CreateMessageRequestParams`
-/// and `CreateMessageResult` and the runtime's `SamplingRequest` / `SamplingResponse` are the same
-/// `sampling/createMessage` wire objects, so each converts to the other through JSON.
-pub const SAMPLING_HELPERS: &str = "/// Written by `cargo mcp-lint --fix`: rmcp's sampling parameters as the runtime's request (both
-/// are the `sampling/createMessage` wire object).
-fn mrtr_sampling_request(
-    params: rmcp::model::CreateMessageRequestParams,
-) -> Result<mrtr::SamplingRequest, rmcp::ErrorData> {
-    rmcp::serde_json::to_value(params)
-        .and_then(rmcp::serde_json::from_value)
-        .map_err(|e| rmcp::ErrorData::internal_error(format!(\"sampling request: {e}\"), None))
-}
-
-/// Written by `cargo mcp-lint --fix`: the runtime's sampling answer as rmcp's result.
-fn mrtr_sampling_result(
-    answer: mrtr::SamplingResponse,
-) -> Result<rmcp::model::CreateMessageResult, rmcp::ServiceError> {
-    rmcp::serde_json::to_value(answer)
-        .and_then(rmcp::serde_json::from_value)
-        .map_err(|e| {
-            rmcp::ServiceError::McpError(rmcp::ErrorData::internal_error(
-                format!(\"sampling answer: {e}\"),
-                None,
-            ))
-        })
-}
-";
 
 /// Reads a call's method and arguments; `Err` explains why the call has no rewrite.
 pub fn read(
@@ -106,7 +77,9 @@ impl Ask {
             } => format!("{mrtr}.elicit{turbofish}({message})"),
             Ask::ElicitUrl { message, url, .. } => format!("{mrtr}.elicit_url({message}, {url})"),
             Ask::Roots => format!("{mrtr}.list_roots()"),
-            Ask::Sample { params } => format!("{mrtr}.sample(mrtr_sampling_request({params})?)"),
+            Ask::Sample { params } => {
+                format!("{mrtr}.sample(mrtr::SamplingRequest::from({params}))")
+            }
         }
     }
 
@@ -150,7 +123,7 @@ impl Ask {
 {i}        .collect(),\n\
 {i}))"
             ),
-            Ask::Sample { .. } => format!("mrtr_sampling_result({answer})"),
+            Ask::Sample { .. } => format!("rmcp::model::CreateMessageResult::try_from({answer})"),
         }
     }
 
@@ -171,10 +144,12 @@ consent to open the URL, not that the out-of-band step finished"
             ),
             Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
             Ask::Sample { .. } => format!(
-                "`{method}` becomes `mrtr.sample(..)` under `#[mrtr_handler]`, through two helpers \
-the fix adds at the end of the file (`mrtr_sampling_request` / `mrtr_sampling_result` convert \
-rmcp's types to the runtime's and back through their shared wire format); sampling is deprecated \
-in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
+                "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
+`#[mrtr_handler]`: the request travels in an `InputRequiredResult` and the client's model answers \
+in its retry, so no mid-request `sampling/createMessage` is sent; the answer is rmcp's \
+`CreateMessageResult` again through `CreateMessageResult::try_from` (the runtime's rmcp \
+conversions), and an answer that does not fit it is an `Err` where a failed call was; sampling \
+is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
             ),
         };
         let timeout = matches!(

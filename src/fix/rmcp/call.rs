@@ -22,8 +22,6 @@ pub(super) struct CallPlan {
     pub(super) receiver: String,
     /// How often the call's receiver names that parameter (0 through an alias).
     pub(super) receiver_uses: usize,
-    /// The rewrite calls the sampling helpers ([`asks::SAMPLING_HELPERS`]).
-    pub(super) sampling: bool,
 }
 
 fn same<T>(a: &T, b: &T) -> bool {
@@ -66,7 +64,6 @@ await it in its own `let` first"
                 imports: ask.imports(),
                 receiver,
                 receiver_uses,
-                sampling: false,
             });
         }
     }
@@ -87,7 +84,6 @@ await it in its own `let` first"
                     imports: ask.imports(),
                     receiver,
                     receiver_uses,
-                    sampling: false,
                 });
             }
         }
@@ -180,7 +176,6 @@ that reads it is unchanged",
         imports: ask.imports(),
         receiver,
         receiver_uses,
-        sampling: matches!(ask, Ask::Sample { .. }),
     })
 }
 

@@ -135,14 +135,6 @@ handlers and each needs its own ask"
         }
     }
     let import = handler::import_edit(file, src, &idx, &lines, &needed);
-    let helpers = sampling_helpers(
-        file,
-        src,
-        &lines,
-        planned
-            .iter()
-            .any(|(_, p)| p.as_ref().is_ok_and(|p| p.sampling)),
-    );
     let server_note = !handler::has_mrtr_server_impl(&file.items);
     // A file that names nothing of the runtime yet: its crate may not depend on it either.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
@@ -150,9 +142,6 @@ handlers and each needs its own ask"
         let Ok(p) = p else { continue };
         let mut edits = p.edits.clone();
         edits.extend(import.clone());
-        if p.sampling {
-            edits.extend(helpers.clone());
-        }
         edits.sort_by_key(|e| (e.start, e.end));
         if src.contains("\r\n") {
             for e in &mut edits {
@@ -185,22 +174,6 @@ impl): `impl MrtrServer for {} {{ fn mrtr_config(&self) -> &MrtrConfig {{ .. }} 
     out
 }
 
-/// The sampling helpers, appended to the file once, unless it has them already.
-fn sampling_helpers(file: &syn::File, src: &str, lines: &LineIndex, wanted: bool) -> Option<Edit> {
-    let defined = file.items.iter().any(|i| {
-        matches!(i, syn::Item::Fn(f) if asks::SAMPLING_HELPER_NAMES.contains(&f.sig.ident.to_string().as_str()))
-    });
-    if !wanted || defined {
-        return None;
-    }
-    let sep = if src.ends_with('\n') { "\n" } else { "\n\n" };
-    Some(lines.edit(
-        src.len(),
-        src.len(),
-        format!("{sep}{}", asks::SAMPLING_HELPERS),
-    ))
-}
-
 fn display_only(message: String) -> Fix {
     Fix {
         applicability: Applicability::DisplayOnly,
@@ -216,8 +189,6 @@ pub(super) struct Cx<'a> {
 }
 
 struct HandlerPlan {
-    /// Some call goes through the sampling helpers.
-    sampling: bool,
     edits: Vec<Edit>,
     /// One per member finding, same order.
     messages: Vec<String>,
@@ -260,7 +231,6 @@ fn plan_handler(
         handler::edits(site, cx.src, cx.idx, cx.lines, replace.as_deref())
             .map_err(|why| (members[0], why))?;
     let mut messages = Vec::new();
-    let sampling = calls.iter().any(|c| c.sampling);
     for c in calls {
         edits.extend(c.edits);
         imports.extend(c.imports.iter().copied());
@@ -271,7 +241,6 @@ fn plan_handler(
         ));
     }
     Ok(HandlerPlan {
-        sampling,
         edits,
         messages,
         imports,

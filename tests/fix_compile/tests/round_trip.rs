@@ -213,7 +213,7 @@ async fn the_hand_written_handlers_complete_their_rounds() {
 }
 
 #[tokio::test]
-async fn the_rewritten_sampling_tool_completes_through_the_conversion_helpers() {
+async fn the_rewritten_sampling_tool_completes_through_the_runtime_conversions() {
     let client = connect(Assistant::default(), Client::default());
     let out = call(&client, "ask", json!({ "question": "the answer?" })).await;
     assert_eq!(out, "42 (test-model)");

@@ -1,5 +1,5 @@
 //! Sampling from `#[tool]` methods (rmcp 3.x, before MRTR): `create_message` becomes
-//! `mrtr.sample(..)` through two conversion helpers the fix appends to the file.
+//! `mrtr.sample(..)` through the runtime's conversions of rmcp's sampling types.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
