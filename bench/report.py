@@ -52,8 +52,8 @@ def main():
         if summary:
             print(f"mcp-lint: files_seen={summary.get('files_seen')} files_parsed={summary.get('files_parsed')}"
                   f" findings={summary.get('findings')} errors={summary.get('errors')}")
-        print(f"\n| tool | median | min | max | MB/s | peak RSS |")
-        print("|---|---|---|---|---|---|")
+        print(f"\n| tool | median | min | max | MB/s | CPU (user+sys, mean) | peak RSS |")
+        print("|---|---|---|---|---|---|---|")
         med = {}
         for tool in TOOLS:
             r = results.get(tool)
@@ -61,14 +61,18 @@ def main():
                 continue
             med[tool] = r["median"]
             mem = f"{rss[tool]:.0f} MB" if tool in rss else ""
+            cpu = (r["user"] + r["system"]) * 1e3
             print(f"| {tool} | {r['median'] * 1e3:.0f} ms | {r['min'] * 1e3:.0f} ms | {r['max'] * 1e3:.0f} ms"
-                  f" | {mb / r['median']:.1f} | {mem} |")
+                  f" | {mb / r['median']:.1f} | {cpu:.0f} ms | {mem} |")
         lint = med["mcp-lint"]
         print()
         print(f"- mcp-lint / rg        = {lint / med['rg']:.2f}x the time of the read floor")
         print(f"- ast-grep / mcp-lint  = {med['ast-grep'] / lint:.1f}x faster than ast-grep")
         print(f"- syn-floor / mcp-lint = {med['syn-floor'] / lint:.2f}x the single-thread parse throughput")
         print(f"- mcp-lint-1t / mcp-lint = {med['mcp-lint-1t'] / lint:.2f}x from parallelism")
+        cpu = {t: results[t]["user"] + results[t]["system"] for t in results}
+        print(f"- CPU time: mcp-lint {cpu['mcp-lint']:.2f} s, syn-floor {cpu['syn-floor']:.2f} s"
+              f" ({cpu['mcp-lint'] / cpu['syn-floor']:.2f}x the floor's work), rg {cpu['rg']:.2f} s")
         checks = []
         if corpus == "vendor":
             checks.append(("within 3x of rg", lint <= 3 * med["rg"]))

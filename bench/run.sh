@@ -41,8 +41,11 @@ mkdir -p "$OUT"
 echo "== build (release)"
 (cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint)
 (cd "$ROOT/bench/syn-floor" && cargo build --release --locked)
-LINT=$ROOT/target/release/cargo-mcp-lint
-FLOOR=$ROOT/bench/syn-floor/target/release/syn-floor
+# Copies: the target dir is shared, and a rebuild in the middle of a run must not change the binary.
+mkdir -p "$OUT/bin"
+cp "$ROOT/target/release/cargo-mcp-lint" "$ROOT/bench/syn-floor/target/release/syn-floor" "$OUT/bin/"
+LINT=$OUT/bin/cargo-mcp-lint
+FLOOR=$OUT/bin/syn-floor
 
 echo "== corpora"
 # The vendored tree follows Cargo.lock: re-vendor only when the lock file changed.

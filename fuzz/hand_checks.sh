@@ -2,7 +2,8 @@
 # Hostile inputs the fuzzer cannot make: each must give a finding or an error line, never a
 # crash (signal, panic, exit status other than 0/1/2) or a hang (the timeout below).
 #   nested-parens / nested-blocks   100k levels of ( and { : recursion depth
-#   huge-line                       one 50 MB line that contains trigger tokens
+#   huge-line / huge-line-dense     a 50 MB line with a few legacy calls; a 4 MB line of them
+#   return-chain / else-if-chain    recursion without brackets
 #   invalid-utf8                    a .rs file with bytes that are not UTF-8, next to trigger tokens
 #   unreadable                      chmod 000 (only meaningful when not root: root reads anything)
 #   vanishing                       files deleted while the linter runs
@@ -63,13 +64,32 @@ d=$(case_dir nested-unclosed)
 python3 -c "import sys; sys.stdout.write('$trigger\nfn f() { ' + '[('*60000 + '\n')" >"$d/src/lib.rs"
 run nested-unclosed "$d"
 
+# A 50 MB line of ordinary (minified-looking) code with a legacy call every ~1 MB: line length.
 d=$(case_dir huge-line)
 python3 -c "
 import sys
+filler = 'let v = [1, 2, 3].iter().map(|x| x * 2).sum::<i32>(); '
 call = 'ctx.peer.create_message(p); '
-body = call * (50 * 1024 * 1024 // len(call))
-sys.stdout.write('async fn t(ctx: RequestContext<RoleServer>) { ' + body + '}')" >"$d/src/lib.rs"
+chunk = filler * (1024 * 1024 // len(filler)) + call
+sys.stdout.write('async fn t(ctx: RequestContext<RoleServer>) { ' + chunk * 50 + '}')" >"$d/src/lib.rs"
 run huge-line "$d"
+
+# A 4 MB line that is nothing but legacy calls (150k findings on one line): finding count.
+d=$(case_dir huge-line-dense)
+python3 -c "
+import sys
+call = 'ctx.peer.create_message(p); '
+sys.stdout.write('async fn t(ctx: RequestContext<RoleServer>) { ' + call * (4 * 1024 * 1024 // len(call)) + '}')" >"$d/src/lib.rs"
+run huge-line-dense "$d"
+
+# Prefix-keyword and else-if chains: recursion without brackets.
+d=$(case_dir return-chain)
+python3 -c "import sys; sys.stdout.write('$trigger\nfn f() -> u8 { ' + 'return ' * 300000 + '1 }\n')" >"$d/src/lib.rs"
+run return-chain "$d"
+
+d=$(case_dir else-if-chain)
+python3 -c "import sys; sys.stdout.write('$trigger\nfn f(a: bool) -> u8 { ' + 'if a { 1 } else ' * 200000 + '{ 2 } }\n')" >"$d/src/lib.rs"
+run else-if-chain "$d"
 
 d=$(case_dir invalid-utf8)
 { printf '%s\n// caf\xe9 \xff\xfe\n' "$trigger"; } >"$d/src/lib.rs"
