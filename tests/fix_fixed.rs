@@ -157,3 +157,30 @@ fn shapes_without_a_rewrite_say_why() {
     assert!(why(69).contains("typed form"), "create_elicitation");
     assert!(why(76).contains("#[prompt]"), "prompt");
 }
+
+/// Read as a user would, each rewrite's message says what changes on the wire and what is left
+/// to do by hand: the `MrtrServer` impl, the `mrtr` dependency, `Serialize` on kept values.
+#[test]
+fn every_rewrite_message_says_what_changes_on_the_wire_and_what_is_left_to_do() {
+    let dir = scratch();
+    let out = run(dir.path(), &["--format", "json", "src"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let mut rewrites = 0;
+    for f in report["findings"].as_array().unwrap() {
+        if f["fix"]["applicability"] != "unsafe" {
+            continue;
+        }
+        rewrites += 1;
+        let m = f["fix"]["message"].as_str().unwrap();
+        let wire = f["mcp_method"].as_str().unwrap();
+        let at = format!("{}:{}", f["path"], f["line"]);
+        assert!(
+            m.contains(&format!("mid-request `{wire}`")) && m.contains("`InputRequiredResult`"),
+            "{at}: the wire change: {m}"
+        );
+        assert!(m.contains("must implement `mrtr::MrtrServer`"), "{at}: {m}");
+        assert!(m.contains("`[dependencies]` (`mrtr`"), "{at}: {m}");
+        assert!(m.contains("`Serialize + Deserialize`"), "{at}: {m}");
+    }
+    assert!(rewrites >= 10, "{rewrites} rewrites");
+}

@@ -134,15 +134,20 @@ impl Ask {
                 "`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`: the \
 question travels in an `InputRequiredResult` and the answer in the client's retry, so a \
 client without MRTR support no longer gets a mid-request `elicitation/create`; decline and \
-cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a failed round returns from the \
-handler through `?`"
+cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a round that fails (no answer, or a \
+`requestState` that does not verify) returns its error from the handler through `?`"
             ),
             Ask::ElicitUrl { .. } => format!(
                 "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]`: the \
-elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
+URL travels in an `InputRequiredResult` and the answer in the client's retry instead of a \
+mid-request `elicitation/create`; the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
 consent to open the URL, not that the out-of-band step finished"
             ),
-            Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
+            Ask::Roots => format!(
+                "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`: the roots request \
+travels in an `InputRequiredResult` and the roots come in the client's retry instead of a \
+mid-request `roots/list`"
+            ),
             Ask::Sample { .. } => format!(
                 "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
 `#[mrtr_handler]`: the request travels in an `InputRequiredResult` and the client's model answers \

@@ -153,7 +153,8 @@ handlers and each needs its own ask"
             if server_note {
                 message.push_str(&format!(
                     "; the server type{} must implement `mrtr::MrtrServer` (this file has no such \
-impl): `impl MrtrServer for {} {{ fn mrtr_config(&self) -> &MrtrConfig {{ .. }} }}`",
+impl; its `MrtrConfig` holds the keys that seal `requestState`): `impl MrtrServer for {} {{ fn \
+mrtr_config(&self) -> &MrtrConfig {{ .. }} }}`",
                     p.self_ty
                         .as_deref()
                         .map(|t| format!(" `{t}`"))
@@ -162,7 +163,7 @@ impl): `impl MrtrServer for {} {{ fn mrtr_config(&self) -> &MrtrConfig {{ .. }} 
                 ));
             }
             if dependency_note {
-                message.push_str("; the crate needs the runtime in its `[dependencies]` (`mrtr`) if it does not have it yet");
+                message.push_str("; add the runtime to the crate's `[dependencies]` (`mrtr`, whose default `rmcp` feature has the rmcp adapter) if it is not there yet");
             }
             out[m] = Some(Fix {
                 applicability: Applicability::Unsafe,
@@ -235,8 +236,9 @@ fn plan_handler(
         edits.extend(c.edits);
         imports.extend(c.imports.iter().copied());
         messages.push(format!(
-            "{}; code before the ask runs once, and values it keeps for later travel in the sealed \
-`requestState` (they must be `Serialize + Deserialize`)",
+            "{}; code before the ask runs once, and the values it binds that are used after the ask \
+travel in the sealed `requestState`, so their types must implement `Serialize + Deserialize` (the \
+build says which do not)",
             c.message
         ));
     }
