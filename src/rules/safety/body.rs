@@ -539,6 +539,14 @@ pub fn json_objects(ts: &TokenStream, out: &mut Vec<TokenStream>) {
     }
 }
 
+/// Every JSON object a macro's tokens hold: the nested ones, then the root when it is one.
+pub fn macro_json_objects(ts: &TokenStream) -> Vec<TokenStream> {
+    let mut objs = Vec::new();
+    json_objects(ts, &mut objs);
+    objs.extend(json_root(ts));
+    objs
+}
+
 /// The object a `json!` invocation builds, when it is one (`json!({..})`).
 pub fn json_root(ts: &TokenStream) -> Option<TokenStream> {
     let mut it = ts.clone().into_iter();

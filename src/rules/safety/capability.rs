@@ -5,7 +5,9 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use super::body::{call_path, json_entries, json_objects, json_root, json_str, Body, Met, Step};
+use super::body::{
+    call_path, json_entries, json_root, json_str, macro_json_objects, Body, Met, Step,
+};
 use super::{emit, sdk_of, FnView};
 use crate::engine::{Cx, HandlerKind};
 
@@ -39,11 +41,7 @@ fn asks(b: &Body<'_>) -> Vec<Ask> {
         });
     }
     for m in &b.macros {
-        let mut objs = Vec::new();
-        json_objects(&m.tokens, &mut objs);
-        if let Some(r) = json_root(&m.tokens) {
-            objs.push(r);
-        }
+        let objs = macro_json_objects(&m.tokens);
         for o in objs {
             let entries = json_entries(&o);
             for (k, _, v) in &entries {

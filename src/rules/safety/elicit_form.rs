@@ -6,7 +6,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use super::body::{
-    call_path, json_entries, json_keys_spanned, json_objects, json_root, json_str, Body, Met, Step,
+    call_path, json_entries, json_keys_spanned, json_root, json_str, macro_json_objects, Body, Met,
+    Step,
 };
 use super::words::is_sensitive_form_field;
 use super::{emit, sdk_of, FnView};
@@ -177,11 +178,7 @@ fn json_literals(cx: &mut Cx<'_>, b: &Body<'_>) {
         if m.path.segments.last().is_none_or(|s| s.ident != "json") {
             continue;
         }
-        let mut objs = Vec::new();
-        json_objects(&m.tokens, &mut objs);
-        if let Some(r) = json_root(&m.tokens) {
-            objs.push(r);
-        }
+        let objs = macro_json_objects(&m.tokens);
         for o in objs {
             let entries = json_entries(&o);
             let is_url = entries

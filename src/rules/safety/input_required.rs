@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::body::{
-    call_path, is_none, json_entries, json_objects, json_root, json_str, unwrap_some, Body,
+    call_path, is_none, json_entries, json_root, json_str, macro_json_objects, unwrap_some, Body,
 };
 use super::{emit, sdk_of, FnView};
 use crate::engine::{Cx, HandlerKind};
@@ -66,11 +66,7 @@ impl<'a> Visit<'a> for Builds {
         syn::visit::visit_path(self, p);
     }
     fn visit_macro(&mut self, m: &'a syn::Macro) {
-        let mut objs = Vec::new();
-        json_objects(&m.tokens, &mut objs);
-        if let Some(r) = json_root(&m.tokens) {
-            objs.push(r);
-        }
+        let objs = macro_json_objects(&m.tokens);
         for o in objs {
             for (k, span, v) in json_entries(&o) {
                 if k == "resultType" && json_str(&v).is_some_and(|(s, _)| s == "input_required") {
@@ -232,11 +228,7 @@ round; if nothing is needed, return the complete result";
         }
     }
     for m in &b.macros {
-        let mut objs = Vec::new();
-        json_objects(&m.tokens, &mut objs);
-        if let Some(r) = json_root(&m.tokens) {
-            objs.push(r);
-        }
+        let objs = macro_json_objects(&m.tokens);
         for o in objs {
             let entries = json_entries(&o);
             let Some((_, span, _)) = entries.iter().find(|(k, _, v)| {
