@@ -14,12 +14,17 @@ use std::sync::OnceLock;
 
 use mrtr::{KeyRing, MrtrConfig, MrtrServer, SecretKey};
 
+// The fixed files are exactly what `--fix` writes (tests/fix_fixed.rs compares bytes): rustfmt
+// must not reformat them.
+#[rustfmt::skip]
 #[path = "../../fix_fixtures/src/tool_elicit.fixed"]
 pub mod tool_elicit;
 
+#[rustfmt::skip]
 #[path = "../../fix_fixtures/src/handwritten.fixed"]
 pub mod handwritten;
 
+#[rustfmt::skip]
 #[path = "../../fix_fixtures/src/tool_sampling.fixed"]
 pub mod tool_sampling;
 
