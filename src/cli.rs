@@ -253,6 +253,13 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(EXIT_CLEAN);
     }
     let base = &settings.base_dir;
+    // Concise, GitHub and statistics output have no place for files that could not be read;
+    // without these lines such a run exits 2 and says nothing about why.
+    if args.statistics || matches!(args.format, Format::Concise | Format::Github) {
+        for e in &gated.report.errors {
+            eprintln!("error: {}: {}", e.path, e.message);
+        }
+    }
     let out = match args.format {
         _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
