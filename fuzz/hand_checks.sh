@@ -10,12 +10,14 @@
 #   fifo, dev-zero                  a FIFO and a symlink to /dev/zero named *.rs in the tree
 # and: the same report, byte for byte, with RAYON_NUM_THREADS=1 and =8 on the given tree.
 #
-# usage: fuzz/hand_checks.sh [TREE_FOR_DETERMINISM]   (default bench/out/vendor)
+# usage: fuzz/hand_checks.sh [TREE...]   (determinism trees; default bench/out/vendor and
+#        bench/out/mcp-tree, which bench/run.sh lays out: the second has ~10k findings)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LINT=$ROOT/target/release/cargo-mcp-lint
-TREE=${1:-$ROOT/bench/out/vendor}
+TREES=("$@")
+[ ${#TREES[@]} -eq 0 ] && TREES=("$ROOT/bench/out/vendor" "$ROOT/bench/out/mcp-tree")
 LIMIT=${LIMIT:-60}
 (cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint) || exit 2
 WORK=$(mktemp -d)
@@ -27,7 +29,7 @@ run() {
     local name=$1 dir=$2 start end status
     start=$(date +%s.%N)
     (cd "$dir" && timeout -k 5 "$LIMIT" /usr/bin/time -f '%M' -o "$WORK/$name.rss" \
-        "$LINT" --format json . >"$WORK/$name.out" 2>"$WORK/$name.err")
+        ${RUNAS:-} "$LINT" --format json . >"$WORK/$name.out" 2>"$WORK/$name.err")
     status=$?
     end=$(date +%s.%N)
     local verdict=ok
@@ -100,8 +102,16 @@ d=$(case_dir unreadable)
 printf '%s\n' "$trigger" >"$d/src/locked.rs"
 printf '%s\n' "$trigger" >"$d/src/ok.rs"
 chmod 000 "$d/src/locked.rs"
-run unreadable "$d"
-[ "$(id -u)" = 0 ] && echo "    (running as root: chmod 000 does not stop root from reading; see the vanishing case)"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    # Root reads anything: run this case as nobody, with a copy of the binary nobody can reach.
+    chmod 755 "$WORK" "$d" "$d/src"
+    cp "$LINT" "$WORK/lint" && chmod 755 "$WORK/lint"
+    LINT_SAVED=$LINT LINT=$WORK/lint RUNAS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    run unreadable "$d"
+    LINT=$LINT_SAVED RUNAS=""
+else
+    run unreadable "$d"
+fi
 
 d=$(case_dir fifo)
 mkfifo "$d/src/pipe.rs"
@@ -127,20 +137,24 @@ for n in 1 2 3; do run "vanishing-$n" "$d"; done
 kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null
 
 echo
-echo "== determinism on $TREE: RAYON_NUM_THREADS=1 vs 8"
-if [ -d "$TREE" ]; then
-    (cd "$TREE" && RAYON_NUM_THREADS=1 "$LINT" --format json . >"$WORK/t1.json" 2>/dev/null)
-    (cd "$TREE" && RAYON_NUM_THREADS=8 "$LINT" --format json . >"$WORK/t8.json" 2>/dev/null)
-    if cmp -s "$WORK/t1.json" "$WORK/t8.json"; then
-        echo "identical ($(wc -c <"$WORK/t1.json") bytes, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$WORK/t1.json") findings)"
-    else
-        echo "DIFFERENT:"; diff <(python3 -m json.tool "$WORK/t1.json") <(python3 -m json.tool "$WORK/t8.json") | head -20
-        failures=$((failures + 1))
+for TREE in "${TREES[@]}"; do
+    echo "== determinism on $TREE: RAYON_NUM_THREADS=1 vs 8, JSON and SARIF"
+    if [ ! -d "$TREE" ]; then
+        echo "skipped: $TREE does not exist (run bench/run.sh first)"
+        continue
     fi
-else
-    echo "skipped: $TREE does not exist (run bench/run.sh first)"
-fi
-
+    for fmt in json sarif; do
+        (cd "$TREE" && RAYON_NUM_THREADS=1 "$LINT" --format $fmt . >"$WORK/t1.$fmt" 2>/dev/null)
+        (cd "$TREE" && RAYON_NUM_THREADS=8 "$LINT" --format $fmt . >"$WORK/t8.$fmt" 2>/dev/null)
+        if cmp -s "$WORK/t1.$fmt" "$WORK/t8.$fmt"; then
+            echo "$fmt identical ($(wc -c <"$WORK/t1.$fmt") bytes)"
+        else
+            echo "$fmt DIFFERENT:"
+            diff <(python3 -m json.tool "$WORK/t1.$fmt") <(python3 -m json.tool "$WORK/t8.$fmt") | head -20
+            failures=$((failures + 1))
+        fi
+    done
+done
 echo
 echo "$failures failure(s)"
 [ $failures -eq 0 ]
