@@ -171,7 +171,7 @@ fn lint_here(
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
 ) -> FileResult {
-    if prefilter.is_some_and(|p| !p.admits(source)) {
+    if prefilter.is_some_and(|p| !p.admits(source, package.as_deref())) {
         return FileResult::default();
     }
     let (text, file) = match crate::parse::parse(source) {
