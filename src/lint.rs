@@ -1,6 +1,6 @@
 //! The library entry points: lint one source text, or files and folders.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -95,6 +95,9 @@ pub struct FileResult {
     pub parsed: bool,
     /// The file's text, when it was parsed or had a finding (for the human report).
     pub text: Option<String>,
+    /// Whether the bytes hold a `mcp-lint:` suppression directive (set by [`lint_files`], which
+    /// has the bytes in hand, so the gate need not read every file again to look).
+    pub has_directives: bool,
 }
 
 /// Lints one file's bytes. `path` is used as given in the findings. Runs on a thread with a
@@ -137,6 +140,7 @@ fn internal_error(path: &str) -> FileResult {
         )],
         parsed: false,
         text: None,
+        has_directives: false,
     }
 }
 
@@ -194,6 +198,7 @@ fn lint_here(
                 findings,
                 parsed: false,
                 text,
+                has_directives: false,
             };
         }
     };
@@ -205,6 +210,7 @@ fn lint_here(
         findings,
         parsed: true,
         text: Some(text),
+        has_directives: false,
     }
 }
 
@@ -273,6 +279,9 @@ pub fn sort_findings(findings: &mut [Finding]) {
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
     pub files: BTreeMap<String, String>,
+    /// Files the engine read whose bytes hold no `mcp-lint:` directive: nothing in them can
+    /// suppress, so the gate does not read them again.
+    pub without_directives: BTreeSet<String>,
 }
 
 impl Sources {
@@ -306,13 +315,15 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         let display = crate::source::display_path(f, &base);
         match std::fs::read(f) {
             Ok(bytes) => {
-                let r = lint_here(
+                let mut r = lint_here(
                     &display,
                     &bytes,
                     settings,
                     prefilter.as_ref(),
                     packages.for_file(f),
                 );
+                r.has_directives =
+                    memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
                 (display, Ok(r))
             }
             Err(e) => (display, Err(format!("cannot read: {e}"))),
@@ -358,6 +369,9 @@ fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sour
                 summary.files_seen += 1;
                 if fr.parsed {
                     summary.files_parsed += 1;
+                }
+                if !fr.has_directives {
+                    sources.without_directives.insert(path.clone());
                 }
                 if !fr.findings.is_empty() {
                     if let Some(t) = fr.text {

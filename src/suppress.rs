@@ -16,6 +16,9 @@
 //! or one without a reason when the policy requires one is reported as MCP902 and suppresses
 //! nothing.
 
+/// What every directive starts with; a file without it has nothing to suppress.
+pub const DIRECTIVE: &str = "mcp-lint:";
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
@@ -528,10 +531,10 @@ type ParsedDirective = (Vec<CodeSpan>, Option<String>);
 /// Reads the text after `//` or `//!`. `Ok(None)`: not a directive at all.
 fn parse_directive_text(text: &str, base: usize) -> Result<Option<ParsedDirective>, String> {
     let trimmed = text.trim_start();
-    let Some(rest) = trimmed.strip_prefix("mcp-lint:") else {
+    let Some(rest) = trimmed.strip_prefix(DIRECTIVE) else {
         return Ok(None);
     };
-    let mut offset = base + (text.len() - trimmed.len()) + "mcp-lint:".len();
+    let mut offset = base + (text.len() - trimmed.len()) + DIRECTIVE.len();
     let r = rest.trim_start();
     offset += rest.len() - r.len();
     let Some(r) = r.strip_prefix("allow") else {

@@ -94,10 +94,16 @@ impl<'a> Texts<'a> {
         if let Some(t) = self.read.get(path) {
             return t.clone();
         }
+        if self.sources.without_directives.contains(path) {
+            return None;
+        }
         let text = std::fs::read_to_string(self.base.join(path)).ok();
         // Only texts with directives are asked for again (meta findings, identities); caching
         // every file of a large tree would hold all of it in memory.
-        if text.as_deref().is_some_and(|t| t.contains("mcp-lint:")) {
+        if text
+            .as_deref()
+            .is_some_and(|t| t.contains(crate::suppress::DIRECTIVE))
+        {
             self.read.insert(path.to_string(), text.clone());
         }
         text
@@ -150,7 +156,7 @@ pub fn apply(
         }
         let text = texts.get(&path);
         let fs = match text.as_deref() {
-            Some(src) if src.contains("mcp-lint:") => {
+            Some(src) if src.contains(crate::suppress::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other
                 // suppressions are used, so only its parse-error suppressions can be unused.
                 let analysed = !fs.iter().any(|f| f.code == PARSE_ERROR);
