@@ -2,59 +2,10 @@
 //! finding is written on its line as a trailing `// ~ CODE` comment (several codes separated by
 //! spaces); the test lints each crate and requires exactly the annotated findings, no more.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod sdk_common;
 
 use mcp_lint::{lint_paths, Settings};
-
-/// (path relative to the fixture, line) → sorted codes.
-type Expected = BTreeMap<(String, usize), Vec<String>>;
-
-fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-fn is_code(c: &str) -> bool {
-    c.len() == 6 && c.starts_with("MCP") && c[3..].chars().all(|d| d.is_ascii_digit())
-}
-
-fn annotations(dir: &Path) -> Expected {
-    let mut out = Expected::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                let rel = p
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                for (i, line) in text.lines().enumerate() {
-                    if let Some(pos) = line.find("// ~ ") {
-                        let mut codes: Vec<String> = line[pos + 5..]
-                            .split_whitespace()
-                            .map(str::to_string)
-                            .collect();
-                        assert!(
-                            !codes.is_empty() && codes.iter().all(|c| is_code(c)),
-                            "{rel}:{}: malformed annotation {line:?}",
-                            i + 1
-                        );
-                        codes.sort();
-                        out.insert((rel.clone(), i + 1), codes);
-                    }
-                }
-            }
-        }
-    }
-    out
-}
+use sdk_common::{annotations, fixture_dir, Expected};
 
 fn check(name: &str) {
     let dir = fixture_dir(name);

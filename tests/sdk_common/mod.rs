@@ -1,4 +1,4 @@
-//! Shared by the `sdk_*` tests: lint a fixture crate (or a copy of it under another manifest) and
+//! Shared by the fixture tests (`fixtures_expected`, `sdk_*`): lint a fixture crate (or a copy of it under another manifest) and
 //! compare the findings with `// ~ CODE` annotations or with an explicit list.
 
 #![allow(dead_code)]
@@ -60,6 +60,10 @@ pub fn got(report: &Report) -> Expected {
     out
 }
 
+fn is_code(c: &str) -> bool {
+    c.len() == 6 && c.starts_with("MCP") && c[3..].chars().all(|d| d.is_ascii_digit())
+}
+
 /// The `// ~ CODE ...` annotations of every `.rs` file under `dir`.
 pub fn annotations(dir: &Path) -> Expected {
     let mut out = Expected::new();
@@ -76,7 +80,11 @@ pub fn annotations(dir: &Path) -> Expected {
                     .split_whitespace()
                     .map(str::to_string)
                     .collect();
-                assert!(!codes.is_empty(), "{rel}:{}: empty annotation", i + 1);
+                assert!(
+                    !codes.is_empty() && codes.iter().all(|c| is_code(c)),
+                    "{rel}:{}: malformed annotation {line:?}",
+                    i + 1
+                );
                 codes.sort();
                 out.insert((rel.clone(), i + 1), codes);
             }
