@@ -81,10 +81,9 @@ fn exercise_here(data: &[u8]) {
     }
 }
 
-/// `--diff --unsafe-fixes`: attach the fixes, run the fix loop (apply, re-parse, re-lint, up to
+/// `--diff --unsafe-fixes`: the engine has attached the fixes; run the fix loop (apply, re-parse, re-lint, up to
 /// ten passes) and print the diff. A fix that leaves a parsing file unparsable is a bug.
-fn fixes_keep_code_parsing(data: &[u8], src: &str, mut gated: gate::Gated, settings: &Settings) {
-    mcp_lint::fix::attach(&mut gated.report, |_| Some(src.to_string()));
+fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings: &Settings) {
     check_findings(data, &gated.report.findings);
     let mut sources = Sources::default();
     sources.files.insert(PATH.to_string(), src.to_string());

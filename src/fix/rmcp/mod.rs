@@ -34,18 +34,8 @@ pub fn wants(f: &Finding) -> bool {
     CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp")
 }
 
-/// A fix for each finding (same order), or `None` where this module has nothing to offer.
-pub fn plan(src: &str, findings: &[&Finding]) -> Vec<Option<Fix>> {
-    if !findings.iter().any(|f| wants(f)) {
-        return vec![None; findings.len()];
-    }
-    match syn::parse_file(src) {
-        Ok(file) => plan_parsed(src, &file, findings),
-        Err(_) => vec![None; findings.len()],
-    }
-}
-
-/// [`plan`] with the tree already parsed from `src` (the engine's, on its worker thread).
+/// A fix for each finding (same order), or `None` where this module has nothing to offer, planned
+/// on the tree the engine already parsed from `src` (on its worker thread).
 pub fn plan_parsed(src: &str, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
     let mut out: Vec<Option<Fix>> = vec![None; findings.len()];
     if !findings.iter().any(|f| wants(f)) {
