@@ -116,16 +116,28 @@ pub fn lint_source_in(
 ) -> FileResult {
     let prefilter = settings
         .prefilter
-        .then(|| Prefilter::new(&settings.trigger_tokens()));
+        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK_SIZE)
             .spawn_scoped(s, || {
-                lint_here(path, source, settings, prefilter.as_ref(), package.clone())
+                lint_here(
+                    path,
+                    source,
+                    settings,
+                    prefilter.as_deref(),
+                    package.clone(),
+                )
             })
             .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
             .unwrap_or_else(|_| {
-                lint_here(path, source, settings, prefilter.as_ref(), package.clone())
+                lint_here(
+                    path,
+                    source,
+                    settings,
+                    prefilter.as_deref(),
+                    package.clone(),
+                )
             })
     })
 }
@@ -307,7 +319,7 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     let prefilter = settings
         .prefilter
-        .then(|| Prefilter::new(&settings.trigger_tokens()));
+        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
     let packages = Packages::new();
     let base = settings.base_dir.clone();
@@ -319,7 +331,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
                     &display,
                     &bytes,
                     settings,
-                    prefilter.as_ref(),
+                    prefilter.as_deref(),
                     packages.for_file(f),
                 );
                 r.has_directives =

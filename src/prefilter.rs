@@ -9,6 +9,8 @@
 //! has no SDK anyway (`FileFacts::absent`); raw JSON-RPC and requestState rules need their
 //! MCP-specific strings in the file, which are anchors.
 
+use std::sync::{Arc, Mutex};
+
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind};
 
 use crate::manifest::Package;
@@ -69,6 +71,25 @@ impl Prefilter {
     }
 }
 
+/// The prefilter for `tokens`, built once per distinct token list in the process: building the DFA
+/// costs far more than scanning one file, and the fix loop and library callers lint one text at a
+/// time with the same settings.
+pub fn shared(tokens: &[String]) -> Arc<Prefilter> {
+    // Distinct token lists are few (one per set of enabled rules); the bound only guards a
+    // library caller that varies its settings without end.
+    static BUILT: Mutex<Vec<(Vec<String>, Arc<Prefilter>)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, p)) = built.iter().find(|(t, _)| t.as_slice() == tokens) {
+        return p.clone();
+    }
+    if built.len() >= 16 {
+        built.clear();
+    }
+    let filter = Arc::new(Prefilter::new(tokens));
+    built.push((tokens.to_vec(), filter.clone()));
+    filter
+}
+
 fn depends_on_an_sdk(package: &Package) -> bool {
     crate::sdk::SDKS
         .iter()
@@ -111,5 +132,17 @@ mod tests {
             !filter.admits(b"fn f() {}", Some(&server)),
             "no trigger at all"
         );
+    }
+
+    #[test]
+    fn the_shared_prefilter_is_rebuilt_only_for_other_tokens() {
+        let a = vec!["elicit".to_string()];
+        let b = vec!["list_roots".to_string()];
+        let first = shared(&a);
+        assert!(Arc::ptr_eq(&first, &shared(&a)));
+        let other = shared(&b);
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(other.admits(b"x.list_roots()", None));
+        assert!(!other.admits(b"x.elicit()", None));
     }
 }
