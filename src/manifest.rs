@@ -420,6 +420,22 @@ impl Lockfile {
     }
 }
 
+/// A manifest whose text defines a package and names no SDK package, in either spelling, cannot
+/// depend on one. Dependencies inherited from a workspace may be renamed there, so a manifest that
+/// inherits any is not judged by its text.
+fn manifest_text_names_no_sdk(text: &str) -> bool {
+    let defines_a_package = text.lines().any(|l| l.trim() == "[package]");
+    let inherits = text.contains("workspace = true")
+        || text.contains("workspace=true")
+        || text.contains(".workspace");
+    defines_a_package
+        && !inherits
+        && crate::sdk::SDKS
+            .iter()
+            .flat_map(|s| s.packages)
+            .all(|name| !text.contains(name) && !text.contains(name.replace('-', "_").as_str()))
+}
+
 fn compatible(req: Version, v: Version) -> bool {
     v >= req
         && if req.0 > 0 {
@@ -433,6 +449,10 @@ fn compatible(req: Version, v: Version) -> bool {
 #[derive(Default)]
 struct Cache {
     by_dir: HashMap<PathBuf, Option<Arc<Package>>>,
+    /// The nearest `Cargo.toml` above a folder, if any.
+    manifest_of: HashMap<PathBuf, Option<PathBuf>>,
+    /// Per manifest: whether its text alone shows a package without an SDK dependency.
+    sdk_free: HashMap<PathBuf, bool>,
     locks: HashMap<PathBuf, Option<Arc<Lockfile>>>,
     errors: Vec<(PathBuf, String)>,
 }
@@ -457,6 +477,34 @@ impl Cache {
         };
         self.locks.insert(path.to_path_buf(), lock.clone());
         lock
+    }
+
+    fn nearest_manifest(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(hit) = self.manifest_of.get(dir) {
+            return hit.clone();
+        }
+        let manifest = dir.join("Cargo.toml");
+        let found = if manifest.is_file() {
+            Some(manifest)
+        } else {
+            dir.parent()
+                .and_then(|parent| self.nearest_manifest(parent))
+        };
+        self.manifest_of.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    fn certainly_without_an_sdk(&mut self, dir: &Path) -> bool {
+        let Some(manifest) = self.nearest_manifest(dir) else {
+            return false;
+        };
+        if let Some(hit) = self.sdk_free.get(&manifest) {
+            return *hit;
+        }
+        let verdict =
+            std::fs::read_to_string(&manifest).is_ok_and(|text| manifest_text_names_no_sdk(&text));
+        self.sdk_free.insert(manifest, verdict);
+        verdict
     }
 
     fn for_dir(&mut self, dir: &Path) -> Option<Arc<Package>> {
@@ -504,6 +552,22 @@ impl Packages {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .for_dir(dir)
+    }
+
+    /// Whether the package of the file at `path` certainly has no MCP SDK among its dependencies,
+    /// judged from the text of its manifest without parsing it (large manifests such as
+    /// `windows-sys`'s cost more to parse than the file costs to scan). `false` when unsure.
+    pub fn certainly_without_an_sdk(&self, path: &Path) -> bool {
+        let Some(dir) = std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+        else {
+            return false;
+        };
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .certainly_without_an_sdk(&dir)
     }
 
     /// Manifests and locks that could not be read, each once, in a stable order.

@@ -11,9 +11,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::manifest::Package;
+use crate::skeleton::BodyKeys;
 
 /// Substrings (case-sensitive, so the scan keeps its SIMD prefilter) that mark a file as MCP code whatever its package depends on.
 const ANCHORS: &[&str] = &[
@@ -37,37 +38,94 @@ const ANCHORS: &[&str] = &[
 pub struct Prefilter {
     matcher: Option<AhoCorasick>,
     anchors: Option<AhoCorasick>,
+    /// What keeps a fn body from being blanked before parsing (`skeleton.rs`): the trigger
+    /// tokens, then the anchors and the SDK crate names (a `use` in a body feeds the scope model).
+    body_keys: Option<BodyKeys>,
+}
+
+/// An automaton for `is_match` over whole files. Leftmost-first, because only the leftmost match
+/// kinds let aho-corasick run its SIMD (Teddy) prefilter in front of the automaton; with standard
+/// match semantics every byte goes through the automaton, about 6x slower on a vendored tree
+/// (`bench/run.sh`). Whether any pattern occurs does not depend on the match kind.
+fn scanner(patterns: &[&str]) -> Option<AhoCorasick> {
+    AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(patterns)
+        .ok()
 }
 
 impl Prefilter {
     /// `None` tokens (or an empty list) lets every file through.
     pub fn new(tokens: &[String]) -> Prefilter {
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         let matcher = if tokens.is_empty() {
             None
         } else {
-            // A DFA: built once per run, and the scan over every byte of the tree is the
-            // prefilter's whole cost (the default NFA was 15% of a run on a vendored tree).
-            AhoCorasickBuilder::new()
-                .kind(Some(AhoCorasickKind::DFA))
-                .build(tokens)
-                .ok()
+            scanner(&tokens)
         };
-        let anchors = AhoCorasick::new(ANCHORS).ok();
-        Prefilter { matcher, anchors }
+        let body_keys = matcher.as_ref().and_then(|triggers| {
+            let mut context = ANCHORS.to_vec();
+            context.extend(
+                crate::sdk::SDKS
+                    .iter()
+                    .flat_map(|s| s.crates.iter().copied()),
+            );
+            Some(BodyKeys {
+                triggers: triggers.clone(),
+                context: scanner(&context)?,
+            })
+        });
+        Prefilter {
+            matcher,
+            anchors: scanner(ANCHORS),
+            body_keys,
+        }
+    }
+
+    /// The keys that keep a fn body whole when a file is parsed; `None`: parse every body.
+    pub fn body_keys(&self) -> Option<&BodyKeys> {
+        self.body_keys.as_ref()
     }
 
     /// Whether the file may hold a finding. `package` is the file's package when a manifest was
     /// found; `None` admits on the trigger tokens alone.
     pub fn admits(&self, bytes: &[u8], package: Option<&Package>) -> bool {
-        let Some(m) = &self.matcher else { return true };
-        // The anchors are few, so their scan runs on SIMD prefilters; it goes first because in a
-        // package without an SDK it rejects nearly every file before the large automaton runs.
-        if package.is_some_and(|p| !depends_on_an_sdk(p))
-            && self.anchors.as_ref().is_some_and(|a| !a.is_match(bytes))
-        {
-            return false;
+        self.has_trigger(bytes) && self.in_mcp_code(bytes, package)
+    }
+
+    /// The first tier: whether any trigger token occurs. It needs no package, so the caller can
+    /// look the package up only for the few files that pass.
+    pub fn has_trigger(&self, bytes: &[u8]) -> bool {
+        self.matcher.as_ref().is_none_or(|m| m.is_match(bytes))
+    }
+
+    /// The second tier: whether a file with a trigger token is MCP code (see the module comment).
+    pub fn in_mcp_code(&self, bytes: &[u8], package: Option<&Package>) -> bool {
+        self.matcher.is_none() || package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)
+    }
+
+    /// Whether the file holds an MCP anchor, which admits it whatever its package depends on.
+    pub fn has_anchor(&self, bytes: &[u8]) -> bool {
+        let Some(anchors) = &self.anchors else {
+            return true;
+        };
+        anchors
+            .find_iter(bytes)
+            .any(|m| !is_inside_another_word(bytes, m.pattern().as_usize(), m.start(), m.end()))
+    }
+}
+
+/// Anchor matches inside unrelated words: `MCP` within a longer capitalised word (`FROMCPU`,
+/// `OEMCP` in Windows bindings) and `mcp` in `memcpy` (in every C binding).
+fn is_inside_another_word(bytes: &[u8], pattern: usize, start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).and_then(|i| bytes.get(i));
+    let after = bytes.get(end);
+    match ANCHORS[pattern] {
+        "MCP" => {
+            before.is_some_and(u8::is_ascii_uppercase) || after.is_some_and(u8::is_ascii_uppercase)
         }
-        m.is_match(bytes)
+        "mcp" => after == Some(&b'y'),
+        _ => false,
     }
 }
 
@@ -132,6 +190,17 @@ mod tests {
             !filter.admits(b"fn f() {}", Some(&server)),
             "no trigger at all"
         );
+        let cpu = b"const FROMCPU: u32 = 1; fn f() { x.sample(d) }";
+        assert!(
+            !filter.admits(cpu, Some(&unrelated)),
+            "`MCP` inside a longer capitalised word is no anchor"
+        );
+        let oem = b"fn GetOEMCP() -> u32; fn f() { x.sample(d) }";
+        assert!(!filter.admits(oem, Some(&unrelated)));
+        let memcpy = b"fn u_memcpy(d: *mut u16); fn f() { x.sample(d) }";
+        assert!(!filter.admits(memcpy, Some(&unrelated)));
+        let mcp_const = b"const MCP_VERSION: &str = \"1\"; fn f() { x.sample(d) }";
+        assert!(filter.admits(mcp_const, Some(&unrelated)));
     }
 
     #[test]
