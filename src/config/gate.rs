@@ -115,8 +115,8 @@ impl<'a> Texts<'a> {
 pub fn drop_excluded(files: Vec<PathBuf>, resolver: &mut Resolver) -> Result<Vec<PathBuf>, String> {
     let mut kept = Vec::with_capacity(files.len());
     for f in files {
-        let cfg = resolver.for_path(&f).map_err(|e| e.0)?;
-        if !cfg.is_excluded(&resolver.absolute(&f.to_string_lossy())) {
+        let cfg = resolver.for_file(&f).map_err(|e| e.0)?;
+        if !cfg.excludes_anything() || !cfg.is_excluded(&resolver.absolute(&f.to_string_lossy())) {
             kept.push(f);
         }
     }
@@ -150,7 +150,7 @@ pub fn apply(
     let mut suppressed = 0;
     for (path, fs) in by_path {
         let abs = resolver.absolute(&path);
-        let cfg = resolver.for_path(Path::new(&path)).map_err(|e| e.0)?;
+        let cfg = resolver.for_file(Path::new(&path)).map_err(|e| e.0)?;
         if cfg.is_excluded(&abs) {
             continue;
         }

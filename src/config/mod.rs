@@ -145,9 +145,15 @@ pub fn merge(base: &mut Table, over: &Table) {
 pub fn read_file(path: &Path) -> Result<Option<(Table, &'static str)>, ConfigError> {
     let text = std::fs::read_to_string(path)
         .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
+    let is_manifest = path.file_name().is_some_and(|n| n == "Cargo.toml");
+    // A manifest without our table is most manifests of a large tree (every vendored crate);
+    // parsing each one cost more than linting the files beside it. Its TOML errors are still
+    // reported where its dependencies are read (`manifest.rs`).
+    if is_manifest && !text.contains("mcp-lint") {
+        return Ok(None);
+    }
     let doc: Table = toml::from_str(&text)
         .or_else(|e| err(format!("{} is not valid TOML: {e}", path.display())))?;
-    let is_manifest = path.file_name().is_some_and(|n| n == "Cargo.toml");
     if !is_manifest {
         return Ok(Some((doc, "mcp-lint.toml")));
     }
@@ -421,6 +427,11 @@ impl Resolved {
         )
     }
 
+    /// Whether any `exclude` glob is set (when none is, callers need not make paths absolute).
+    pub fn excludes_anything(&self) -> bool {
+        !self.exclude.is_empty()
+    }
+
     /// Whether `abs`, or a directory above it up to the config's directory, matches an `exclude`
     /// glob.
     pub fn is_excluded(&self, abs: &Path) -> bool {
@@ -500,6 +511,8 @@ pub struct Resolver {
     /// The settings a directory defines itself (None: it defines none), so every manifest of a
     /// large tree is read once, not once per directory below it.
     defined_in: HashMap<PathBuf, Option<Arc<Resolved>>>,
+    /// The folder of the last file looked up, as the caller spelled it, and its settings.
+    last_given_dir: Option<(PathBuf, Arc<Resolved>)>,
 }
 
 impl Resolver {
@@ -531,6 +544,7 @@ impl Resolver {
             explicit: None,
             by_dir: HashMap::new(),
             defined_in: HashMap::new(),
+            last_given_dir: None,
         };
         if let Some(path) = file {
             let (table, kind) = read_file(&path)?.ok_or_else(|| {
@@ -567,11 +581,34 @@ impl Resolver {
             return Ok(e.clone());
         }
         let abs = normalize(&self.cwd.join(path));
-        let dir = if abs.is_dir() {
-            abs
+        if abs.is_dir() {
+            self.for_dir(abs)
         } else {
-            abs.parent().map(Path::to_path_buf).unwrap_or(abs)
-        };
+            self.for_file(path)
+        }
+    }
+
+    /// Settings for a path known to be a file (a linted file): no file-system look-up unless its
+    /// directory is new, which keeps this cheap for every file of a large tree.
+    pub fn for_file(&mut self, path: &Path) -> Result<Arc<Resolved>, ConfigError> {
+        if let Some(e) = &self.explicit {
+            return Ok(e.clone());
+        }
+        // Most files share their folder with the previous one: look the folder up as given first.
+        let given = path.parent().unwrap_or(Path::new(""));
+        if let Some((d, r)) = &self.last_given_dir {
+            if d == given {
+                return Ok(r.clone());
+            }
+        }
+        let abs = normalize(&self.cwd.join(path));
+        let dir = abs.parent().map(Path::to_path_buf).unwrap_or(abs);
+        let r = self.for_dir(dir)?;
+        self.last_given_dir = Some((given.to_path_buf(), r.clone()));
+        Ok(r)
+    }
+
+    fn for_dir(&mut self, dir: PathBuf) -> Result<Arc<Resolved>, ConfigError> {
         if let Some(r) = self.by_dir.get(&dir) {
             return Ok(r.clone());
         }
