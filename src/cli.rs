@@ -201,9 +201,13 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         write_stdout(&r.show(resolver.override_args()))?;
         return Ok(EXIT_CLEAN);
     }
+    let mut phases = crate::timings::Phases::start();
     let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
+    phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;
+    phases.mark("exclude");
     let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
+    phases.mark("lint");
     report.errors.extend(walk_errors);
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
     let color = match args.color {
@@ -226,6 +230,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     };
     let mut texts = gate::Texts::new(&sources, &settings.base_dir);
     let gated = gate::apply(report, &names, &mut texts, &mut resolver, &gate_opts)?;
+    phases.mark("gate");
     if args.fix || args.diff {
         return run_fix(args, &gated.report, &mut texts, &settings, &mut resolver);
     }
@@ -283,6 +288,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
         None => write_stdout(&out)?,
     }
+    phases.mark("report");
     let stale_fails = args.strict_baseline && gated.stale > 0;
     let status = exit_status(&gated.report);
     Ok(if status == EXIT_CLEAN && stale_fails {
