@@ -1,3 +1,8 @@
+/// The allocator: parsing and walking allocate millions of small nodes per run, and the system
+/// allocator spent about a third of a run on them (`bench/run.sh`, `perf`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Stack for the thread that runs the command: every pass that walks a syntax tree (the engine,
 /// suppressions, fixes) recurses once per nesting level, and hostile input nests deeply.
 const MAIN_STACK: usize = 512 << 20;
