@@ -23,8 +23,10 @@ pub mod rules;
 mod scan;
 pub mod scope;
 pub mod sdk;
+pub mod skeleton;
 pub mod source;
 pub mod suppress;
+pub mod timings;
 pub mod walk;
 
 pub use lint::{

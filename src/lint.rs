@@ -190,30 +190,31 @@ fn lint_here(
     if prefilter.is_some_and(|p| !p.admits(source, package.as_deref())) {
         return FileResult::default();
     }
-    let (text, file) = match crate::parse::parse(source) {
-        Ok(ok) => ok,
-        Err(f) => {
-            let mut findings = Vec::new();
-            let level = settings.level("MCP900");
-            if level != Level::Allow {
-                let mut finding = meta_finding(
-                    path,
-                    f.line,
-                    f.column,
-                    format!("file does not parse: {}", f.message),
-                );
-                finding.level = level;
-                findings.push(finding);
+    let (text, file) =
+        match crate::parse::parse_skeleton(source, prefilter.and_then(Prefilter::body_keys)) {
+            Ok(ok) => ok,
+            Err(f) => {
+                let mut findings = Vec::new();
+                let level = settings.level("MCP900");
+                if level != Level::Allow {
+                    let mut finding = meta_finding(
+                        path,
+                        f.line,
+                        f.column,
+                        format!("file does not parse: {}", f.message),
+                    );
+                    finding.level = level;
+                    findings.push(finding);
+                }
+                let text = std::str::from_utf8(source).ok().map(str::to_string);
+                return FileResult {
+                    findings,
+                    parsed: false,
+                    text,
+                    has_directives: false,
+                };
             }
-            let text = std::str::from_utf8(source).ok().map(str::to_string);
-            return FileResult {
-                findings,
-                parsed: false,
-                text,
-                has_directives: false,
-            };
-        }
-    };
+        };
     let findings = analyse(path, &text, &file, settings, package);
     drop(file);
     // Spans live in a per-thread table that grows with every file parsed on this thread.
@@ -327,13 +328,19 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         let display = crate::source::display_path(f, &base);
         match std::fs::read(f) {
             Ok(bytes) => {
-                let mut r = lint_here(
-                    &display,
-                    &bytes,
-                    settings,
-                    prefilter.as_deref(),
-                    packages.for_file(f),
-                );
+                // The trigger scan needs no package, so most files are turned away before their
+                // manifest is looked up; of the rest, those without an anchor in a package whose
+                // manifest names no SDK are turned away before it is parsed.
+                let admitted = |p: &Prefilter| {
+                    p.has_trigger(&bytes)
+                        && (p.has_anchor(&bytes) || !packages.certainly_without_an_sdk(f))
+                };
+                let mut r = if prefilter.as_deref().is_none_or(admitted) {
+                    let package = packages.for_file(f);
+                    lint_here(&display, &bytes, settings, prefilter.as_deref(), package)
+                } else {
+                    FileResult::default()
+                };
                 r.has_directives =
                     memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
                 (display, Ok(r))

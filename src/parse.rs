@@ -15,6 +15,17 @@ pub struct ParseFailure {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
+    parse_skeleton(bytes, None)
+}
+
+/// [`parse`], but with the bodies of fns that hold none of `keys` blanked before parsing (see
+/// `skeleton.rs`): the tree has every item and signature and the bodies that can matter, with
+/// the file's own spans. The text returned is the file's. When the blanked text does not parse,
+/// the file is parsed as it is, so a syntax error is reported where it is.
+pub fn parse_skeleton(
+    bytes: &[u8],
+    keys: Option<&crate::skeleton::BodyKeys>,
+) -> Result<(String, syn::File), ParseFailure> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -40,6 +51,11 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
             column: text[line_start..at].chars().count() + 1,
             message: format!("{what}; the file was not analysed"),
         });
+    }
+    if let Some(blanked) = keys.and_then(|k| crate::skeleton::skeleton(text, k)) {
+        if let Ok(f) = syn::parse_file(&blanked) {
+            return Ok((text.to_string(), f));
+        }
     }
     match syn::parse_file(text) {
         Ok(f) => Ok((text.to_string(), f)),

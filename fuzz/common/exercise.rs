@@ -54,7 +54,9 @@ fn exercise_here(data: &[u8]) {
     let first = lint_source(PATH, data, &settings);
     check_findings(data, &first.findings);
 
-    // The prefilter may only skip files that cannot have a rule finding.
+    // The prefilter may only skip files, and fn bodies, that cannot have a rule finding. A syntax
+    // error inside a skipped body is not seen (`skeleton.rs`): when the whole file does not parse,
+    // the prefiltered run may still report the findings of the code it read.
     let unfiltered = lint_source(
         PATH,
         data,
@@ -63,11 +65,13 @@ fn exercise_here(data: &[u8]) {
             ..settings.clone()
         },
     );
-    assert_eq!(
-        rule_findings(&first.findings),
-        rule_findings(&unfiltered.findings),
-        "the prefilter hid findings that a full parse reports"
-    );
+    if unfiltered.parsed || first.findings.iter().any(|f| f.code == "MCP900") {
+        assert_eq!(
+            rule_findings(&first.findings),
+            rule_findings(&unfiltered.findings),
+            "the prefilter hid findings that a full parse reports"
+        );
+    }
 
     let text = first
         .text

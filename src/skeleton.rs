@@ -1,0 +1,505 @@
+//! The parts of a file the rules can use. Most of a server file is code no rule can fire in:
+//! helpers, conversions, tests of other things. Parsing a fn body costs the same whether or not
+//! anything in it matters, so before parsing, the bodies of fns that cannot matter are blanked:
+//! every character between their braces becomes a space (newlines stay), so every line and
+//! column, and so every span, is the same as in the file.
+//!
+//! A body is kept when it holds a key (a trigger token, an MCP anchor, an SDK crate name: what
+//! any rule or the scope model starts from), or when it mentions a kept fn by name, since the
+//! call graph needs every caller of a fn with a finding. Nested fns are judged on their own;
+//! a kept body keeps everything inside it.
+//!
+//! This runs on text, before parsing, with a small lexer that knows comments, strings, raw
+//! strings and char literals. A mistake in it cannot lose a finding silently: a key anywhere in a
+//! body keeps it, and when the blanked text does not parse, the caller parses the file as it is.
+
+use aho_corasick::AhoCorasick;
+
+/// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
+/// their callers, for the call graph) are followed up the calls; a body with context alone (an
+/// MCP anchor, an SDK crate name in a nested `use`) is kept for the scope model, but its callers
+/// are not.
+pub struct BodyKeys {
+    pub triggers: AhoCorasick,
+    pub context: AhoCorasick,
+}
+
+/// One fn body: the offsets of its braces, the fn's name, and the body it is nested in.
+#[derive(Debug)]
+struct Body {
+    name: std::ops::Range<usize>,
+    open: usize,
+    close: usize,
+    parent: Option<usize>,
+}
+
+/// `text` with the bodies of fns that cannot matter blanked, or `None` when every body matters
+/// (or the file has none).
+pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
+    let bytes = text.as_bytes();
+    let bodies = fn_bodies(bytes);
+    if bodies.is_empty() {
+        return None;
+    }
+    let mut kept = vec![false; bodies.len()];
+    let mut newly = Vec::new();
+    for m in keys.triggers.find_iter(bytes) {
+        keep_around(&bodies, &mut kept, m.start(), &mut newly);
+    }
+    keep_callers(bytes, &bodies, &mut kept);
+    for m in keys.context.find_iter(bytes) {
+        keep_around(&bodies, &mut kept, m.start(), &mut newly);
+    }
+
+    let blank: Vec<&Body> = bodies
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| !kept[*i] && b.parent.is_none_or(|p| kept[p]))
+        .map(|(_, b)| b)
+        .collect();
+    if blank.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for b in blank {
+        out.push_str(&text[at..=b.open]);
+        // One space per char, not per byte: spans count chars, so columns after the closing
+        // brace on its line stay where they were.
+        out.extend(text[b.open + 1..b.close].chars().map(|c| match c {
+            '\n' | '\r' => c,
+            _ => ' ',
+        }));
+        at = b.close;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+/// Marks the innermost body holding offset `at`, and every body around it; `newly` gets the
+/// bodies that were not marked before.
+fn keep_around(bodies: &[Body], kept: &mut [bool], at: usize, newly: &mut Vec<usize>) {
+    let mut inner = innermost(bodies, at);
+    while let Some(i) = inner {
+        if kept[i] {
+            // Its ancestors were marked with it.
+            return;
+        }
+        kept[i] = true;
+        newly.push(i);
+        inner = bodies[i].parent;
+    }
+}
+
+/// The innermost body whose braces enclose `at`. Bodies are in order of their opening brace, so
+/// the last one opening before `at` that also closes after it is the innermost.
+fn innermost(bodies: &[Body], at: usize) -> Option<usize> {
+    let upto = bodies.partition_point(|b| b.open < at);
+    let mut i = upto.checked_sub(1)?;
+    loop {
+        if bodies[i].close > at {
+            return Some(i);
+        }
+        i = bodies[i].parent?;
+    }
+}
+
+/// Keeps every body that mentions the name of a kept fn, and so on up the calls. One scan finds
+/// which bodies mention which fn names; following them is then linear, however long the chain.
+fn keep_callers(bytes: &[u8], bodies: &[Body], kept: &mut [bool]) {
+    let mut ids: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    for b in bodies {
+        let n = ids.len();
+        ids.entry(&bytes[b.name.clone()]).or_insert(n);
+    }
+    let mut names: Vec<&[u8]> = vec![&[]; ids.len()];
+    for (name, &id) in &ids {
+        names[id] = name;
+    }
+    // Leftmost-longest: at the start of a word that is a name, the match is that whole word.
+    let Ok(finder) = AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&names)
+    else {
+        // Cannot search: keep every body, which is always correct.
+        kept.iter_mut().for_each(|k| *k = true);
+        return;
+    };
+    // For each name: the offsets where a body mentions it as a whole word.
+    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for m in finder.find_iter(bytes) {
+        let whole_word = !m.start().checked_sub(1).is_some_and(|i| is_ident(bytes[i]))
+            && !bytes.get(m.end()).copied().is_some_and(is_ident);
+        if whole_word {
+            mentions[m.pattern().as_usize()].push(m.start());
+        }
+    }
+    let mut followed = vec![false; names.len()];
+    let mut queue: Vec<usize> = (0..bodies.len()).filter(|&i| kept[i]).collect();
+    while let Some(body) = queue.pop() {
+        let id = ids[&bytes[bodies[body].name.clone()]];
+        if std::mem::replace(&mut followed[id], true) {
+            continue;
+        }
+        for &at in &mentions[id] {
+            keep_around(bodies, kept, at, &mut queue);
+        }
+    }
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Every fn body in the file, in order of their opening braces.
+fn fn_bodies(bytes: &[u8]) -> Vec<Body> {
+    let mut lexer = Lexer { bytes, at: 0 };
+    let mut bodies: Vec<Body> = Vec::new();
+    // Open braces: the index of the body each opens, if it opens one.
+    let mut braces: Vec<Option<usize>> = Vec::new();
+    // After `fn name`: the name, and the depth of `(`/`[` inside the signature.
+    let mut pending: Option<(std::ops::Range<usize>, usize)> = None;
+    let mut after_fn = false;
+    while let Some(tok) = lexer.next() {
+        match tok {
+            Token::Ident(r) => {
+                if after_fn {
+                    pending = Some((r, 0));
+                    after_fn = false;
+                } else if &bytes[r] == b"fn" {
+                    after_fn = true;
+                }
+                continue;
+            }
+            Token::Punct(b'{') => {
+                let body = match pending.take() {
+                    Some((name, 0)) => {
+                        let parent = braces.iter().rev().find_map(|b| *b);
+                        bodies.push(Body {
+                            name,
+                            open: lexer.at - 1,
+                            close: usize::MAX,
+                            parent,
+                        });
+                        Some(bodies.len() - 1)
+                    }
+                    other => {
+                        pending = other;
+                        None
+                    }
+                };
+                braces.push(body);
+            }
+            Token::Punct(b'}') => {
+                // A `}` closing a block in the signature (`[u8; { N }]`) leaves it pending.
+                if pending.as_ref().is_some_and(|(_, d)| *d == 0) {
+                    pending = None;
+                }
+                match braces.pop() {
+                    Some(Some(i)) => bodies[i].close = lexer.at - 1,
+                    Some(None) => {}
+                    None => return Vec::new(),
+                }
+            }
+            Token::Punct(b'(' | b'[') => {
+                if let Some((_, depth)) = &mut pending {
+                    *depth += 1;
+                }
+            }
+            Token::Punct(b')' | b']') => {
+                if let Some((_, depth)) = &mut pending {
+                    *depth = depth.saturating_sub(1);
+                }
+            }
+            Token::Punct(b';') => {
+                if pending.as_ref().is_some_and(|(_, d)| *d == 0) {
+                    pending = None;
+                }
+            }
+            Token::Punct(_) | Token::Other => {}
+        }
+        // `fn` not followed by a name is a fn pointer type (`fn(u32) -> u32`).
+        after_fn = false;
+    }
+    // Unbalanced braces: the file does not parse as it is, and no body can be trusted. (Dropping
+    // only the unclosed ones would leave `parent` pointing at the wrong bodies.)
+    if !braces.is_empty() || bodies.iter().any(|b| b.close == usize::MAX) {
+        return Vec::new();
+    }
+    bodies
+}
+
+enum Token {
+    Ident(std::ops::Range<usize>),
+    Punct(u8),
+    /// A literal, a lifetime, a number or a raw identifier: nothing the body finder needs.
+    Other,
+}
+
+/// Just enough of Rust's lexical grammar to never take a brace in a string, comment or char
+/// literal for code.
+struct Lexer<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Lexer<'_> {
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.at + ahead).copied()
+    }
+
+    fn next(&mut self) -> Option<Token> {
+        loop {
+            let b = self.peek(0)?;
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.at += 1,
+                b'/' if self.peek(1) == Some(b'/') => self.line_comment(),
+                b'/' if self.peek(1) == Some(b'*') => self.block_comment(),
+                _ => break,
+            }
+        }
+        let b = self.peek(0)?;
+        let start = self.at;
+        if b == b'"' {
+            self.at += 1;
+            self.string();
+            return Some(Token::Other);
+        }
+        if b == b'\'' {
+            self.quote();
+            return Some(Token::Other);
+        }
+        if is_ident(b) {
+            // String prefixes: b"", c"", r"", br"", cr"", r#""#, and raw identifiers r#name.
+            let word_end = self.word_end(self.at);
+            let word = &self.bytes[start..word_end];
+            let next = self.bytes.get(word_end).copied();
+            match (word, next) {
+                (b"b" | b"c", Some(b'"')) => {
+                    self.at = word_end + 1;
+                    self.string();
+                    return Some(Token::Other);
+                }
+                (b"b", Some(b'\'')) => {
+                    self.at = word_end;
+                    self.quote();
+                    return Some(Token::Other);
+                }
+                (b"r" | b"br" | b"cr", Some(b'"' | b'#')) => {
+                    self.at = word_end;
+                    if self.raw_string() {
+                        return Some(Token::Other);
+                    }
+                    // `r#name`: a raw identifier, never a keyword.
+                    self.at = self.word_end(self.at + 1);
+                    return Some(Token::Other);
+                }
+                _ => {}
+            }
+            self.at = word_end;
+            if b.is_ascii_digit() {
+                return Some(Token::Other);
+            }
+            return Some(Token::Ident(start..word_end));
+        }
+        self.at += 1;
+        Some(Token::Punct(b))
+    }
+
+    fn word_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while i < self.bytes.len() && is_ident(self.bytes[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    fn line_comment(&mut self) {
+        self.at =
+            memchr::memchr(b'\n', &self.bytes[self.at..]).map_or(self.bytes.len(), |i| self.at + i);
+    }
+
+    fn block_comment(&mut self) {
+        self.at += 2;
+        let mut depth = 1;
+        while depth > 0 && self.at < self.bytes.len() {
+            match (self.bytes[self.at], self.peek(1)) {
+                (b'/', Some(b'*')) => {
+                    depth += 1;
+                    self.at += 2;
+                }
+                (b'*', Some(b'/')) => {
+                    depth -= 1;
+                    self.at += 2;
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// After the opening quote: up to and past the closing one.
+    fn string(&mut self) {
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match b {
+                b'\\' => self.at += 1,
+                b'"' => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// At `"` or `#` after an `r` prefix: a raw string, if it is one.
+    fn raw_string(&mut self) -> bool {
+        let mut hashes = 0;
+        while self.peek(hashes) == Some(b'#') {
+            hashes += 1;
+        }
+        if self.peek(hashes) != Some(b'"') {
+            return false;
+        }
+        self.at += hashes + 1;
+        while self.at < self.bytes.len() {
+            if self.bytes[self.at] == b'"' && (1..=hashes).all(|k| self.peek(k) == Some(b'#')) {
+                self.at += hashes + 1;
+                return true;
+            }
+            self.at += 1;
+        }
+        true
+    }
+
+    /// At `'`: a char literal (`'a'`, `'\n'`, `'\u{..}'`, `'é'`) or a lifetime or label (`'a`).
+    fn quote(&mut self) {
+        self.at += 1;
+        if self.peek(0) == Some(b'\\') {
+            // An escape: the literal ends at the next quote.
+            self.at += 2;
+            while let Some(b) = self.peek(0) {
+                self.at += 1;
+                if b == b'\'' {
+                    return;
+                }
+            }
+            return;
+        }
+        // One char (maybe several bytes), then a quote: a char literal.
+        let len = match self.peek(0) {
+            Some(b) if b < 0x80 => 1,
+            Some(b) if b >= 0xF0 => 4,
+            Some(b) if b >= 0xE0 => 3,
+            Some(_) => 2,
+            None => return,
+        };
+        if self.peek(len) == Some(b'\'') {
+            self.at += len + 1;
+        }
+        // Otherwise a lifetime: its name is lexed next as an identifier, which is harmless.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(k: &[&str]) -> BodyKeys {
+        BodyKeys {
+            triggers: AhoCorasick::new(k).unwrap(),
+            context: AhoCorasick::new(["rmcp"]).unwrap(),
+        }
+    }
+
+    fn positions(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for (l, line) in text.lines().enumerate() {
+            for (c, ch) in line.chars().enumerate() {
+                if !ch.is_whitespace() {
+                    out.push((l, c));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn trigger_free_bodies_are_blanked_and_positions_kept() {
+        let text = "fn helper(x: u32) -> u32 {\n    let s = \"é}{\"; x + 1\n}\nfn handler() { peer.list_roots(); helper(1) }\nfn other() { 'a'; '{'; 2 }\n";
+        let out = skeleton(text, &keys(&["list_roots"])).expect("something blanked");
+        // `helper` is called from a kept body, but callees are not kept: only callers are.
+        assert!(out.starts_with("fn helper(x: u32) -> u32 {\n"));
+        assert!(!out.contains("x + 1"));
+        assert!(out.contains("fn handler() { peer.list_roots(); helper(1) }"));
+        assert!(out.contains("fn other() {"));
+        assert!(!out.contains("'{'"));
+        assert_eq!(text.lines().count(), out.lines().count());
+        // Every line keeps its length in chars, so spans after a blanked body do not move.
+        for (a, b) in text.lines().zip(out.lines()) {
+            assert_eq!(a.chars().count(), b.chars().count());
+        }
+        syn::parse_file(&out).expect("the skeleton parses");
+        assert!(positions(&out).iter().all(|p| positions(text).contains(p)));
+    }
+
+    #[test]
+    fn callers_of_kept_fns_are_kept_transitively() {
+        let text = "fn a() { b() }\nfn b() { c() }\nfn c() { peer.list_roots() }\nfn d() { 1 }\n";
+        let out = skeleton(text, &keys(&["list_roots"])).expect("d is blanked");
+        assert!(out.contains("fn a() { b() }"));
+        assert!(out.contains("fn b() { c() }"));
+        assert!(!out.contains("{ 1 }"));
+        // A name inside a longer identifier is no mention.
+        let text = "fn c() { peer.list_roots() }\nfn e() { cc() }\n";
+        let out = skeleton(text, &keys(&["list_roots"])).unwrap();
+        assert!(!out.contains("cc()"));
+    }
+
+    #[test]
+    fn nested_fns_are_judged_on_their_own_and_kept_bodies_keep_everything() {
+        let text = "fn outer() {\n    fn inner() { 1 }\n    peer.list_roots();\n}\nfn plain() {\n    fn deep() { peer.list_roots() }\n}\n";
+        let out = skeleton(text, &keys(&["list_roots"])).expect("inner is blanked");
+        assert!(
+            !out.contains("{ 1 }"),
+            "inner is blanked inside a kept body"
+        );
+        assert!(out.contains("fn deep() { peer.list_roots() }"));
+        assert!(out.contains("fn plain() {"));
+    }
+
+    #[test]
+    fn strings_comments_raw_strings_and_signatures_do_not_confuse_it() {
+        let text = r####"
+fn a() -> [u8; { 3 }] { let s = r#"}"#; let b = b'}'; /* } /* { */ */ // }
+    let c = br##"{"##; let r#fn = 1; 0 }
+fn b(f: fn(u32) -> u32) -> impl Fn() { move || () }
+trait T { fn decl(&self); fn default(&self) { () } }
+extern "C" { fn ext(); }
+fn lifetimes<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }
+"####;
+        let out = skeleton(text, &keys(&["nothing-matches"])).expect("bodies blanked");
+        syn::parse_file(&out).expect("the skeleton parses");
+        assert!(!out.contains("r#\"}\"#"));
+        assert!(!out.contains("move"));
+        assert!(!out.contains("'outer"));
+        assert!(out.contains("fn decl(&self);"));
+        assert!(out.contains("fn ext();"));
+        assert!(out.contains("fn a() -> [u8; { 3 }] {"));
+    }
+
+    #[test]
+    fn context_keeps_a_body_but_not_its_callers() {
+        let text = "fn a() { b() }\nfn b() { use rmcp::Peer; }\n";
+        let out = skeleton(text, &keys(&["list_roots"])).expect("a is blanked");
+        assert!(out.contains("fn b() { use rmcp::Peer; }"));
+        assert!(!out.contains("b() }\nfn b"));
+    }
+
+    #[test]
+    fn nothing_to_blank_gives_none() {
+        assert!(skeleton("struct S;", &keys(&["x"])).is_none());
+        assert!(skeleton("fn f() { peer.list_roots() }", &keys(&["list_roots"])).is_none());
+        // Unbalanced: nothing is blanked.
+        assert!(skeleton("fn f() { 1", &keys(&["x"])).is_none());
+        assert!(skeleton("fn f() { 1 } fn g() { fn h() { 2 }", &keys(&["x"])).is_none());
+        assert!(skeleton("fn f() { 1 } }", &keys(&["x"])).is_none());
+    }
+}

@@ -1,0 +1,64 @@
+//! The engine parses only the fn bodies that can matter (`src/skeleton.rs`): the findings are the
+//! same as a full parse's, at the same positions, and what is not read is not reported.
+
+use mcp_lint::lint::{lint_source, Settings};
+
+const HANDLER: &str = r#"use rmcp::{RoleServer, service::RequestContext, model::*};
+
+/// A helper with no trigger token: its body is not parsed.
+fn summarize(items: &[String]) -> String {
+    let mut out = String::new();
+    for (n, item) in items.iter().enumerate() {
+        if n > 0 { out.push_str(", "); }
+        out.push_str(item.trim()); // "é" wide chars before the next finding's line
+    }
+    out
+}
+
+async fn ask(ctx: RequestContext<RoleServer>) -> String {
+    let roots = ctx.peer.list_roots().await;
+    summarize(&[format!("{roots:?}")])
+}
+
+async fn entry(ctx: RequestContext<RoleServer>) { let é = 1; let _ = ask(ctx).await; }
+"#;
+
+fn codes_at(text: &str, prefilter: bool) -> Vec<(String, usize, usize, String)> {
+    let settings = Settings {
+        prefilter,
+        ..Settings::default()
+    };
+    lint_source("src/server.rs", text.as_bytes(), &settings)
+        .findings
+        .into_iter()
+        .map(|f| (f.code, f.line, f.column, f.message))
+        .collect()
+}
+
+#[test]
+fn findings_and_positions_match_a_full_parse() {
+    let skeleton = codes_at(HANDLER, true);
+    assert!(
+        skeleton.iter().any(|(c, ..)| c == "MCP003"),
+        "the legacy call in `ask` is found: {skeleton:?}"
+    );
+    assert_eq!(skeleton, codes_at(HANDLER, false));
+}
+
+#[test]
+fn a_syntax_error_is_reported_where_the_rules_read() {
+    // In a body with a trigger token: the file is reported as not parsing.
+    let broken_handler = HANDLER.replace("let roots = ctx", "let roots = = ctx");
+    let found = codes_at(&broken_handler, true);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "MCP900");
+    // In a helper no rule reads: the rest of the file is still linted; a full parse
+    // (`--no-prefilter`) reports the error.
+    let broken_helper = HANDLER.replace("let mut out = String::new();", "let mut out = = 1;");
+    let found = codes_at(&broken_helper, true);
+    assert!(found.iter().any(|(c, ..)| c == "MCP003"), "{found:?}");
+    assert!(!found.iter().any(|(c, ..)| c == "MCP900"), "{found:?}");
+    let full = codes_at(&broken_helper, false);
+    assert_eq!(full.len(), 1, "{full:?}");
+    assert_eq!(full[0].0, "MCP900");
+}
