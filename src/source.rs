@@ -95,6 +95,12 @@ impl<'a> LineIndex<'a> {
         (line, col)
     }
 
+    /// The text between two spans, from the start of `first` to the end of `last`.
+    pub fn text_between(&self, first: Span, last: Span) -> &'a str {
+        let r = self.range_between(first, last);
+        self.text.get(r.start..r.end).unwrap_or("")
+    }
+
     pub fn range(&self, span: Span) -> Range {
         self.range_between(span, span)
     }

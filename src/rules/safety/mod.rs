@@ -24,6 +24,25 @@ use body::Body;
 /// The MRTR safety rules, MCP101 to MCP109.
 pub struct Safety;
 
+/// The trigger tokens of MCP101 to MCP109 (from the catalog), as one matcher.
+fn fn_triggers() -> &'static aho_corasick::AhoCorasick {
+    static TRIGGERS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+        std::sync::LazyLock::new(|| {
+            let catalog = crate::catalog::catalog();
+            let tokens: Vec<&str> = Safety
+                .codes()
+                .iter()
+                .filter_map(|c| catalog.get(c))
+                .flat_map(|r| r.triggers.iter().map(String::as_str))
+                .collect();
+            aho_corasick::AhoCorasickBuilder::new()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(tokens)
+                .expect("trigger tokens build a matcher")
+        });
+    &TRIGGERS
+}
+
 /// What every check sees: the fn's index and where it sits.
 pub(crate) struct FnView<'a> {
     pub body: Body<'a>,
@@ -44,6 +63,14 @@ impl Rule for Safety {
         let kind = cx.context().kind;
         // Tests pin keys, keep toy state and build malformed results on purpose.
         if kind == HandlerKind::Client || cx.in_test_code() {
+            return;
+        }
+        // Every check starts from one of its codes' trigger tokens in the fn (its signature or
+        // body); indexing a body costs more than parsing it, and most fns of a server have none.
+        let text = cx
+            .line_index()
+            .text_between(sig.fn_token.span, block.brace_token.span.close());
+        if !fn_triggers().is_match(text) {
             return;
         }
         let f = FnView {
