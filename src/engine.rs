@@ -53,8 +53,6 @@ pub struct FnContext {
     pub spawned: bool,
     /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
     pub test: bool,
-    /// For a plain fn: how the file's handlers reach it (see `callgraph.rs`).
-    pub reach: crate::callgraph::Reach,
 }
 
 /// Where a request call sits, as far as MRTR is concerned.
@@ -142,7 +140,13 @@ impl<'a> Cx<'a> {
                 "inside a spawned task, which outlives the request that started it".into(),
             );
         }
-        match (&cx.kind, &cx.reach) {
+        // How the file's handlers reach a plain fn (see `callgraph.rs`), worked out only here:
+        // for every fn of a long call chain it would cost time quadratic in the chain.
+        let reach = match cx.kind {
+            HandlerKind::Plain => self.state.facts.callgraph.reach(name),
+            _ => crate::callgraph::Reach::Unknown,
+        };
+        match (&cx.kind, &reach) {
             (HandlerKind::Plain, crate::callgraph::Reach::Request) => return Placement::Reachable,
             (HandlerKind::Plain, crate::callgraph::Reach::Unreachable(caller)) => {
                 return Placement::Unreachable(format!(

@@ -114,7 +114,6 @@ impl<'a> State<'a> {
                 name: String::new(),
                 spawned: false,
                 test: false,
-                reach: crate::callgraph::Reach::Unknown,
             })
         })
     }
@@ -537,11 +536,6 @@ impl<'a> Walker<'a> {
         let takes_context = self.takes_request_context(sig);
         let kind =
             crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
-        let reach = if kind == HandlerKind::Plain {
-            self.state.facts.callgraph.reach(&name)
-        } else {
-            crate::callgraph::Reach::Unknown
-        };
         let generics: HashSet<String> = sig
             .generics
             .type_params()
@@ -554,7 +548,6 @@ impl<'a> Walker<'a> {
             name,
             spawned: false,
             test,
-            reach,
         });
         self.with_frame(|w| {
             for input in &sig.inputs {
