@@ -13,6 +13,9 @@
 //! strings and char literals. A mistake in it cannot lose a finding silently: a key anywhere in a
 //! body keeps it, and when the blanked text does not parse, the caller parses the file as it is.
 
+use std::collections::HashMap;
+use std::ops::Range;
+
 use aho_corasick::AhoCorasick;
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
@@ -27,7 +30,7 @@ pub struct BodyKeys {
 /// One fn body: the offsets of its braces, the fn's name, and the body it is nested in.
 #[derive(Debug)]
 struct Body {
-    name: std::ops::Range<usize>,
+    name: Range<usize>,
     open: usize,
     close: usize,
     parent: Option<usize>,
@@ -37,7 +40,7 @@ struct Body {
 /// (or the file has none).
 pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
     let bytes = text.as_bytes();
-    let bodies = fn_bodies(bytes);
+    let (bodies, idents) = fn_bodies(bytes);
     if bodies.is_empty() {
         return None;
     }
@@ -46,7 +49,7 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
     for m in keys.triggers.find_iter(bytes) {
         keep_around(&bodies, &mut kept, m.start(), &mut newly);
     }
-    keep_callers(bytes, &bodies, &mut kept);
+    keep_callers(bytes, &bodies, &idents, &mut kept);
     for m in keys.context.find_iter(bytes) {
         keep_around(&bodies, &mut kept, m.start(), &mut newly);
     }
@@ -104,37 +107,23 @@ fn innermost(bodies: &[Body], at: usize) -> Option<usize> {
     }
 }
 
-/// Keeps every body that mentions the name of a kept fn, and so on up the calls. One scan finds
-/// which bodies mention which fn names; following them is then linear, however long the chain.
-fn keep_callers(bytes: &[u8], bodies: &[Body], kept: &mut [bool]) {
-    let mut ids: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+/// Keeps every body that mentions the name of a kept fn, and so on up the calls. `idents` are
+/// the identifiers of the file, in order: which bodies mention which fn names is read off them
+/// once, so following the calls is linear however long the chain.
+fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &mut [bool]) {
+    let mut ids: HashMap<&[u8], usize> = HashMap::new();
     for b in bodies {
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);
     }
-    let mut names: Vec<&[u8]> = vec![&[]; ids.len()];
-    for (name, &id) in &ids {
-        names[id] = name;
-    }
-    // Leftmost-longest: at the start of a word that is a name, the match is that whole word.
-    let Ok(finder) = AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(&names)
-    else {
-        // Cannot search: keep every body, which is always correct.
-        kept.iter_mut().for_each(|k| *k = true);
-        return;
-    };
-    // For each name: the offsets where a body mentions it as a whole word.
-    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
-    for m in finder.find_iter(bytes) {
-        let whole_word = !m.start().checked_sub(1).is_some_and(|i| is_ident(bytes[i]))
-            && !bytes.get(m.end()).copied().is_some_and(is_ident);
-        if whole_word {
-            mentions[m.pattern().as_usize()].push(m.start());
+    // For each name: the offsets where it is used.
+    let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+    for r in idents {
+        if let Some(&id) = ids.get(&bytes[r.clone()]) {
+            mentions[id].push(r.start);
         }
     }
-    let mut followed = vec![false; names.len()];
+    let mut followed = vec![false; ids.len()];
     let mut queue: Vec<usize> = (0..bodies.len()).filter(|&i| kept[i]).collect();
     while let Some(body) = queue.pop() {
         let id = ids[&bytes[bodies[body].name.clone()]];
@@ -151,18 +140,21 @@ fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-/// Every fn body in the file, in order of their opening braces.
-fn fn_bodies(bytes: &[u8]) -> Vec<Body> {
+/// Every fn body in the file, in order of their opening braces, and every identifier; nothing
+/// when the braces do not balance.
+fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
+    let mut idents = Vec::new();
     let mut lexer = Lexer { bytes, at: 0 };
     let mut bodies: Vec<Body> = Vec::new();
     // Open braces: the index of the body each opens, if it opens one.
     let mut braces: Vec<Option<usize>> = Vec::new();
     // After `fn name`: the name, and the depth of `(`/`[` inside the signature.
-    let mut pending: Option<(std::ops::Range<usize>, usize)> = None;
+    let mut pending: Option<(Range<usize>, usize)> = None;
     let mut after_fn = false;
     while let Some(tok) = lexer.next() {
         match tok {
             Token::Ident(r) => {
+                idents.push(r.clone());
                 if after_fn {
                     pending = Some((r, 0));
                     after_fn = false;
@@ -198,7 +190,7 @@ fn fn_bodies(bytes: &[u8]) -> Vec<Body> {
                 match braces.pop() {
                     Some(Some(i)) => bodies[i].close = lexer.at - 1,
                     Some(None) => {}
-                    None => return Vec::new(),
+                    None => return (Vec::new(), Vec::new()),
                 }
             }
             Token::Punct(b'(' | b'[') => {
@@ -224,13 +216,13 @@ fn fn_bodies(bytes: &[u8]) -> Vec<Body> {
     // Unbalanced braces: the file does not parse as it is, and no body can be trusted. (Dropping
     // only the unclosed ones would leave `parent` pointing at the wrong bodies.)
     if !braces.is_empty() || bodies.iter().any(|b| b.close == usize::MAX) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
-    bodies
+    (bodies, idents)
 }
 
 enum Token {
-    Ident(std::ops::Range<usize>),
+    Ident(Range<usize>),
     Punct(u8),
     /// A literal, a lifetime, a number or a raw identifier: nothing the body finder needs.
     Other,
