@@ -200,6 +200,7 @@ impl FileFacts {
                 }
             }
         }
+        let names = CrateNames::in_text(text);
         for (i, sdk) in SDKS.iter().enumerate() {
             let alias = facts
                 .crate_aliases
@@ -207,11 +208,13 @@ impl FileFacts {
                 .any(|(a, j)| *j == i && mentions_word(text, a));
             // rmcp keeps its substring test; the newer SDKs' short names (`neva` in "Geneva")
             // must stand as a whole identifier.
-            let named = if sdk.bare_names {
-                sdk.crates.iter().any(|c| text.contains(c))
-            } else {
-                sdk.crates.iter().any(|c| mentions_word(text, c))
-            };
+            let named = sdk.crates.iter().any(|c| {
+                if sdk.bare_names {
+                    names.anywhere.contains(c)
+                } else {
+                    names.as_words.contains(c)
+                }
+            });
             if !facts.absent(sdk) && (alias || named) {
                 facts.mentioned_sdks.push(i);
             }
@@ -445,12 +448,61 @@ impl FileFacts {
 
 /// Whether `word` occurs in `text` with no identifier character on either side.
 fn mentions_word(text: &str, word: &str) -> bool {
+    text.match_indices(word)
+        .any(|(at, _)| stands_alone(text, at, at + word.len()))
+}
+
+/// Whether `text[start..end]` has no identifier character on either side.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(ident) && !after.is_some_and(ident)
-    })
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    !before.is_some_and(ident) && !after.is_some_and(ident)
+}
+
+/// The SDK crate names a text holds, found in one scan (one search per name was a full pass over
+/// the file for each of some twenty names).
+struct CrateNames {
+    anywhere: HashSet<&'static str>,
+    as_words: HashSet<&'static str>,
+}
+
+impl CrateNames {
+    fn in_text(text: &str) -> CrateNames {
+        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Option<aho_corasick::AhoCorasick>)> =
+            std::sync::LazyLock::new(|| {
+                let names: Vec<&'static str> =
+                    SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
+                let matcher = aho_corasick::AhoCorasick::new(&names).ok();
+                (names, matcher)
+            });
+        let (names, matcher) = &*NAMES;
+        let mut found = CrateNames {
+            anywhere: HashSet::new(),
+            as_words: HashSet::new(),
+        };
+        let Some(matcher) = matcher else {
+            // No matcher (cannot happen with these names): search one name at a time.
+            for n in names {
+                if text.contains(n) {
+                    found.anywhere.insert(n);
+                }
+                if mentions_word(text, n) {
+                    found.as_words.insert(n);
+                }
+            }
+            return found;
+        };
+        // Overlapping: one name inside another (`mcp` in `turbomcp`) is still found.
+        for m in matcher.find_overlapping_iter(text) {
+            let name = names[m.pattern().as_usize()];
+            found.anywhere.insert(name);
+            if stands_alone(text, m.start(), m.end()) {
+                found.as_words.insert(name);
+            }
+        }
+        found
+    }
 }
 
 pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {
