@@ -24,23 +24,63 @@ use body::Body;
 /// The MRTR safety rules, MCP101 to MCP109.
 pub struct Safety;
 
-/// The trigger tokens of MCP101 to MCP109 (from the catalog), as one matcher.
-fn fn_triggers() -> &'static aho_corasick::AhoCorasick {
-    static TRIGGERS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
-        std::sync::LazyLock::new(|| {
+/// One check per code, in the order they run.
+type Check = fn(&mut Cx<'_>, &FnView<'_>);
+const CHECKS: [(&str, Check); 9] = [
+    ("MCP101", state_mint::check),
+    ("MCP102", state_trust::check),
+    ("MCP103", seal_binding::check),
+    ("MCP104", state_key::check),
+    ("MCP105", state_secrets::check),
+    ("MCP106", input_required::check),
+    ("MCP107", capability::check),
+    ("MCP108", elicit_form::check),
+    ("MCP109", elicit_answer::check),
+];
+
+/// The trigger tokens of the checks (from the catalog) and, per token, the checks it starts.
+struct Triggers {
+    matcher: aho_corasick::AhoCorasick,
+    checks: Vec<Vec<usize>>,
+}
+
+impl Triggers {
+    fn get() -> &'static Triggers {
+        static TRIGGERS: std::sync::LazyLock<Triggers> = std::sync::LazyLock::new(|| {
             let catalog = crate::catalog::catalog();
-            let tokens: Vec<&str> = Safety
-                .codes()
-                .iter()
-                .filter_map(|c| catalog.get(c))
-                .flat_map(|r| r.triggers.iter().map(String::as_str))
-                .collect();
-            aho_corasick::AhoCorasickBuilder::new()
-                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-                .build(tokens)
-                .expect("trigger tokens build a matcher")
+            let mut tokens: Vec<&str> = Vec::new();
+            let mut checks: Vec<Vec<usize>> = Vec::new();
+            for (i, (code, _)) in CHECKS.iter().enumerate() {
+                for t in catalog.get(code).map_or(&[][..], |r| &r.triggers[..]) {
+                    match tokens.iter().position(|x| x == t) {
+                        Some(k) => checks[k].push(i),
+                        None => {
+                            tokens.push(t);
+                            checks.push(vec![i]);
+                        }
+                    }
+                }
+            }
+            Triggers {
+                matcher: aho_corasick::AhoCorasick::new(&tokens)
+                    .expect("trigger tokens build a matcher"),
+                checks,
+            }
         });
-    &TRIGGERS
+        &TRIGGERS
+    }
+
+    /// Which checks the text starts: those with a trigger token in it. Overlapping, so a token
+    /// inside another (`Codec` in `RequestStateCodec`) counts too.
+    fn started_by(&self, text: &str) -> [bool; CHECKS.len()] {
+        let mut on = [false; CHECKS.len()];
+        for m in self.matcher.find_overlapping_iter(text) {
+            for &i in &self.checks[m.pattern().as_usize()] {
+                on[i] = true;
+            }
+        }
+        on
+    }
 }
 
 /// What every check sees: the fn's index and where it sits.
@@ -65,12 +105,14 @@ impl Rule for Safety {
         if kind == HandlerKind::Client || cx.in_test_code() {
             return;
         }
-        // Every check starts from one of its codes' trigger tokens in the fn (its signature or
-        // body); indexing a body costs more than parsing it, and most fns of a server have none.
+        // Every check starts from one of its code's trigger tokens in the fn (its signature or
+        // body); indexing a body costs more than parsing it, and most fns of a server start
+        // none, or one check of nine.
         let text = cx
             .line_index()
             .text_between(sig.fn_token.span, block.brace_token.span.close());
-        if !fn_triggers().is_match(text) {
+        let started = Triggers::get().started_by(text);
+        if !started.contains(&true) {
             return;
         }
         let f = FnView {
@@ -78,15 +120,11 @@ impl Rule for Safety {
             name: sig.ident.to_string(),
             kind,
         };
-        state_mint::check(cx, &f);
-        state_trust::check(cx, &f);
-        seal_binding::check(cx, &f);
-        state_key::check(cx, &f);
-        state_secrets::check(cx, &f);
-        input_required::check(cx, &f);
-        capability::check(cx, &f);
-        elicit_form::check(cx, &f);
-        elicit_answer::check(cx, &f);
+        for ((_, check), on) in CHECKS.iter().zip(started) {
+            if on {
+                check(cx, &f);
+            }
+        }
     }
 
     fn check_item(&self, cx: &mut Cx<'_>, item: &syn::Item) {
