@@ -51,7 +51,12 @@ fn pretty(report: &Report) -> serde_json::Result<String> {
         String::with_capacity(frame.len() + items.iter().map(|i| i.len() + 2).sum::<usize>());
     out.push_str(&frame[..at]);
     out.push_str("\"findings\": [\n");
-    out.push_str(&items.join(",\n"));
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push_str(item);
+    }
     out.push_str("\n  ],");
     out.push_str(&frame[at + EMPTY_FINDINGS.len()..]);
     Ok(out)
