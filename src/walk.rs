@@ -579,6 +579,38 @@ impl<'a> Walker<'a> {
         r
     }
 
+    /// Whether walking a macro's body can find anything. A finding in it needs a trigger token
+    /// there, or a local name that carries a request or an SDK value from outside
+    /// (`send(req)` after `let req = json!({"method": "roots/list"})`). Parsing the body of every
+    /// `format!` and `debug!` was a tenth of the analysis.
+    fn macro_may_matter(&self, m: &syn::Macro) -> bool {
+        let (open, close) = match &m.delimiter {
+            syn::MacroDelimiter::Paren(d) => (d.span.open(), d.span.close()),
+            syn::MacroDelimiter::Brace(d) => (d.span.open(), d.span.close()),
+            syn::MacroDelimiter::Bracket(d) => (d.span.open(), d.span.close()),
+        };
+        let Some(triggers) = all_triggers() else {
+            return true;
+        };
+        if triggers.is_match(self.state.lines.text_between(open, close)) {
+            return true;
+        }
+        fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
+            ts.clone().into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    w.state.lookup(&i.to_string()).is_some_and(|v| {
+                        v.request.is_some()
+                            || !v.raw.is_empty()
+                            || v.kind != crate::scope::Kind::Unknown
+                    })
+                }
+                proc_macro2::TokenTree::Group(g) => carries(w, &g.stream()),
+                _ => false,
+            })
+        }
+        carries(self, &m.tokens)
+    }
+
     fn visit_pieces(&mut self, pieces: Vec<Piece>) {
         for p in pieces {
             match p {
@@ -821,6 +853,9 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
+        if !self.macro_may_matter(m) {
+            return;
+        }
         let pieces = parse_macro_body(&m.tokens);
         self.macro_depth += 1;
         if SPAWNS.contains(&name.as_str()) {
@@ -842,4 +877,22 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 /// Span helpers for rules.
 pub fn expr_span(e: &syn::Expr) -> Span {
     e.span()
+}
+
+/// Every trigger token of the catalog and the SDK tables, whatever rules are enabled: a superset,
+/// so a macro body it turns away holds nothing for any rule. `None` when some rule may fire
+/// anywhere (`"*"`).
+fn all_triggers() -> Option<&'static aho_corasick::AhoCorasick> {
+    static ALL: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            let tokens = crate::lint::Settings::default().trigger_tokens();
+            if tokens.is_empty() {
+                return None;
+            }
+            aho_corasick::AhoCorasickBuilder::new()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(tokens)
+                .ok()
+        });
+    ALL.as_ref()
 }

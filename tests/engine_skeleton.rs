@@ -62,3 +62,25 @@ fn a_syntax_error_is_reported_where_the_rules_read() {
     assert_eq!(full.len(), 1, "{full:?}");
     assert_eq!(full[0].0, "MCP900");
 }
+
+/// A macro body with no trigger token is not parsed, unless a local name used in it carries a
+/// request from outside: here the request literal is bound before `select!` and sent inside it.
+#[test]
+fn a_macro_body_using_a_name_that_carries_a_request_is_read() {
+    let src = r#"use rmcp::{ServerHandler, model::*, service::RequestContext, RoleServer};
+struct S;
+impl ServerHandler for S {
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let req = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"});
+        let mut out = std::io::stdout();
+        tokio::select! {
+            _ = async { serde_json::to_writer(&mut out, &req) } => {}
+        }
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+"#;
+    let found = codes_at(src, true);
+    assert!(found.iter().any(|(c, ..)| c == "MCP004"), "{found:?}");
+    assert_eq!(found, codes_at(src, false));
+}
