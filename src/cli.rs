@@ -265,6 +265,31 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             eprintln!("error: {}: {}", e.path, e.message);
         }
     }
+    let stale_fails = args.strict_baseline && gated.stale > 0;
+    let status = exit_status(&gated.report);
+    let status = if status == EXIT_CLEAN && stale_fails {
+        EXIT_FINDINGS
+    } else {
+        status
+    };
+    // The JSON report of a large tree is tens of megabytes: written as it is made, not held.
+    if args.format == Format::Json && !args.statistics && args.output.is_none() {
+        for n in &gated.notes {
+            eprintln!("note: {n}");
+        }
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        let written = crate::report::json::write(&gated.report, &mut out)
+            .and_then(|()| std::io::Write::flush(&mut out));
+        match written {
+            // A closed pipe (`| head`) is the reader's choice, not our failure.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                return Err(format!("cannot write the report: {e}"))
+            }
+            _ => {}
+        }
+        phases.mark("report");
+        return Ok(status);
+    }
     let out = match args.format {
         _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
@@ -289,13 +314,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         None => write_stdout(&out)?,
     }
     phases.mark("report");
-    let stale_fails = args.strict_baseline && gated.stale > 0;
-    let status = exit_status(&gated.report);
-    Ok(if status == EXIT_CLEAN && stale_fails {
-        EXIT_FINDINGS
-    } else {
-        status
-    })
+    Ok(status)
 }
 
 /// `--fix` / `--diff`: see `fix::driver` for what each prints and its exit status.

@@ -4,7 +4,7 @@
 pub mod concise;
 pub mod github;
 mod human;
-mod json;
+pub mod json;
 pub mod sarif;
 pub mod statistics;
 
