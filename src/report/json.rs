@@ -33,7 +33,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
     let at = frame
         .find(EMPTY_FINDINGS)
         .expect("the frame has an empty findings array");
-    out.write_all(frame[..at].as_bytes())?;
+    out.write_all(&frame.as_bytes()[..at])?;
     out.write_all(b"\"findings\": [\n")?;
     for (n, batch) in report.findings.chunks(BATCH).enumerate() {
         let items: Vec<String> = batch
@@ -48,7 +48,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
         }
     }
     out.write_all(b"\n  ],")?;
-    out.write_all(frame[at + EMPTY_FINDINGS.len()..].as_bytes())?;
+    out.write_all(&frame.as_bytes()[at + EMPTY_FINDINGS.len()..])?;
     out.write_all(b"\n")
 }
 
