@@ -39,7 +39,7 @@ pub struct Prefilter {
     matcher: Option<AhoCorasick>,
     anchors: Option<AhoCorasick>,
     /// What keeps a fn body from being blanked before parsing (`skeleton.rs`): the trigger
-    /// tokens, then the anchors and the SDK crate names (a `use` in a body feeds the scope model).
+    /// tokens, then the SDK crate names (a `use` in a body feeds the scope model).
     body_keys: Option<BodyKeys>,
 }
 
@@ -64,12 +64,13 @@ impl Prefilter {
             scanner(&tokens)
         };
         let body_keys = matcher.as_ref().and_then(|triggers| {
-            let mut context = ANCHORS.to_vec();
-            context.extend(
-                crate::sdk::SDKS
-                    .iter()
-                    .flat_map(|s| s.crates.iter().copied()),
-            );
+            // Only the crate names: a body without a trigger has no finding, and what the scope
+            // model takes from a body for the whole file is its `use` items and paths. (The
+            // anchors would keep every body with an `/mcp` URL in it.)
+            let context: Vec<&str> = crate::sdk::SDKS
+                .iter()
+                .flat_map(|s| s.crates.iter().copied())
+                .collect();
             Some(BodyKeys {
                 triggers: triggers.clone(),
                 context: scanner(&context)?,

@@ -4,9 +4,9 @@
 //! every character between their braces becomes a space (newlines stay), so every line and
 //! column, and so every span, is the same as in the file.
 //!
-//! A body is kept when it holds a key (a trigger token, an MCP anchor, an SDK crate name: what
-//! any rule or the scope model starts from), or when it mentions a kept fn by name, since the
-//! call graph needs every caller of a fn with a finding. Nested fns are judged on their own;
+//! A body is kept when it holds a key (a trigger token or an SDK crate name: what any rule or the
+//! scope model starts from), or when it mentions a kept fn by name, since the call graph needs
+//! every caller of a fn with a finding. Nested fns are judged on their own;
 //! a kept body keeps everything inside it.
 //!
 //! This runs on text, before parsing, with a small lexer that knows comments, strings, raw
@@ -20,8 +20,7 @@ use aho_corasick::AhoCorasick;
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
 /// their callers, for the call graph) are followed up the calls; a body with context alone (an
-/// MCP anchor, an SDK crate name in a nested `use`) is kept for the scope model, but its callers
-/// are not.
+/// SDK crate name, as in a nested `use`) is kept for the scope model, but its callers are not.
 pub struct BodyKeys {
     pub triggers: AhoCorasick,
     pub context: AhoCorasick,
