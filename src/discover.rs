@@ -24,6 +24,8 @@ pub fn discover(paths: &[PathBuf], base: &Path) -> (Vec<PathBuf>, Vec<FileError>
     (files, errors)
 }
 
+/// Walks on every core: a vendored tree of ten thousand files took a sixth of a run to list on
+/// one thread. The caller sorts what it gets.
 fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<FileError>) {
     let walker = ignore::WalkBuilder::new(dir)
         .hidden(true)
@@ -32,22 +34,33 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
         .git_global(false)
         .require_git(false)
         .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target"))
-        .build();
-    for entry in walker {
-        match entry {
-            Ok(e) => {
-                if e.file_type().is_some_and(|t| t.is_file())
-                    && e.path().extension().is_some_and(|x| x == "rs")
-                {
-                    files.push(e.into_path());
+        .build_parallel();
+    let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
+    walker.run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            let mut found = found.lock().unwrap_or_else(|p| p.into_inner());
+            match entry {
+                Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_file())
+                        && e.path().extension().is_some_and(|x| x == "rs")
+                    {
+                        found.0.push(e.into_path());
+                    }
                 }
+                Err(e) => found.1.push(FileError {
+                    path: crate::source::display_path(dir, base),
+                    message: format!("cannot walk: {e}"),
+                }),
             }
-            Err(e) => errors.push(FileError {
-                path: crate::source::display_path(dir, base),
-                message: format!("cannot walk: {e}"),
-            }),
-        }
-    }
+            ignore::WalkState::Continue
+        })
+    });
+    let (mut f, mut e) = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    files.append(&mut f);
+    // Errors in a stable order whatever the threads did.
+    e.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
+    errors.append(&mut e);
 }
 
 /// The directory `cargo mcp-lint` lints when given no paths, as cargo would pick it: the nearest
