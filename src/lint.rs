@@ -324,37 +324,101 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
     let packages = Packages::new();
     let base = settings.base_dir.clone();
-    let work = |f: &PathBuf| -> (String, Result<FileResult, String>) {
+    // Two passes. First every file is read and scanned; the few the prefilter admits keep their
+    // bytes. Then those are parsed and analysed, largest first: on a vendored tree a handful of
+    // big files are most of the work, and started last on one core they left the other idle.
+    let scan = |f: &PathBuf| -> Scanned {
         let display = crate::source::display_path(f, &base);
-        match std::fs::read(f) {
-            Ok(bytes) => {
-                // The trigger scan needs no package, so most files are turned away before their
-                // manifest is looked up; of the rest, those without an anchor in a package whose
-                // manifest names no SDK are turned away before it is parsed.
-                let admitted = |p: &Prefilter| {
-                    p.has_trigger(&bytes)
-                        && (p.has_anchor(&bytes) || !packages.certainly_without_an_sdk(f))
-                };
-                let mut r = if prefilter.as_deref().is_none_or(admitted) {
-                    let package = packages.for_file(f);
-                    lint_here(&display, &bytes, settings, prefilter.as_deref(), package)
-                } else {
-                    FileResult::default()
-                };
-                r.has_directives =
-                    memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
-                (display, Ok(r))
-            }
-            Err(e) => (display, Err(format!("cannot read: {e}"))),
+        let bytes = match std::fs::read(f) {
+            Ok(bytes) => bytes,
+            Err(e) => return Scanned::Unreadable(display, format!("cannot read: {e}")),
+        };
+        let has_directives =
+            memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
+        // The trigger scan needs no package, so most files are turned away before their
+        // manifest is looked up; of the rest, those without an anchor in a package whose
+        // manifest names no SDK are turned away before it is parsed.
+        let admitted = |p: &Prefilter| {
+            p.has_trigger(&bytes) && (p.has_anchor(&bytes) || !packages.certainly_without_an_sdk(f))
+        };
+        if prefilter.as_deref().is_none_or(admitted) {
+            Scanned::Admitted(display, bytes, has_directives)
+        } else {
+            Scanned::Skipped(display, has_directives)
         }
     };
-    let results: Vec<(String, Result<FileResult, String>)> = match rayon::ThreadPoolBuilder::new()
+    let analyse = |f: &PathBuf, display: &str, bytes: &[u8]| -> FileResult {
+        let package = packages.for_file(f);
+        lint_here(display, bytes, settings, prefilter.as_deref(), package)
+    };
+    let run = || -> Vec<Outcome> {
+        let scanned: Vec<Scanned> = files.par_iter().map(|f| guarded(f, || scan(f))).collect();
+        let mut order: Vec<usize> = (0..files.len())
+            .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
+            .collect();
+        order.sort_by_key(|&i| match &scanned[i] {
+            Scanned::Admitted(_, bytes, _) => std::cmp::Reverse(bytes.len()),
+            _ => std::cmp::Reverse(0),
+        });
+        let analysed: Vec<(usize, FileResult)> = order
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| {
+                let Scanned::Admitted(display, bytes, has_directives) = &scanned[i] else {
+                    unreachable!("only admitted files are analysed")
+                };
+                let r = guarded(&files[i], || {
+                    let mut r = analyse(&files[i], display, bytes);
+                    r.has_directives = *has_directives;
+                    Scanned::Done(display.clone(), r)
+                });
+                match r {
+                    Scanned::Done(_, r) => (i, r),
+                    _ => (i, internal_error(display)),
+                }
+            })
+            .collect();
+        let mut done: Vec<Option<FileResult>> = (0..files.len()).map(|_| None).collect();
+        for (i, r) in analysed {
+            done[i] = Some(r);
+        }
+        scanned
+            .into_iter()
+            .zip(done)
+            .map(|(s, r)| match s {
+                Scanned::Unreadable(display, e) => (display, Err(e)),
+                Scanned::Skipped(display, has_directives) => (
+                    display,
+                    Ok(FileResult {
+                        has_directives,
+                        ..FileResult::default()
+                    }),
+                ),
+                Scanned::Admitted(display, ..) => {
+                    let r = r.unwrap_or_else(|| internal_error(&display));
+                    (display, Ok(r))
+                }
+                Scanned::Done(display, r) => (display, Ok(r)),
+            })
+            .collect()
+    };
+    let results: Vec<Outcome> = match rayon::ThreadPoolBuilder::new()
         .num_threads(settings.threads.unwrap_or(0))
         .stack_size(STACK_SIZE)
         .build()
     {
-        Ok(pool) => pool.install(|| files.par_iter().map(|f| guarded(f, &work)).collect()),
-        Err(_) => files.iter().map(|f| guarded(f, &work)).collect(),
+        Ok(pool) => pool.install(run),
+        // No pool: one thread does it all. The analysis must run on a thread with a big stack,
+        // which `lint_source` provides.
+        Err(_) => std::thread::scope(|s| {
+            match std::thread::Builder::new()
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(s, run)
+            {
+                Ok(h) => h.join().unwrap_or_default(),
+                Err(_) => run(),
+            }
+        }),
     };
     let (mut report, sources) = assemble(results);
     for (manifest, message) in packages.errors() {
@@ -370,10 +434,20 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
 /// One file's outcome: its display path and its result, or why it could not be read.
 type Outcome = (String, Result<FileResult, String>);
 
-fn guarded(f: &PathBuf, work: &(dyn Fn(&PathBuf) -> Outcome + Sync)) -> Outcome {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(f))).unwrap_or_else(|_| {
+/// A file after the first pass (`Done`: analysed, or a pass that panicked on it).
+enum Scanned {
+    Unreadable(String, String),
+    Skipped(String, bool),
+    Admitted(String, Vec<u8>, bool),
+    Done(String, FileResult),
+}
+
+/// Runs one pass over one file; a panic in it becomes an internal-error finding for the file.
+fn guarded(f: &Path, work: impl FnOnce() -> Scanned) -> Scanned {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
         let display = f.to_string_lossy().replace('\\', "/");
-        (display.clone(), Ok(internal_error(&display)))
+        let r = internal_error(&display);
+        Scanned::Done(display, r)
     })
 }
 
