@@ -67,13 +67,13 @@ impl Prefilter {
             // Only the crate names: a body without a trigger has no finding, and what the scope
             // model takes from a body for the whole file is its `use` items and paths. (The
             // anchors would keep every body with an `/mcp` URL in it.)
-            let context: Vec<&str> = crate::sdk::SDKS
+            let context: Vec<&'static str> = crate::sdk::SDKS
                 .iter()
                 .flat_map(|s| s.crates.iter().copied())
                 .collect();
             Some(BodyKeys {
                 triggers: triggers.clone(),
-                context: scanner(&context)?,
+                context,
             })
         });
         Prefilter {

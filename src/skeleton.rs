@@ -23,7 +23,8 @@ use aho_corasick::AhoCorasick;
 /// SDK crate name, as in a nested `use`) is kept for the scope model, but its callers are not.
 pub struct BodyKeys {
     pub triggers: AhoCorasick,
-    pub context: AhoCorasick,
+    /// Crate names, matched against the file's identifiers.
+    pub context: Vec<&'static str>,
 }
 
 /// One fn body: the offsets of its braces, the fn's name, and the body it is nested in.
@@ -49,8 +50,11 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
         keep_around(&bodies, &mut kept, m.start(), &mut newly);
     }
     keep_callers(bytes, &bodies, &idents, &mut kept);
-    for m in keys.context.find_iter(bytes) {
-        keep_around(&bodies, &mut kept, m.start(), &mut newly);
+    for r in &idents {
+        let ident = &bytes[r.clone()];
+        if keys.context.iter().any(|c| c.as_bytes() == ident) {
+            keep_around(&bodies, &mut kept, r.start, &mut newly);
+        }
     }
 
     let blank: Vec<&Body> = bodies
@@ -62,20 +66,23 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
     if blank.is_empty() {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut at = 0;
     for b in blank {
-        out.push_str(&text[at..=b.open]);
+        out.extend_from_slice(&bytes[at..=b.open]);
         // One space per char, not per byte: spans count chars, so columns after the closing
-        // brace on its line stay where they were.
-        out.extend(text[b.open + 1..b.close].chars().map(|c| match c {
-            '\n' | '\r' => c,
-            _ => ' ',
-        }));
+        // brace on its line stay where they were. A char's continuation bytes are dropped.
+        out.extend(
+            bytes[b.open + 1..b.close]
+                .iter()
+                .filter(|&&c| !(0x80..0xC0).contains(&c))
+                .map(|&c| if c == b'\n' || c == b'\r' { c } else { b' ' }),
+        );
         at = b.close;
     }
-    out.push_str(&text[at..]);
-    Some(out)
+    out.extend_from_slice(&bytes[at..]);
+    // Only whole chars were replaced, by ASCII: still UTF-8.
+    String::from_utf8(out).ok()
 }
 
 /// Marks the innermost body holding offset `at`, and every body around it; `newly` gets the
@@ -115,9 +122,14 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);
     }
-    // For each name: the offsets where it is used.
+    // For each name: the offsets where it is used. Most identifiers have a length no fn name has,
+    // which a bit test rules out before hashing.
+    let lengths: u64 = ids.keys().fold(0, |m, n| m | 1u64 << n.len().min(63));
     let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     for r in idents {
+        if lengths & (1u64 << r.len().min(63)) == 0 {
+            continue;
+        }
         if let Some(&id) = ids.get(&bytes[r.clone()]) {
             mentions[id].push(r.start);
         }
@@ -396,7 +408,7 @@ mod tests {
     fn keys(k: &[&str]) -> BodyKeys {
         BodyKeys {
             triggers: AhoCorasick::new(k).unwrap(),
-            context: AhoCorasick::new(["rmcp"]).unwrap(),
+            context: vec!["rmcp"],
         }
     }
 
