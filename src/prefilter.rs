@@ -63,18 +63,15 @@ impl Prefilter {
         } else {
             scanner(&tokens)
         };
-        let body_keys = matcher.as_ref().and_then(|triggers| {
+        let body_keys = matcher.as_ref().map(|triggers| BodyKeys {
+            triggers: triggers.clone(),
             // Only the crate names: a body without a trigger has no finding, and what the scope
             // model takes from a body for the whole file is its `use` items and paths. (The
             // anchors would keep every body with an `/mcp` URL in it.)
-            let context: Vec<&'static str> = crate::sdk::SDKS
+            context: crate::sdk::SDKS
                 .iter()
                 .flat_map(|s| s.crates.iter().copied())
-                .collect();
-            Some(BodyKeys {
-                triggers: triggers.clone(),
-                context,
-            })
+                .collect(),
         });
         Prefilter {
             matcher,
