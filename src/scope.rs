@@ -469,19 +469,24 @@ struct CrateNames {
 
 impl CrateNames {
     fn in_text(text: &str) -> CrateNames {
-        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Option<aho_corasick::AhoCorasick>)> =
+        type Matchers = Option<(aho_corasick::AhoCorasick, aho_corasick::AhoCorasick)>;
+        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Matchers)> =
             std::sync::LazyLock::new(|| {
                 let names: Vec<&'static str> =
                     SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
-                let matcher = aho_corasick::AhoCorasick::new(&names).ok();
-                (names, matcher)
+                let overlapping = aho_corasick::AhoCorasick::new(&names).ok();
+                let any = aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                    .build(&names)
+                    .ok();
+                (names, overlapping.zip(any))
             });
-        let (names, matcher) = &*NAMES;
+        let (names, matchers) = &*NAMES;
         let mut found = CrateNames {
             anywhere: HashSet::new(),
             as_words: HashSet::new(),
         };
-        let Some(matcher) = matcher else {
+        let Some((matcher, any)) = matchers else {
             // No matcher (cannot happen with these names): search one name at a time.
             for n in names {
                 if text.contains(n) {
@@ -493,6 +498,11 @@ impl CrateNames {
             }
             return found;
         };
+        // Most files of a large tree name no SDK: a SIMD search says so before the slower
+        // overlapping scan.
+        if !any.is_match(text) {
+            return found;
+        }
         // Overlapping: one name inside another (`mcp` in `turbomcp`) is still found.
         for m in matcher.find_overlapping_iter(text) {
             let name = names[m.pattern().as_usize()];

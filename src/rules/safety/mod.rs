@@ -41,6 +41,9 @@ const CHECKS: [(&str, Check); 9] = [
 /// The trigger tokens of the checks (from the catalog) and, per token, the checks it starts.
 struct Triggers {
     matcher: aho_corasick::AhoCorasick,
+    /// The same tokens, leftmost-first: its SIMD search rules out most fns before the slower
+    /// overlapping scan runs.
+    any: aho_corasick::AhoCorasick,
     checks: Vec<Vec<usize>>,
 }
 
@@ -64,6 +67,10 @@ impl Triggers {
             Triggers {
                 matcher: aho_corasick::AhoCorasick::new(&tokens)
                     .expect("trigger tokens build a matcher"),
+                any: aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                    .build(&tokens)
+                    .expect("trigger tokens build a matcher"),
                 checks,
             }
         });
@@ -74,6 +81,9 @@ impl Triggers {
     /// inside another (`Codec` in `RequestStateCodec`) counts too.
     fn started_by(&self, text: &str) -> [bool; CHECKS.len()] {
         let mut on = [false; CHECKS.len()];
+        if !self.any.is_match(text) {
+            return on;
+        }
         for m in self.matcher.find_overlapping_iter(text) {
             for &i in &self.checks[m.pattern().as_usize()] {
                 on[i] = true;
