@@ -12,7 +12,12 @@ pub fn discover(paths: &[PathBuf], base: &Path) -> (Vec<PathBuf>, Vec<FileError>
     for p in paths {
         match std::fs::metadata(p) {
             Ok(m) if m.is_file() => files.push(p.clone()),
-            Ok(_) => walk(p, base, &mut files, &mut errors),
+            Ok(m) if m.is_dir() => walk(p, base, &mut files, &mut errors),
+            // A FIFO, socket or device named on the command line: say so rather than skip it.
+            Ok(_) => errors.push(FileError {
+                path: crate::source::display_path(p, base),
+                message: "not a regular file or a directory".into(),
+            }),
             Err(e) => errors.push(FileError {
                 path: crate::source::display_path(p, base),
                 message: format!("cannot read: {e}"),
@@ -115,6 +120,21 @@ fn glob_matches(pattern: &str, rel: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_named_on_the_command_line_is_an_error_not_skipped() {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("pipe.rs");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return; // no mkfifo on this machine: nothing to check
+        }
+        let (files, errors) = discover(std::slice::from_ref(&fifo), t.path());
+        assert!(files.is_empty());
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].message.contains("not a regular file"), "{:?}", errors[0]);
+    }
 
     #[test]
     fn default_root_is_the_workspace_that_lists_the_package() {
