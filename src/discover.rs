@@ -133,7 +133,11 @@ mod tests {
         let (files, errors) = discover(std::slice::from_ref(&fifo), t.path());
         assert!(files.is_empty());
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].message.contains("not a regular file"), "{:?}", errors[0]);
+        assert!(
+            errors[0].message.contains("not a regular file"),
+            "{:?}",
+            errors[0]
+        );
     }
 
     #[test]
