@@ -47,7 +47,7 @@ pub struct Prefilter {
 /// kinds let aho-corasick run its SIMD (Teddy) prefilter in front of the automaton; with standard
 /// match semantics every byte goes through the automaton, about 6x slower on a vendored tree
 /// (`bench/run.sh`). Whether any pattern occurs does not depend on the match kind.
-fn scanner(patterns: &[&str]) -> Option<AhoCorasick> {
+pub(crate) fn scanner(patterns: &[&str]) -> Option<AhoCorasick> {
     AhoCorasickBuilder::new()
         .match_kind(MatchKind::LeftmostFirst)
         .build(patterns)

@@ -475,10 +475,7 @@ impl CrateNames {
                 let names: Vec<&'static str> =
                     SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
                 let overlapping = aho_corasick::AhoCorasick::new(&names).ok();
-                let any = aho_corasick::AhoCorasick::builder()
-                    .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-                    .build(&names)
-                    .ok();
+                let any = crate::prefilter::scanner(&names);
                 (names, overlapping.zip(any))
             });
         let (names, matchers) = &*NAMES;

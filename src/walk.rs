@@ -589,10 +589,7 @@ impl<'a> Walker<'a> {
             syn::MacroDelimiter::Brace(d) => (d.span.open(), d.span.close()),
             syn::MacroDelimiter::Bracket(d) => (d.span.open(), d.span.close()),
         };
-        let Some(triggers) = all_triggers() else {
-            return true;
-        };
-        if triggers.is_match(self.state.lines.text_between(open, close)) {
+        if all_triggers().has_trigger(self.state.lines.text_between(open, close).as_bytes()) {
             return true;
         }
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
@@ -879,20 +876,13 @@ pub fn expr_span(e: &syn::Expr) -> Span {
     e.span()
 }
 
-/// Every trigger token of the catalog and the SDK tables, whatever rules are enabled: a superset,
-/// so a macro body it turns away holds nothing for any rule. `None` when some rule may fire
-/// anywhere (`"*"`).
-fn all_triggers() -> Option<&'static aho_corasick::AhoCorasick> {
-    static ALL: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+/// The prefilter of every trigger token of the catalog and the SDK tables, whatever rules are
+/// enabled: a superset, so a macro body it turns away holds nothing for any rule. (With default
+/// settings it is the very prefilter `lint_files` uses.)
+fn all_triggers() -> &'static crate::prefilter::Prefilter {
+    static ALL: std::sync::LazyLock<std::sync::Arc<crate::prefilter::Prefilter>> =
         std::sync::LazyLock::new(|| {
-            let tokens = crate::lint::Settings::default().trigger_tokens();
-            if tokens.is_empty() {
-                return None;
-            }
-            aho_corasick::AhoCorasickBuilder::new()
-                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-                .build(tokens)
-                .ok()
+            crate::prefilter::shared(&crate::lint::Settings::default().trigger_tokens())
         });
-    ALL.as_ref()
+    &ALL
 }

@@ -67,10 +67,7 @@ impl Triggers {
             Triggers {
                 matcher: aho_corasick::AhoCorasick::new(&tokens)
                     .expect("trigger tokens build a matcher"),
-                any: aho_corasick::AhoCorasick::builder()
-                    .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-                    .build(&tokens)
-                    .expect("trigger tokens build a matcher"),
+                any: crate::prefilter::scanner(&tokens).expect("trigger tokens build a matcher"),
                 checks,
             }
         });
