@@ -469,31 +469,20 @@ struct CrateNames {
 
 impl CrateNames {
     fn in_text(text: &str) -> CrateNames {
-        type Matchers = Option<(aho_corasick::AhoCorasick, aho_corasick::AhoCorasick)>;
+        type Matchers = (aho_corasick::AhoCorasick, aho_corasick::AhoCorasick);
         static NAMES: std::sync::LazyLock<(Vec<&'static str>, Matchers)> =
             std::sync::LazyLock::new(|| {
                 let names: Vec<&'static str> =
                     SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
-                let overlapping = aho_corasick::AhoCorasick::new(&names).ok();
-                let any = crate::prefilter::scanner(&names);
-                (names, overlapping.zip(any))
+                let overlapping =
+                    aho_corasick::AhoCorasick::new(&names).expect("crate names build a matcher");
+                let any = crate::prefilter::scanner(&names).expect("crate names build a matcher");
+                (names, (overlapping, any))
             });
-        let (names, matchers) = &*NAMES;
+        let (names, (matcher, any)) = &*NAMES;
         let mut found = CrateNames {
             anywhere: HashSet::new(),
             as_words: HashSet::new(),
-        };
-        let Some((matcher, any)) = matchers else {
-            // No matcher (cannot happen with these names): search one name at a time.
-            for n in names {
-                if text.contains(n) {
-                    found.anywhere.insert(n);
-                }
-                if mentions_word(text, n) {
-                    found.as_words.insert(n);
-                }
-            }
-            return found;
         };
         // Most files of a large tree name no SDK: a SIMD search says so before the slower
         // overlapping scan.

@@ -45,15 +45,14 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
         return None;
     }
     let mut kept = vec![false; bodies.len()];
-    let mut newly = Vec::new();
     for m in keys.triggers.find_iter(bytes) {
-        keep_around(&bodies, &mut kept, m.start(), &mut newly);
+        keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
     }
     keep_callers(bytes, &bodies, &idents, &mut kept);
     for r in &idents {
         let ident = &bytes[r.clone()];
         if keys.context.iter().any(|c| c.as_bytes() == ident) {
-            keep_around(&bodies, &mut kept, r.start, &mut newly);
+            keep_around(&bodies, &mut kept, r.start, &mut |_| {});
         }
     }
 
@@ -85,9 +84,9 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Marks the innermost body holding offset `at`, and every body around it; `newly` gets the
-/// bodies that were not marked before.
-fn keep_around(bodies: &[Body], kept: &mut [bool], at: usize, newly: &mut Vec<usize>) {
+/// Marks the innermost body holding offset `at`, and every body around it; `newly` is told of
+/// each body that was not marked before.
+fn keep_around(bodies: &[Body], kept: &mut [bool], at: usize, newly: &mut impl FnMut(usize)) {
     let mut inner = innermost(bodies, at);
     while let Some(i) = inner {
         if kept[i] {
@@ -95,7 +94,7 @@ fn keep_around(bodies: &[Body], kept: &mut [bool], at: usize, newly: &mut Vec<us
             return;
         }
         kept[i] = true;
-        newly.push(i);
+        newly(i);
         inner = bodies[i].parent;
     }
 }
@@ -142,7 +141,7 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
             continue;
         }
         for &at in &mentions[id] {
-            keep_around(bodies, kept, at, &mut queue);
+            keep_around(bodies, kept, at, &mut |i| queue.push(i));
         }
     }
 }

@@ -584,12 +584,9 @@ impl<'a> Walker<'a> {
     /// (`send(req)` after `let req = json!({"method": "roots/list"})`). Parsing the body of every
     /// `format!` and `debug!` was a tenth of the analysis.
     fn macro_may_matter(&self, m: &syn::Macro) -> bool {
-        let (open, close) = match &m.delimiter {
-            syn::MacroDelimiter::Paren(d) => (d.span.open(), d.span.close()),
-            syn::MacroDelimiter::Brace(d) => (d.span.open(), d.span.close()),
-            syn::MacroDelimiter::Bracket(d) => (d.span.open(), d.span.close()),
-        };
-        if all_triggers().has_trigger(self.state.lines.text_between(open, close).as_bytes()) {
+        let delim = m.delimiter.span();
+        let text = self.state.lines.text_between(delim.open(), delim.close());
+        if all_triggers().has_trigger(text.as_bytes()) {
             return true;
         }
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
