@@ -117,28 +117,28 @@ pub fn lint_source_in(
     let prefilter = settings
         .prefilter
         .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
+    let run = || {
+        let admitted = prefilter
+            .as_deref()
+            .is_none_or(|p| p.admits(source, package.as_deref()));
+        if !admitted {
+            return FileResult::default();
+        }
+        lint_admitted(
+            path,
+            source,
+            settings,
+            prefilter.as_deref(),
+            package.clone(),
+        )
+    };
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || {
-                lint_here(
-                    path,
-                    source,
-                    settings,
-                    prefilter.as_deref(),
-                    package.clone(),
-                )
-            })
+            .spawn_scoped(s, run)
             .map(|h| h.join().unwrap_or_else(|_| internal_error(path)))
-            .unwrap_or_else(|_| {
-                lint_here(
-                    path,
-                    source,
-                    settings,
-                    prefilter.as_deref(),
-                    package.clone(),
-                )
-            })
+            // No thread to be had: the caller's stack it is.
+            .unwrap_or_else(|_| run())
     })
 }
 
@@ -177,19 +177,16 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
     }
 }
 
-/// Lints on the current thread.
-/// `package` is the file's package when the caller found it (`lint_files` does; a bare source text
-/// has none, and the rules fall back to syntax).
-fn lint_here(
+/// Parses and analyses, on the current thread, a file the prefilter admitted (`prefilter` still
+/// decides which fn bodies are blanked). `package` is the file's package when the caller found it
+/// (`lint_files` does; a bare source text has none, and the rules fall back to syntax).
+fn lint_admitted(
     path: &str,
     source: &[u8],
     settings: &Settings,
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
 ) -> FileResult {
-    if prefilter.is_some_and(|p| !p.admits(source, package.as_deref())) {
-        return FileResult::default();
-    }
     let (text, file) =
         match crate::parse::parse_skeleton(source, prefilter.and_then(Prefilter::body_keys)) {
             Ok(ok) => ok,
@@ -349,7 +346,14 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     };
     let analyse = |f: &PathBuf, display: &str, bytes: &[u8]| -> FileResult {
         let package = packages.for_file(f);
-        lint_here(display, bytes, settings, prefilter.as_deref(), package)
+        // The first pass saw a trigger token; with the package in hand, the second tier decides.
+        if prefilter
+            .as_deref()
+            .is_some_and(|p| !p.in_mcp_code(bytes, package.as_deref()))
+        {
+            return FileResult::default();
+        }
+        lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
         let scanned: Vec<Scanned> = files.par_iter().map(|f| guarded(f, || scan(f))).collect();
