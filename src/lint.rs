@@ -268,15 +268,16 @@ fn analyse(
     }
     sort_findings(&mut findings);
     for pass in FILE_PASSES {
-        pass(text, file, &mut findings);
+        pass(&lines, file, &mut findings);
     }
     findings
 }
 
-/// A pass over one file's findings after the rules ran, with the text and the tree the engine
-/// parsed: on the worker thread, in parallel with other files, without parsing again (fixes).
+/// A pass over one file's findings after the rules ran, with the file's line index (and so its
+/// text) and the tree the engine parsed: on the worker thread, in parallel with other files,
+/// without parsing or indexing again (fixes).
 /// It may fill `fix` and edit messages; it must keep the findings' order and positions.
-pub type FilePass = fn(text: &str, file: &syn::File, findings: &mut [Finding]);
+pub type FilePass = fn(lines: &LineIndex, file: &syn::File, findings: &mut [Finding]);
 
 /// The file passes, in order: the autofix plans each file's fixes from the tree parsed here.
 pub static FILE_PASSES: &[FilePass] = &[crate::fix::file_pass];

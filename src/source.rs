@@ -95,6 +95,47 @@ impl<'a> LineIndex<'a> {
         (line, col)
     }
 
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Byte offset where 1-based `line` starts (the end of the text past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// The text of 1-based `line`, without its line terminator.
+    pub fn line_text(&self, line: usize) -> &'a str {
+        if line == 0 || line > self.line_starts.len() {
+            return "";
+        }
+        let start = self.line_starts[line - 1];
+        let end = self
+            .line_starts
+            .get(line)
+            .map(|&s| s - 1)
+            .unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches('\r')
+    }
+
+    /// An edit replacing bytes `start..end`, with its 1-based line and char column positions.
+    pub fn edit(&self, start: usize, end: usize, replacement: String) -> crate::finding::Edit {
+        let (line, column) = self.line_col(start);
+        let (end_line, end_column) = self.line_col(end);
+        crate::finding::Edit {
+            start,
+            end,
+            line,
+            column,
+            end_line,
+            end_column,
+            replacement,
+        }
+    }
+
     /// The text between two spans, from the start of `first` to the end of `last`.
     pub fn text_between(&self, first: Span, last: Span) -> &'a str {
         let r = self.range_between(first, last);

@@ -26,73 +26,13 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
-use crate::finding::{Applicability, Edit, Finding, Fix, Level};
+use crate::finding::{Applicability, Finding, Fix, Level};
+use crate::source::LineIndex;
 
 pub const UNUSED_CODE: &str = "MCP901";
 pub const UNUSED_NAME: &str = "unused-suppression";
 pub const INVALID_CODE: &str = "MCP902";
 pub const INVALID_NAME: &str = "invalid-suppression";
-
-/// Maps byte offsets to 1-based (line, column); columns count chars, like the engine's spans.
-pub struct LineIndex<'a> {
-    src: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> LineIndex<'a> {
-    pub fn new(src: &'a str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { src, starts }
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// Byte offset where 1-based `line` starts (the end of the text past the last line).
-    pub fn line_start(&self, line: usize) -> usize {
-        self.starts
-            .get(line.saturating_sub(1))
-            .copied()
-            .unwrap_or(self.src.len())
-    }
-
-    /// The text of 1-based `line`, without its line terminator.
-    pub fn line_text(&self, line: usize) -> &'a str {
-        if line == 0 || line > self.starts.len() {
-            return "";
-        }
-        let start = self.starts[line - 1];
-        let end = self
-            .starts
-            .get(line)
-            .map(|&s| s - 1)
-            .unwrap_or(self.src.len());
-        self.src[start..end].trim_end_matches('\r')
-    }
-
-    pub fn position(&self, byte: usize) -> (usize, usize) {
-        let line = self.starts.partition_point(|&s| s <= byte);
-        let start = self.starts[line - 1];
-        let col = self.src[start..byte.min(self.src.len())].chars().count() + 1;
-        (line, col)
-    }
-
-    pub fn edit(&self, start: usize, end: usize, replacement: String) -> Edit {
-        let (line, column) = self.position(start);
-        let (end_line, end_column) = self.position(end);
-        Edit {
-            start,
-            end,
-            line,
-            column,
-            end_line,
-            end_column,
-            replacement,
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Lexing: just enough of Rust's lexical grammar to find real comments (not text in strings).
@@ -814,8 +754,8 @@ fn meta_finding(
     message: String,
     fix: Option<Fix>,
 ) -> Finding {
-    let (line, column) = index.position(start);
-    let (end_line, end_column) = index.position(end);
+    let (line, column) = index.line_col(start);
+    let (end_line, end_column) = index.line_col(end);
     Finding {
         code: code.to_string(),
         name: name.to_string(),

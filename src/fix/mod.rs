@@ -20,7 +20,7 @@ use crate::finding::{Applicability, Finding};
 /// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
-pub fn file_pass(text: &str, file: &syn::File, findings: &mut [Finding]) {
+pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();
@@ -29,7 +29,7 @@ pub fn file_pass(text: &str, file: &syn::File, findings: &mut [Finding]) {
     }
     let fixes = {
         let fs: Vec<&Finding> = members.iter().map(|&i| &findings[i]).collect();
-        rmcp::plan_parsed(text, file, &fs)
+        rmcp::plan_parsed(lines, file, &fs)
     };
     for (i, fix) in members.into_iter().zip(fixes) {
         findings[i].fix = fix;

@@ -8,8 +8,7 @@ use quote::ToTokens;
 
 use super::text::{range_of, uses_of};
 use crate::finding::Edit;
-use crate::source::LineIndex as ByteIndex;
-use crate::suppress::LineIndex;
+use crate::source::LineIndex;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Alt {
@@ -22,7 +21,7 @@ enum Alt {
     Gone,
 }
 
-fn classify(p: &syn::Pat, src: &str, idx: &ByteIndex) -> Result<Vec<Alt>, String> {
+fn classify(p: &syn::Pat, src: &str, idx: &LineIndex) -> Result<Vec<Alt>, String> {
     let text = |p: &syn::Pat| {
         range_of(p, idx)
             .map(|(s, e)| src[s..e].to_string())
@@ -85,7 +84,7 @@ fn error_alt(p: &syn::Pat) -> Alt {
 }
 
 /// `P` of a lone `Ok(Some(P))` pattern (an `if let` over the old result).
-pub fn accept_pattern(p: &syn::Pat, src: &str, idx: &ByteIndex) -> Option<String> {
+pub fn accept_pattern(p: &syn::Pat, src: &str, idx: &LineIndex) -> Option<String> {
     match classify(p, src, idx).ok()?.as_slice() {
         [Alt::Accept(inner)] => Some(inner.clone()),
         _ => None,
@@ -93,12 +92,7 @@ pub fn accept_pattern(p: &syn::Pat, src: &str, idx: &ByteIndex) -> Option<String
 }
 
 /// The edits that turn the arms of `m` into arms over `Elicitation<T>`, or why they cannot be.
-pub fn rewrite(
-    m: &syn::ExprMatch,
-    src: &str,
-    idx: &ByteIndex,
-    lines: &LineIndex,
-) -> Result<Vec<Edit>, String> {
+pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edit>, String> {
     let (mut declined, mut cancelled, mut wild) = (false, false, false);
     let mut edits = Vec::new();
     for arm in &m.arms {
@@ -152,12 +146,12 @@ pub fn rewrite(
             }
         }
         if out.is_empty() {
-            edits.push(remove_arm(arm, src, idx, lines)?);
+            edits.push(remove_arm(arm, src, idx)?);
         } else {
             let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
             let new = out.join(" | ");
             if src[s..e] != new {
-                edits.push(lines.edit(s, e, new));
+                edits.push(idx.edit(s, e, new));
             }
         }
     }
@@ -168,12 +162,7 @@ pub fn rewrite(
 }
 
 /// Deletes an arm with its comma, and its lines when it has them to itself.
-fn remove_arm(
-    arm: &syn::Arm,
-    src: &str,
-    idx: &ByteIndex,
-    lines: &LineIndex,
-) -> Result<Edit, String> {
+fn remove_arm(arm: &syn::Arm, src: &str, idx: &LineIndex) -> Result<Edit, String> {
     let (mut s, mut e) = range_of(arm, idx).ok_or("an arm without a position")?;
     let rest = &src[e..];
     let after = rest.len() - rest.trim_start_matches([' ', '\t']).len();
@@ -187,5 +176,5 @@ fn remove_arm(
         s = line_start;
         e += to_eol.unwrap_or(0) + 1;
     }
-    Ok(lines.edit(s, e, String::new()))
+    Ok(idx.edit(s, e, String::new()))
 }

@@ -12,7 +12,7 @@ use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of, starts_line, uses_of};
 use super::{arms, Cx};
 use crate::finding::{Edit, Finding};
-use crate::source::LineIndex as ByteIndex;
+use crate::source::LineIndex;
 
 pub(super) struct CallPlan {
     pub(super) edits: Vec<Edit>,
@@ -32,7 +32,7 @@ pub(super) fn plan_call(
     cx: &Cx,
     site: &FnSite,
     f: &Finding,
-    body_tokens: &proc_macro2::TokenStream,
+    body: &text::Uses,
     taken: &mut Vec<String>,
 ) -> Result<CallPlan, String> {
     let found = locate::find(site.block, f.line, f.column)?;
@@ -49,14 +49,14 @@ await it in its own `let` first"
     };
     let (aw_s, aw_e) = range_of(aw_expr, cx.idx).ok_or("an expression without a position")?;
     let mut message = ask.describe(&method);
-    let name = text::fresh_name(body_tokens, &answer_base(found.statement()), taken);
+    let name = body.fresh_name(&answer_base(found.statement()), taken);
     let ask_text = ask.expr("mrtr");
     let mut edits = Vec::new();
 
     // `let x = CALL.await;` whose only later use is `match x { .. }` over the elicitation arms.
     if let (Ask::Elicit { .. }, Some(m)) = (&ask, let_then_match(&found, aw_expr)) {
-        if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx, cx.lines) {
-            edits.push(cx.lines.edit(aw_s, aw_e, format!("{ask_text}.await?")));
+        if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx) {
+            edits.push(cx.idx.edit(aw_s, aw_e, format!("{ask_text}.await?")));
             edits.extend(arm_edits);
             return Ok(CallPlan {
                 edits,
@@ -75,8 +75,8 @@ await it in its own `let` first"
         {
             if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
                 let (ps, pe) = range_of(&l.pat, cx.idx).ok_or("a pattern without a position")?;
-                edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
-                edits.push(cx.lines.edit(aw_s, aw_e, format!("{ask_text}.await?")));
+                edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                edits.push(cx.idx.edit(aw_s, aw_e, format!("{ask_text}.await?")));
                 message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
                 return Ok(CallPlan {
                     edits,
@@ -94,7 +94,7 @@ await it in its own `let` first"
         match parent {
             // `match CALL.await { Ok(Some(x)) => .., Err(UserDeclined) => .. }`
             Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr) => {
-                if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx, cx.lines) {
+                if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx) {
                     edits.extend(arm_edits);
                     // Up to the `{`: a scrutinee that spanned lines left the brace on its own.
                     let brace = range_of_brace(m, cx.idx).unwrap_or(aw_e);
@@ -112,7 +112,7 @@ await it in its own `let` first"
                 if let Some(pat) = arms::accept_pattern(&l.pat, cx.src, cx.idx) {
                     let (ps, pe) =
                         range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
-                    edits.push(cx.lines.edit(ps, pe, format!("Elicitation::Accept({pat})")));
+                    edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                     replaced = Some((aw_s, aw_e, name.clone()));
                     message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
                 }
@@ -164,7 +164,7 @@ that reads it is unchanged",
         }
     };
     taken.push(name.clone());
-    edits.push(cx.lines.edit(s, e, with));
+    edits.push(cx.idx.edit(s, e, with));
     edits.push(hoist(
         cx,
         found.statement(),
@@ -193,7 +193,7 @@ fn answer_base(stmt: &syn::Stmt) -> String {
     "answer".into()
 }
 
-fn range_of_brace(m: &syn::ExprMatch, idx: &ByteIndex) -> Option<usize> {
+fn range_of_brace(m: &syn::ExprMatch, idx: &LineIndex) -> Option<usize> {
     let s = m.brace_token.span.open().start();
     Some(idx.offset(s.line, s.column))
 }
@@ -206,7 +206,7 @@ fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
     } else {
         format!("{text} ")
     };
-    Ok(cx.lines.edit(s, s, with))
+    Ok(cx.idx.edit(s, s, with))
 }
 
 /// `context.peer` (a `RequestContext` parameter), `peer` (a `Peer` parameter), or a local

@@ -3,8 +3,7 @@
 
 use super::text::{indent_at, last_ident, range_of, starts_line};
 use crate::finding::Edit;
-use crate::source::LineIndex as ByteIndex;
-use crate::suppress::LineIndex;
+use crate::source::LineIndex;
 
 /// How a function with a legacy call is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +42,7 @@ pub fn is_mrtr_handler(attrs: &[syn::Attribute]) -> bool {
 }
 
 /// Every function with a body in the file, nested modules included.
-pub fn collect<'a>(items: &'a [syn::Item], idx: &ByteIndex, out: &mut Vec<FnSite<'a>>) {
+pub fn collect<'a>(items: &'a [syn::Item], idx: &LineIndex, out: &mut Vec<FnSite<'a>>) {
     for item in items {
         match item {
             syn::Item::Fn(f) => {
@@ -140,8 +139,7 @@ fn result_ok_type(sig: &syn::Signature) -> Option<&syn::Type> {
 pub fn edits(
     site: &FnSite,
     src: &str,
-    idx: &ByteIndex,
-    lines: &LineIndex,
+    idx: &LineIndex,
     replace_param: Option<&str>,
 ) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
     let name = site.sig.ident.to_string();
@@ -165,7 +163,7 @@ pub fn edits(
                 matches!(a, syn::FnArg::Typed(pt) if last_ident(&pt.ty).as_deref() == Some("Mrtr"))
             });
             if !has_mrtr {
-                out.push(mrtr_param(site, src, idx, lines, replace_param)?);
+                out.push(mrtr_param(site, src, idx, replace_param)?);
                 names.push("Mrtr");
             }
         }
@@ -183,7 +181,7 @@ pub fn edits(
                 };
                 let seg = p.path.segments.last().expect("named above");
                 let (s, e) = range_of(&seg.ident, idx).ok_or("a type without a position")?;
-                out.push(lines.edit(s, e, result.to_string()));
+                out.push(idx.edit(s, e, result.to_string()));
             } else if ok_name != result {
                 return Err(format!("`{name}` returns `{ok_name}`, not `{result}`"));
             }
@@ -212,7 +210,7 @@ pub fn edits(
         } else {
             "#[mrtr_handler] ".to_string()
         };
-        out.push(lines.edit(first, first, text));
+        out.push(idx.edit(first, first, text));
         names.push("mrtr_handler");
     }
     Ok((out, names))
@@ -223,8 +221,7 @@ pub fn edits(
 fn mrtr_param(
     site: &FnSite,
     src: &str,
-    idx: &ByteIndex,
-    lines: &LineIndex,
+    idx: &LineIndex,
     replace_param: Option<&str>,
 ) -> Result<Edit, String> {
     if let Some(param) = replace_param {
@@ -232,7 +229,7 @@ fn mrtr_param(
             if let syn::FnArg::Typed(pt) = a {
                 if matches!(&*pt.pat, syn::Pat::Ident(i) if i.ident == param) {
                     let (s, e) = range_of(pt, idx).ok_or("a parameter without a position")?;
-                    return Ok(lines.edit(s, e, "mrtr: Mrtr".into()));
+                    return Ok(idx.edit(s, e, "mrtr: Mrtr".into()));
                 }
             }
         }
@@ -252,7 +249,7 @@ fn mrtr_param(
             } else {
                 " mrtr: Mrtr,".to_string()
             };
-            Ok(lines.edit(at, at, text))
+            Ok(idx.edit(at, at, text))
         }
         _ => {
             let (_, at) = range_of(first.value(), idx).ok_or("`self` without a position")?;
@@ -263,19 +260,13 @@ fn mrtr_param(
             } else {
                 ", mrtr: Mrtr".to_string()
             };
-            Ok(lines.edit(at, at, text))
+            Ok(idx.edit(at, at, text))
         }
     }
 }
 
 /// The file-wide `use mrtr::{..};` for the names the fixes need and the file does not import yet.
-pub fn import_edit(
-    file: &syn::File,
-    src: &str,
-    idx: &ByteIndex,
-    lines: &LineIndex,
-    needed: &[&str],
-) -> Option<Edit> {
+pub fn import_edit(file: &syn::File, src: &str, idx: &LineIndex, needed: &[&str]) -> Option<Edit> {
     let mut have: Vec<String> = Vec::new();
     let mut glob = false;
     let mut last_use = None;
@@ -308,14 +299,14 @@ pub fn import_edit(
         format!("{{{}}}", missing.join(", "))
     };
     match last_use {
-        Some(at) => Some(lines.edit(at, at, format!("\nuse mrtr::{list};"))),
+        Some(at) => Some(idx.edit(at, at, format!("\nuse mrtr::{list};"))),
         None => {
             let at = file
                 .items
                 .first()
                 .and_then(|i| range_of(i, idx))
                 .map_or(src.len(), |r| r.0);
-            Some(lines.edit(at, at, format!("use mrtr::{list};\n\n")))
+            Some(idx.edit(at, at, format!("use mrtr::{list};\n\n")))
         }
     }
 }
@@ -332,7 +323,7 @@ fn names_in(tree: &syn::UseTree, out: &mut Vec<String>, glob: &mut bool) {
 
 /// From `fn` to the body's closing brace, from the spans at hand (turning a whole function into
 /// tokens to find its ends would cost a copy of it).
-fn fn_range(sig: &syn::Signature, block: &syn::Block, idx: &ByteIndex) -> Option<(usize, usize)> {
+fn fn_range(sig: &syn::Signature, block: &syn::Block, idx: &LineIndex) -> Option<(usize, usize)> {
     let s = sig.fn_token.span.start();
     let e = block.brace_token.span.close().end();
     let (start, end) = (idx.offset(s.line, s.column), idx.offset(e.line, e.column));

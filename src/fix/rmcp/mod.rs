@@ -20,11 +20,9 @@ mod text;
 use quote::ToTokens;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
-use crate::source::LineIndex as ByteIndex;
-use crate::suppress::LineIndex;
+use crate::source::LineIndex;
 use call::plan_call;
 use handler::{FnSite, Kind};
-use text::uses_of;
 
 /// The codes whose rmcp findings this module fixes.
 pub const CODES: &[&str] = &["MCP001", "MCP002", "MCP003"];
@@ -35,16 +33,15 @@ pub fn wants(f: &Finding) -> bool {
 }
 
 /// A fix for each finding (same order), or `None` where this module has nothing to offer, planned
-/// on the tree the engine already parsed from `src` (on its worker thread).
-pub fn plan_parsed(src: &str, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
+/// on the tree the engine already parsed from `idx.text()` (on its worker thread).
+pub fn plan_parsed(idx: &LineIndex, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
     let mut out: Vec<Option<Fix>> = vec![None; findings.len()];
     if !findings.iter().any(|f| wants(f)) {
         return out;
     }
-    let idx = ByteIndex::new(src);
-    let lines = LineIndex::new(src);
+    let src = idx.text();
     let mut fns = Vec::new();
-    handler::collect(&file.items, &idx, &mut fns);
+    handler::collect(&file.items, idx, &mut fns);
     // Findings per innermost enclosing function.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
@@ -66,11 +63,7 @@ pub fn plan_parsed(src: &str, file: &syn::File, findings: &[&Finding]) -> Vec<Op
             None => groups.push((fi, vec![i])),
         }
     }
-    let cx = Cx {
-        src,
-        idx: &idx,
-        lines: &lines,
-    };
+    let cx = Cx { src, idx };
     // First every handler's own plan, then the shared import edit for those that can be fixed.
     let mut planned: Vec<(Vec<usize>, Result<HandlerPlan, String>)> = Vec::new();
     for (fi, members) in &groups {
@@ -124,7 +117,7 @@ handlers and each needs its own ask"
             needed.extend(p.imports.iter().copied());
         }
     }
-    let import = handler::import_edit(file, src, &idx, &lines, &needed);
+    let import = handler::import_edit(file, src, idx, &needed);
     let server_note = !handler::has_mrtr_server_impl(&file.items);
     // A file that names nothing of the runtime yet: its crate may not depend on it either.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
@@ -175,8 +168,7 @@ fn display_only(message: String) -> Fix {
 
 pub(super) struct Cx<'a> {
     pub(super) src: &'a str,
-    pub(super) idx: &'a ByteIndex<'a>,
-    pub(super) lines: &'a LineIndex<'a>,
+    pub(super) idx: &'a LineIndex<'a>,
 }
 
 struct HandlerPlan {
@@ -194,12 +186,12 @@ fn plan_handler(
     findings: &[&Finding],
     members: &[usize],
 ) -> Result<HandlerPlan, (usize, String)> {
-    let body_tokens = site.block.to_token_stream();
+    let body = text::Uses::of(site.block.to_token_stream());
     let mut taken: Vec<String> = Vec::new();
     let mut calls = Vec::new();
     for &m in members {
         let f = findings[m];
-        let call = plan_call(cx, site, f, &body_tokens, &mut taken).map_err(|why| (m, why))?;
+        let call = plan_call(cx, site, f, &body, &mut taken).map_err(|why| (m, why))?;
         calls.push(call);
     }
     // A context parameter the rewrite leaves unused becomes the `Mrtr` parameter.
@@ -212,15 +204,14 @@ fn plan_handler(
                 .filter(|o| o.receiver == c.receiver)
                 .map(|o| o.receiver_uses)
                 .sum();
-            if uses_of(body_tokens.clone(), &c.receiver) == rewritten {
+            if body.count(&c.receiver) == rewritten {
                 replace = Some(c.receiver.clone());
                 break;
             }
         }
     }
-    let (mut edits, mut imports) =
-        handler::edits(site, cx.src, cx.idx, cx.lines, replace.as_deref())
-            .map_err(|why| (members[0], why))?;
+    let (mut edits, mut imports) = handler::edits(site, cx.src, cx.idx, replace.as_deref())
+        .map_err(|why| (members[0], why))?;
     let mut messages = Vec::new();
     for c in calls {
         edits.extend(c.edits);

@@ -1,5 +1,7 @@
 //! Source positions of syntax nodes and small text helpers for the rewrites.
 
+use std::collections::HashMap;
+
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
@@ -39,40 +41,83 @@ pub fn starts_line(src: &str, at: usize) -> bool {
 /// an inline format argument (`"{name}"`, `"{name:?}"`).
 pub fn uses_of(tokens: TokenStream, name: &str) -> usize {
     let mut n = 0;
-    // `x.name` is a field or method, not the binding.
+    each_use(tokens, &mut |u| match u {
+        Use::Ident(i) if i == name => n += 1,
+        Use::Literal(l) if inline_arg(&l, name) => n += 1,
+        _ => {}
+    });
+    n
+}
+
+/// The uses in one stretch of code (a handler's body), counted in one walk of its tokens: a
+/// handler with several calls asks about many names, and each question used to walk it again.
+pub struct Uses {
+    idents: HashMap<String, usize>,
+    literals: Vec<String>,
+}
+
+impl Uses {
+    pub fn of(tokens: TokenStream) -> Self {
+        let mut idents: HashMap<String, usize> = HashMap::new();
+        let mut literals = Vec::new();
+        each_use(tokens, &mut |u| match u {
+            Use::Ident(i) => *idents.entry(i.to_string()).or_default() += 1,
+            Use::Literal(l) if l.contains('{') => literals.push(l),
+            Use::Literal(_) => {}
+        });
+        Uses { idents, literals }
+    }
+
+    /// The same count as [`uses_of`] on the tokens this was made from.
+    pub fn count(&self, name: &str) -> usize {
+        self.idents.get(name).copied().unwrap_or(0)
+            + self.literals.iter().filter(|l| inline_arg(l, name)).count()
+    }
+
+    /// A name not used anywhere here: `base`, else `base2`, `base3`, ...
+    pub fn fresh_name(&self, base: &str, taken: &[String]) -> String {
+        let mut k = 1;
+        loop {
+            let name = if k == 1 {
+                base.to_string()
+            } else {
+                format!("{base}{k}")
+            };
+            if self.count(&name) == 0 && !taken.contains(&name) {
+                return name;
+            }
+            k += 1;
+        }
+    }
+}
+
+enum Use {
+    Ident(proc_macro2::Ident),
+    Literal(String),
+}
+
+/// Every identifier that can be a binding (`x.name` is a field or method, not one) and every
+/// literal, in order.
+fn each_use(tokens: TokenStream, f: &mut impl FnMut(Use)) {
     let mut after_dot = false;
     for tt in tokens {
         let dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
         match tt {
-            TokenTree::Ident(i) if i == name && !after_dot => n += 1,
-            TokenTree::Group(g) => n += uses_of(g.stream(), name),
-            TokenTree::Literal(l) => {
-                let s = l.to_string();
-                if s.contains(&format!("{{{name}}}")) || s.contains(&format!("{{{name}:")) {
-                    n += 1;
-                }
-            }
+            TokenTree::Ident(i) if !after_dot => f(Use::Ident(i)),
+            TokenTree::Group(g) => each_use(g.stream(), f),
+            TokenTree::Literal(l) => f(Use::Literal(l.to_string())),
             _ => {}
         }
         after_dot = dot;
     }
-    n
 }
 
-/// A name not used anywhere in `tokens`: `base`, else `base2`, `base3`, ...
-pub fn fresh_name(tokens: &TokenStream, base: &str, taken: &[String]) -> String {
-    let mut k = 1;
-    loop {
-        let name = if k == 1 {
-            base.to_string()
-        } else {
-            format!("{base}{k}")
-        };
-        if uses_of(tokens.clone(), &name) == 0 && !taken.contains(&name) {
-            return name;
-        }
-        k += 1;
-    }
+/// Whether a literal's text names `name` as an inline format argument: `{name}` or `{name:..}`.
+fn inline_arg(literal: &str, name: &str) -> bool {
+    literal.match_indices(name).any(|(at, _)| {
+        literal[..at].ends_with('{')
+            && matches!(literal.as_bytes().get(at + name.len()), Some(b'}' | b':'))
+    })
 }
 
 /// The last identifier of a type path (`rmcp::model::CallToolResult` → `CallToolResult`).
@@ -104,4 +149,39 @@ pub fn crlf(text: &str) -> String {
         prev = c;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counted_uses_match_a_walk_per_name() {
+        let tokens: TokenStream = r#"{
+            let answer = ctx.answer(x).await?;
+            let y = answer.answer + answer2;
+            println!("{answer} {answer:?} {answer2:>4} {{answer}} {answers}", y = y);
+            let s = "answer";
+        }"#
+        .parse()
+        .unwrap();
+        let uses = Uses::of(tokens.clone());
+        for (name, expected) in [
+            // `let answer`, the receiver of `answer.answer` (not the field), one literal
+            ("answer", 3),
+            ("answer2", 2),
+            ("answers", 1),
+            ("ctx", 1),
+            ("x", 1),
+            ("y", 3),
+            ("s", 1),
+            ("missing", 0),
+        ] {
+            assert_eq!(uses_of(tokens.clone(), name), expected, "{name}");
+            assert_eq!(uses.count(name), expected, "{name}");
+        }
+        assert_eq!(uses.fresh_name("answer", &[]), "answer3");
+        assert_eq!(uses.fresh_name("y", &["y2".to_string()]), "y3");
+        assert_eq!(uses.fresh_name("fresh", &[]), "fresh");
+    }
 }
