@@ -54,6 +54,56 @@ pub(crate) fn scanner(patterns: &[&str]) -> Option<AhoCorasick> {
         .ok()
 }
 
+/// Every occurrence of some patterns, overlapping ones too (`mcp` inside `rmcp`), without
+/// sending every byte through the overlapping automaton, which has no SIMD search: a
+/// leftmost-first search finds where matches are, and the overlapping scan runs only there.
+/// That finds them all: a leftmost-first search resumes where its last match ended, so an
+/// occurrence that starts later would itself be found; every occurrence therefore starts inside
+/// some leftmost-first match and ends within the longest pattern's length of its end.
+pub(crate) struct Overlapping {
+    leftmost: AhoCorasick,
+    all: AhoCorasick,
+    longest: usize,
+}
+
+impl Overlapping {
+    pub fn new(patterns: &[&str]) -> Option<Overlapping> {
+        Some(Overlapping {
+            leftmost: scanner(patterns)?,
+            all: AhoCorasick::new(patterns).ok()?,
+            longest: patterns.iter().map(|p| p.len()).max()?,
+        })
+    }
+
+    /// Calls `f(pattern, start, end)` for each occurrence, once, in order of their ends within
+    /// each stretch of nearby matches.
+    pub fn for_each(&self, haystack: &[u8], mut f: impl FnMut(usize, usize, usize)) {
+        let mut scan = |from: usize, to: usize| {
+            let input = aho_corasick::Input::new(haystack).span(from..to);
+            for m in self.all.find_overlapping_iter(input) {
+                f(m.pattern().as_usize(), m.start(), m.end());
+            }
+        };
+        // Windows around the leftmost-first matches, merged where they touch, so that no
+        // occurrence is reported twice.
+        let mut window: Option<(usize, usize)> = None;
+        for m in self.leftmost.find_iter(haystack) {
+            let end = (m.end() + self.longest).min(haystack.len());
+            window = match window {
+                Some((from, to)) if m.start() <= to => Some((from, end.max(to))),
+                Some((from, to)) => {
+                    scan(from, to);
+                    Some((m.start(), end))
+                }
+                None => Some((m.start(), end)),
+            };
+        }
+        if let Some((from, to)) = window {
+            scan(from, to);
+        }
+    }
+}
+
 impl Prefilter {
     /// `None` tokens (or an empty list) lets every file through.
     pub fn new(tokens: &[String]) -> Prefilter {
@@ -165,6 +215,45 @@ mod tests {
         )
         .expect("manifest");
         Package::read(&manifest).expect("reads").expect("a package")
+    }
+
+    #[test]
+    fn windowed_overlapping_search_finds_what_a_full_scan_finds() {
+        let patterns = [
+            "mcp",
+            "rmcp",
+            "turbomcp",
+            "mcpkit",
+            "rust_mcp_sdk",
+            "cp",
+            "mcp_",
+        ];
+        let fast = Overlapping::new(&patterns).expect("builds");
+        let full = AhoCorasick::new(patterns).expect("builds");
+        // Texts made of fragments that make matches touch, nest and run into each other.
+        let pieces = [
+            "mc", "p", "r", "rmcp", "turbo", "kit", "_", "sdk", "rust", " ", "x", "cpcp",
+        ];
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 17) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            let mut got = Vec::new();
+            fast.for_each(text.as_bytes(), |p, s, e| got.push((p, s, e)));
+            let mut want: Vec<_> = full
+                .find_overlapping_iter(&text)
+                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                .collect();
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "in {text:?}");
+            seed = seed.wrapping_add(1);
+        }
     }
 
     #[test]

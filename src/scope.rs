@@ -13,6 +13,7 @@ use proc_macro2::Span;
 use syn::visit::Visit;
 
 use crate::manifest::{Dependency, Package};
+use crate::prefilter::Overlapping;
 use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
@@ -469,34 +470,26 @@ struct CrateNames {
 
 impl CrateNames {
     fn in_text(text: &str) -> CrateNames {
-        type Matchers = (aho_corasick::AhoCorasick, aho_corasick::AhoCorasick);
-        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Matchers)> =
+        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Overlapping)> =
             std::sync::LazyLock::new(|| {
                 let names: Vec<&'static str> =
                     SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
-                let overlapping =
-                    aho_corasick::AhoCorasick::new(&names).expect("crate names build a matcher");
-                let any = crate::prefilter::scanner(&names).expect("crate names build a matcher");
-                (names, (overlapping, any))
+                let matcher = Overlapping::new(&names).expect("crate names build a matcher");
+                (names, matcher)
             });
-        let (names, (matcher, any)) = &*NAMES;
+        let (names, matcher) = &*NAMES;
         let mut found = CrateNames {
             anywhere: HashSet::new(),
             as_words: HashSet::new(),
         };
-        // Most files of a large tree name no SDK: a SIMD search says so before the slower
-        // overlapping scan.
-        if !any.is_match(text) {
-            return found;
-        }
         // Overlapping: one name inside another (`mcp` in `turbomcp`) is still found.
-        for m in matcher.find_overlapping_iter(text) {
-            let name = names[m.pattern().as_usize()];
+        matcher.for_each(text.as_bytes(), |pattern, start, end| {
+            let name = names[pattern];
             found.anywhere.insert(name);
-            if stands_alone(text, m.start(), m.end()) {
+            if stands_alone(text, start, end) {
                 found.as_words.insert(name);
             }
-        }
+        });
         found
     }
 }

@@ -40,10 +40,7 @@ const CHECKS: [(&str, Check); 9] = [
 
 /// The trigger tokens of the checks (from the catalog) and, per token, the checks it starts.
 struct Triggers {
-    matcher: aho_corasick::AhoCorasick,
-    /// The same tokens, leftmost-first: its SIMD search rules out most fns before the slower
-    /// overlapping scan runs.
-    any: aho_corasick::AhoCorasick,
+    matcher: crate::prefilter::Overlapping,
     checks: Vec<Vec<usize>>,
 }
 
@@ -65,9 +62,8 @@ impl Triggers {
                 }
             }
             Triggers {
-                matcher: aho_corasick::AhoCorasick::new(&tokens)
+                matcher: crate::prefilter::Overlapping::new(&tokens)
                     .expect("trigger tokens build a matcher"),
-                any: crate::prefilter::scanner(&tokens).expect("trigger tokens build a matcher"),
                 checks,
             }
         });
@@ -78,14 +74,11 @@ impl Triggers {
     /// inside another (`Codec` in `RequestStateCodec`) counts too.
     fn started_by(&self, text: &str) -> [bool; CHECKS.len()] {
         let mut on = [false; CHECKS.len()];
-        if !self.any.is_match(text) {
-            return on;
-        }
-        for m in self.matcher.find_overlapping_iter(text) {
-            for &i in &self.checks[m.pattern().as_usize()] {
+        self.matcher.for_each(text.as_bytes(), |pattern, _, _| {
+            for &i in &self.checks[pattern] {
                 on[i] = true;
             }
-        }
+        });
         on
     }
 }
