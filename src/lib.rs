@@ -13,6 +13,7 @@ pub mod discover;
 pub mod engine;
 pub mod finding;
 pub mod fix;
+pub mod lexer;
 pub mod lint;
 pub mod macro_body;
 pub mod manifest;

@@ -18,6 +18,8 @@ use std::ops::Range;
 
 use aho_corasick::AhoCorasick;
 
+use crate::lexer::{Lexer, Token};
+
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
 /// their callers, for the call graph) are followed up the calls; a body with context alone (an
 /// SDK crate name, as in a nested `use`) is kept for the scope model, but its callers are not.
@@ -146,15 +148,11 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
     }
 }
 
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
 /// Every fn body in the file, in order of their opening braces, and every identifier; nothing
 /// when the braces do not balance.
 fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
     let mut idents = Vec::new();
-    let mut lexer = Lexer { bytes, at: 0 };
+    let mut lexer = Lexer::new(bytes);
     let mut bodies: Vec<Body> = Vec::new();
     // Open braces: the index of the body each opens, if it opens one.
     let mut braces: Vec<Option<usize>> = Vec::new();
@@ -179,7 +177,7 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
                         let parent = braces.iter().rev().find_map(|b| *b);
                         bodies.push(Body {
                             name,
-                            open: lexer.at - 1,
+                            open: lexer.offset() - 1,
                             close: usize::MAX,
                             parent,
                         });
@@ -198,7 +196,7 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
                     pending = None;
                 }
                 match braces.pop() {
-                    Some(Some(i)) => bodies[i].close = lexer.at - 1,
+                    Some(Some(i)) => bodies[i].close = lexer.offset() - 1,
                     Some(None) => {}
                     None => return (Vec::new(), Vec::new()),
                 }
@@ -218,7 +216,7 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
                     pending = None;
                 }
             }
-            Token::Punct(_) | Token::Other => {}
+            Token::Punct(_) | Token::Literal(_) | Token::Other => {}
         }
         // `fn` not followed by a name is a fn pointer type (`fn(u32) -> u32`).
         after_fn = false;
@@ -229,175 +227,6 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
         return (Vec::new(), Vec::new());
     }
     (bodies, idents)
-}
-
-enum Token {
-    Ident(Range<usize>),
-    Punct(u8),
-    /// A literal, a lifetime, a number or a raw identifier: nothing the body finder needs.
-    Other,
-}
-
-/// Just enough of Rust's lexical grammar to never take a brace in a string, comment or char
-/// literal for code.
-struct Lexer<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Lexer<'_> {
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.bytes.get(self.at + ahead).copied()
-    }
-
-    fn next(&mut self) -> Option<Token> {
-        loop {
-            let b = self.peek(0)?;
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.at += 1,
-                b'/' if self.peek(1) == Some(b'/') => self.line_comment(),
-                b'/' if self.peek(1) == Some(b'*') => self.block_comment(),
-                _ => break,
-            }
-        }
-        let b = self.peek(0)?;
-        let start = self.at;
-        if b == b'"' {
-            self.at += 1;
-            self.string();
-            return Some(Token::Other);
-        }
-        if b == b'\'' {
-            self.quote();
-            return Some(Token::Other);
-        }
-        if is_ident(b) {
-            // String prefixes: b"", c"", r"", br"", cr"", r#""#, and raw identifiers r#name.
-            let word_end = self.word_end(self.at);
-            let word = &self.bytes[start..word_end];
-            let next = self.bytes.get(word_end).copied();
-            match (word, next) {
-                (b"b" | b"c", Some(b'"')) => {
-                    self.at = word_end + 1;
-                    self.string();
-                    return Some(Token::Other);
-                }
-                (b"b", Some(b'\'')) => {
-                    self.at = word_end;
-                    self.quote();
-                    return Some(Token::Other);
-                }
-                (b"r" | b"br" | b"cr", Some(b'"' | b'#')) => {
-                    self.at = word_end;
-                    if self.raw_string() {
-                        return Some(Token::Other);
-                    }
-                    // `r#name`: a raw identifier, never a keyword.
-                    self.at = self.word_end(self.at + 1);
-                    return Some(Token::Other);
-                }
-                _ => {}
-            }
-            self.at = word_end;
-            if b.is_ascii_digit() {
-                return Some(Token::Other);
-            }
-            return Some(Token::Ident(start..word_end));
-        }
-        self.at += 1;
-        Some(Token::Punct(b))
-    }
-
-    fn word_end(&self, from: usize) -> usize {
-        let mut i = from;
-        while i < self.bytes.len() && is_ident(self.bytes[i]) {
-            i += 1;
-        }
-        i
-    }
-
-    fn line_comment(&mut self) {
-        self.at =
-            memchr::memchr(b'\n', &self.bytes[self.at..]).map_or(self.bytes.len(), |i| self.at + i);
-    }
-
-    fn block_comment(&mut self) {
-        self.at += 2;
-        let mut depth = 1;
-        while depth > 0 && self.at < self.bytes.len() {
-            match (self.bytes[self.at], self.peek(1)) {
-                (b'/', Some(b'*')) => {
-                    depth += 1;
-                    self.at += 2;
-                }
-                (b'*', Some(b'/')) => {
-                    depth -= 1;
-                    self.at += 2;
-                }
-                _ => self.at += 1,
-            }
-        }
-    }
-
-    /// After the opening quote: up to and past the closing one.
-    fn string(&mut self) {
-        while let Some(b) = self.peek(0) {
-            self.at += 1;
-            match b {
-                b'\\' => self.at += 1,
-                b'"' => return,
-                _ => {}
-            }
-        }
-    }
-
-    /// At `"` or `#` after an `r` prefix: a raw string, if it is one.
-    fn raw_string(&mut self) -> bool {
-        let mut hashes = 0;
-        while self.peek(hashes) == Some(b'#') {
-            hashes += 1;
-        }
-        if self.peek(hashes) != Some(b'"') {
-            return false;
-        }
-        self.at += hashes + 1;
-        while self.at < self.bytes.len() {
-            if self.bytes[self.at] == b'"' && (1..=hashes).all(|k| self.peek(k) == Some(b'#')) {
-                self.at += hashes + 1;
-                return true;
-            }
-            self.at += 1;
-        }
-        true
-    }
-
-    /// At `'`: a char literal (`'a'`, `'\n'`, `'\u{..}'`, `'é'`) or a lifetime or label (`'a`).
-    fn quote(&mut self) {
-        self.at += 1;
-        if self.peek(0) == Some(b'\\') {
-            // An escape: the literal ends at the next quote.
-            self.at += 2;
-            while let Some(b) = self.peek(0) {
-                self.at += 1;
-                if b == b'\'' {
-                    return;
-                }
-            }
-            return;
-        }
-        // One char (maybe several bytes), then a quote: a char literal.
-        let len = match self.peek(0) {
-            Some(b) if b < 0x80 => 1,
-            Some(b) if b >= 0xF0 => 4,
-            Some(b) if b >= 0xE0 => 3,
-            Some(_) => 2,
-            None => return,
-        };
-        if self.peek(len) == Some(b'\'') {
-            self.at += len + 1;
-        }
-        // Otherwise a lifetime: its name is lexed next as an identifier, which is harmless.
-    }
 }
 
 #[cfg(test)]

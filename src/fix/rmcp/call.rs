@@ -54,7 +54,7 @@ await it in its own `let` first"
     let mut edits = Vec::new();
 
     // `let x = CALL.await;` whose only later use is `match x { .. }` over the elicitation arms.
-    if let (Ask::Elicit { .. }, Some(m)) = (&ask, let_then_match(&found, aw_expr)) {
+    if let (Ask::Elicit { .. }, Some(m)) = (&ask, let_then_match(cx, &found, aw_expr)) {
         if let Ok(arm_edits) = arms::rewrite(m, cx.src, cx.idx) {
             edits.push(cx.idx.edit(aw_s, aw_e, format!("{ask_text}.await?")));
             edits.extend(arm_edits);
@@ -289,7 +289,11 @@ fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
 
 /// For `let x = CALL.await;`: the `match x { .. }` that is the only later use of `x` in the
 /// same block.
-fn let_then_match<'a>(found: &locate::Site<'a>, aw: &'a syn::Expr) -> Option<&'a syn::ExprMatch> {
+fn let_then_match<'a>(
+    cx: &Cx,
+    found: &locate::Site<'a>,
+    aw: &'a syn::Expr,
+) -> Option<&'a syn::ExprMatch> {
     let syn::Stmt::Local(local) = found.statement() else {
         return None;
     };
@@ -310,11 +314,13 @@ fn let_then_match<'a>(found: &locate::Site<'a>, aw: &'a syn::Expr) -> Option<&'a
         .iter()
         .position(|s| same(s, found.statement()))?;
     let later = &block.stmts[pos + 1..];
-    let uses: usize = later
-        .iter()
-        .map(|s| uses_of(s.to_token_stream(), &name))
-        .sum();
-    if uses != 1 {
+    // The later statements' text: from this `let`'s `;` to the block's `}`.
+    let later_text = text::between(
+        cx.idx,
+        local.semi_token.span.end(),
+        block.brace_token.span.close().start(),
+    );
+    if text::Uses::in_text(later_text).count(&name) != 1 {
         return None;
     }
     struct FindMatch<'a> {

@@ -17,8 +17,6 @@ mod handler;
 mod locate;
 mod text;
 
-use quote::ToTokens;
-
 use crate::finding::{Applicability, Edit, Finding, Fix};
 use crate::source::LineIndex;
 use call::plan_call;
@@ -186,7 +184,12 @@ fn plan_handler(
     findings: &[&Finding],
     members: &[usize],
 ) -> Result<HandlerPlan, (usize, String)> {
-    let body = text::Uses::of(site.block.to_token_stream());
+    let brace = site.block.brace_token.span;
+    let body = text::Uses::in_text(text::between(
+        cx.idx,
+        brace.open().end(),
+        brace.close().start(),
+    ));
     let mut taken: Vec<String> = Vec::new();
     let mut calls = Vec::new();
     for &m in members {

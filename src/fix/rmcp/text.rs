@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{LineColumn, TokenStream, TokenTree};
 use quote::ToTokens;
 
+use crate::lexer::{Lexer, Token};
 use crate::source::LineIndex;
 
 /// Byte range `[start, end)` of a node in the text it was parsed from.
@@ -21,6 +22,14 @@ pub fn range_of_tokens(tokens: TokenStream, idx: &LineIndex) -> Option<(usize, u
     let start = idx.offset(s.line, s.column);
     let end = idx.offset(e.line, e.column);
     (end >= start).then_some((start, end))
+}
+
+/// The text from `from` to `to` (proc-macro2 line and column positions), without printing any
+/// tokens.
+pub fn between<'a>(idx: &LineIndex<'a>, from: LineColumn, to: LineColumn) -> &'a str {
+    let start = idx.offset(from.line, from.column);
+    let end = idx.offset(to.line, to.column);
+    idx.text().get(start..end).unwrap_or("")
 }
 
 /// The whitespace that starts the line holding byte `at`.
@@ -49,26 +58,34 @@ pub fn uses_of(tokens: TokenStream, name: &str) -> usize {
     n
 }
 
-/// The uses in one stretch of code (a handler's body), counted in one walk of its tokens: a
-/// handler with several calls asks about many names, and each question used to walk it again.
-pub struct Uses {
-    idents: HashMap<String, usize>,
-    literals: Vec<String>,
+/// The uses in one stretch of source text (a handler's body), counted in one pass of the lexer
+/// over the text: a handler with several calls asks about many names, and walking its printed
+/// tokens once per question was a tenth of a run. Comments are not uses.
+pub struct Uses<'a> {
+    idents: HashMap<&'a str, usize>,
+    literals: Vec<&'a str>,
 }
 
-impl Uses {
-    pub fn of(tokens: TokenStream) -> Self {
-        let mut idents: HashMap<String, usize> = HashMap::new();
+impl<'a> Uses<'a> {
+    pub fn in_text(text: &'a str) -> Self {
+        let mut idents: HashMap<&str, usize> = HashMap::new();
         let mut literals = Vec::new();
-        each_use(tokens, &mut |u| match u {
-            Use::Ident(i) => *idents.entry(i.to_string()).or_default() += 1,
-            Use::Literal(l) if l.contains('{') => literals.push(l),
-            Use::Literal(_) => {}
-        });
+        let mut lexer = Lexer::new(text.as_bytes());
+        // `x.name` is a field or method, not the binding.
+        let mut after_dot = false;
+        while let Some(token) = lexer.next() {
+            let dot = matches!(token, Token::Punct(b'.'));
+            match token {
+                Token::Ident(r) if !after_dot => *idents.entry(&text[r]).or_default() += 1,
+                Token::Literal(r) if text[r.clone()].contains('{') => literals.push(&text[r]),
+                _ => {}
+            }
+            after_dot = dot;
+        }
         Uses { idents, literals }
     }
 
-    /// The same count as [`uses_of`] on the tokens this was made from.
+    /// The same count as [`uses_of`] on these tokens.
     pub fn count(&self, name: &str) -> usize {
         self.idents.get(name).copied().unwrap_or(0)
             + self.literals.iter().filter(|l| inline_arg(l, name)).count()
@@ -157,15 +174,16 @@ mod tests {
 
     #[test]
     fn counted_uses_match_a_walk_per_name() {
-        let tokens: TokenStream = r#"{
+        let source = r##"{
             let answer = ctx.answer(x).await?;
             let y = answer.answer + answer2;
             println!("{answer} {answer:?} {answer2:>4} {{answer}} {answers}", y = y);
-            let s = "answer";
-        }"#
-        .parse()
-        .unwrap();
-        let uses = Uses::of(tokens.clone());
+            let s = "answer"; // {s} is in a comment: not a use
+            let t = r#"{t}"#;
+            'outer: for _ in [t] {}
+        }"##;
+        let tokens: TokenStream = source.parse().unwrap();
+        let uses = Uses::in_text(source);
         for (name, expected) in [
             // `let answer`, the receiver of `answer.answer` (not the field), one literal
             ("answer", 3),
@@ -175,6 +193,8 @@ mod tests {
             ("x", 1),
             ("y", 3),
             ("s", 1),
+            ("t", 3),
+            ("outer", 1),
             ("missing", 0),
         ] {
             assert_eq!(uses_of(tokens.clone(), name), expected, "{name}");

@@ -1,0 +1,238 @@
+//! Just enough of Rust's lexical grammar to tell code from strings, comments and char literals,
+//! over bytes and without allocating: for the passes that run on text before or beside syn
+//! (the skeleton's body finder, counting a name's uses in a fix). It never fails: unclosed
+//! strings and comments run to the end of the text.
+
+use std::ops::Range;
+
+pub fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+pub enum Token {
+    Ident(Range<usize>),
+    Punct(u8),
+    /// A string literal (plain, byte, C or raw), quotes and prefix included.
+    Literal(Range<usize>),
+    /// A char literal, a lifetime's quote, a number or a raw identifier.
+    Other,
+}
+
+/// Just enough of Rust's lexical grammar to never take a brace in a string, comment or char
+/// literal for code.
+pub struct Lexer<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Lexer { bytes, at: 0 }
+    }
+
+    /// The offset just past the last token returned.
+    pub fn offset(&self) -> usize {
+        self.at
+    }
+
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.at + ahead).copied()
+    }
+
+    pub fn next(&mut self) -> Option<Token> {
+        loop {
+            let b = self.peek(0)?;
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.at += 1,
+                b'/' if self.peek(1) == Some(b'/') => self.line_comment(),
+                b'/' if self.peek(1) == Some(b'*') => self.block_comment(),
+                _ => break,
+            }
+        }
+        let b = self.peek(0)?;
+        let start = self.at;
+        if b == b'"' {
+            self.at += 1;
+            self.string();
+            return Some(Token::Literal(start..self.at));
+        }
+        if b == b'\'' {
+            self.quote();
+            return Some(Token::Other);
+        }
+        if is_ident(b) {
+            // String prefixes: b"", c"", r"", br"", cr"", r#""#, and raw identifiers r#name.
+            let word_end = self.word_end(self.at);
+            let word = &self.bytes[start..word_end];
+            let next = self.bytes.get(word_end).copied();
+            match (word, next) {
+                (b"b" | b"c", Some(b'"')) => {
+                    self.at = word_end + 1;
+                    self.string();
+                    return Some(Token::Literal(start..self.at));
+                }
+                (b"b", Some(b'\'')) => {
+                    self.at = word_end;
+                    self.quote();
+                    return Some(Token::Other);
+                }
+                (b"r" | b"br" | b"cr", Some(b'"' | b'#')) => {
+                    self.at = word_end;
+                    if self.raw_string() {
+                        return Some(Token::Literal(start..self.at));
+                    }
+                    // `r#name`: a raw identifier, never a keyword.
+                    self.at = self.word_end(self.at + 1);
+                    return Some(Token::Other);
+                }
+                _ => {}
+            }
+            self.at = word_end;
+            if b.is_ascii_digit() {
+                return Some(Token::Other);
+            }
+            return Some(Token::Ident(start..word_end));
+        }
+        self.at += 1;
+        Some(Token::Punct(b))
+    }
+
+    fn word_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while i < self.bytes.len() && is_ident(self.bytes[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    fn line_comment(&mut self) {
+        self.at =
+            memchr::memchr(b'\n', &self.bytes[self.at..]).map_or(self.bytes.len(), |i| self.at + i);
+    }
+
+    fn block_comment(&mut self) {
+        self.at += 2;
+        let mut depth = 1;
+        while depth > 0 && self.at < self.bytes.len() {
+            match (self.bytes[self.at], self.peek(1)) {
+                (b'/', Some(b'*')) => {
+                    depth += 1;
+                    self.at += 2;
+                }
+                (b'*', Some(b'/')) => {
+                    depth -= 1;
+                    self.at += 2;
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// After the opening quote: up to and past the closing one.
+    fn string(&mut self) {
+        while let Some(b) = self.peek(0) {
+            self.at += 1;
+            match b {
+                b'\\' => self.at += 1,
+                b'"' => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// At `"` or `#` after an `r` prefix: a raw string, if it is one.
+    fn raw_string(&mut self) -> bool {
+        let mut hashes = 0;
+        while self.peek(hashes) == Some(b'#') {
+            hashes += 1;
+        }
+        if self.peek(hashes) != Some(b'"') {
+            return false;
+        }
+        self.at += hashes + 1;
+        while self.at < self.bytes.len() {
+            if self.bytes[self.at] == b'"' && (1..=hashes).all(|k| self.peek(k) == Some(b'#')) {
+                self.at += hashes + 1;
+                return true;
+            }
+            self.at += 1;
+        }
+        true
+    }
+
+    /// At `'`: a char literal (`'a'`, `'\n'`, `'\u{..}'`, `'é'`) or a lifetime or label (`'a`).
+    fn quote(&mut self) {
+        self.at += 1;
+        if self.peek(0) == Some(b'\\') {
+            // An escape: the literal ends at the next quote.
+            self.at += 2;
+            while let Some(b) = self.peek(0) {
+                self.at += 1;
+                if b == b'\'' {
+                    return;
+                }
+            }
+            return;
+        }
+        // One char (maybe several bytes), then a quote: a char literal.
+        let len = match self.peek(0) {
+            Some(b) if b < 0x80 => 1,
+            Some(b) if b >= 0xF0 => 4,
+            Some(b) if b >= 0xE0 => 3,
+            Some(_) => 2,
+            None => return,
+        };
+        if self.peek(len) == Some(b'\'') {
+            self.at += len + 1;
+        }
+        // Otherwise a lifetime: its name is lexed next as an identifier, which is harmless.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(text: &str) -> Vec<String> {
+        let mut lexer = Lexer::new(text.as_bytes());
+        let mut out = Vec::new();
+        while let Some(t) = lexer.next() {
+            out.push(match t {
+                Token::Ident(r) => format!("id:{}", &text[r]),
+                Token::Punct(b) => format!("p:{}", b as char),
+                Token::Literal(r) => format!("lit:{}", &text[r]),
+                Token::Other => "other".to_string(),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn strings_are_literals_with_their_prefix_and_quotes() {
+        let text = r###"a("q\"}", b"x{", c"y", r#"{"#, br##"z"##); // "no" { }
+/* "nor" /* nested { */ */ 'c' 'a: r#fn"###;
+        assert_eq!(
+            lex(text),
+            [
+                "id:a",
+                "p:(",
+                r#"lit:"q\"}""#,
+                "p:,",
+                r#"lit:b"x{""#,
+                "p:,",
+                r#"lit:c"y""#,
+                "p:,",
+                r##"lit:r#"{"#"##,
+                "p:,",
+                r###"lit:br##"z"##"###,
+                "p:)",
+                "p:;",
+                "other",
+                "other",
+                "id:a",
+                "p::",
+                "other",
+            ]
+        );
+    }
+}
