@@ -39,7 +39,7 @@ impl<'a> Lexer<'a> {
         self.bytes.get(self.at + ahead).copied()
     }
 
-    pub fn next(&mut self) -> Option<Token> {
+    fn next_token(&mut self) -> Option<Token> {
         loop {
             let b = self.peek(0)?;
             match b {
@@ -189,14 +189,21 @@ impl<'a> Lexer<'a> {
     }
 }
 
+impl Iterator for Lexer<'_> {
+    type Item = Token;
+
+    fn next(&mut self) -> Option<Token> {
+        self.next_token()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn lex(text: &str) -> Vec<String> {
-        let mut lexer = Lexer::new(text.as_bytes());
         let mut out = Vec::new();
-        while let Some(t) = lexer.next() {
+        for t in Lexer::new(text.as_bytes()) {
             out.push(match t {
                 Token::Ident(r) => format!("id:{}", &text[r]),
                 Token::Punct(b) => format!("p:{}", b as char),

@@ -70,10 +70,9 @@ impl<'a> Uses<'a> {
     pub fn in_text(text: &'a str) -> Self {
         let mut idents: HashMap<&str, usize> = HashMap::new();
         let mut literals = Vec::new();
-        let mut lexer = Lexer::new(text.as_bytes());
         // `x.name` is a field or method, not the binding.
         let mut after_dot = false;
-        while let Some(token) = lexer.next() {
+        for token in Lexer::new(text.as_bytes()) {
             let dot = matches!(token, Token::Punct(b'.'));
             match token {
                 Token::Ident(r) if !after_dot => *idents.entry(&text[r]).or_default() += 1,
