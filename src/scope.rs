@@ -13,7 +13,6 @@ use proc_macro2::Span;
 use syn::visit::Visit;
 
 use crate::manifest::{Dependency, Package};
-use crate::prefilter::Overlapping;
 use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
@@ -201,22 +200,28 @@ impl FileFacts {
                 }
             }
         }
-        let names = CrateNames::in_text(text);
         for (i, sdk) in SDKS.iter().enumerate() {
+            // Searched only for the SDKs the package may use (with a manifest, usually one), and
+            // each only up to its first mention: usually a `use` at the top.
+            if facts.absent(sdk) {
+                continue;
+            }
             let alias = facts
                 .crate_aliases
                 .iter()
                 .any(|(a, j)| *j == i && mentions_word(text, a));
             // rmcp keeps its substring test; the newer SDKs' short names (`neva` in "Geneva")
             // must stand as a whole identifier.
-            let named = sdk.crates.iter().any(|c| {
-                if sdk.bare_names {
-                    names.anywhere.contains(c)
-                } else {
-                    names.as_words.contains(c)
-                }
-            });
-            if !facts.absent(sdk) && (alias || named) {
+            let named = || {
+                sdk.crates.iter().any(|c| {
+                    if sdk.bare_names {
+                        text.contains(c)
+                    } else {
+                        mentions_word(text, c)
+                    }
+                })
+            };
+            if alias || named() {
                 facts.mentioned_sdks.push(i);
             }
         }
@@ -459,39 +464,6 @@ fn stands_alone(text: &str, start: usize, end: usize) -> bool {
     let before = text[..start].chars().next_back();
     let after = text[end..].chars().next();
     !before.is_some_and(ident) && !after.is_some_and(ident)
-}
-
-/// The SDK crate names a text holds, found in one scan (one search per name was a full pass over
-/// the file for each of some twenty names).
-struct CrateNames {
-    anywhere: HashSet<&'static str>,
-    as_words: HashSet<&'static str>,
-}
-
-impl CrateNames {
-    fn in_text(text: &str) -> CrateNames {
-        static NAMES: std::sync::LazyLock<(Vec<&'static str>, Overlapping)> =
-            std::sync::LazyLock::new(|| {
-                let names: Vec<&'static str> =
-                    SDKS.iter().flat_map(|s| s.crates.iter().copied()).collect();
-                let matcher = Overlapping::new(&names).expect("crate names build a matcher");
-                (names, matcher)
-            });
-        let (names, matcher) = &*NAMES;
-        let mut found = CrateNames {
-            anywhere: HashSet::new(),
-            as_words: HashSet::new(),
-        };
-        // Overlapping: one name inside another (`mcp` in `turbomcp`) is still found.
-        matcher.for_each(text.as_bytes(), |pattern, start, end| {
-            let name = names[pattern];
-            found.anywhere.insert(name);
-            if stands_alone(text, start, end) {
-                found.as_words.insert(name);
-            }
-        });
-        found
-    }
 }
 
 pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {
