@@ -3,6 +3,8 @@
 
 use proc_macro2::LineColumn;
 
+use crate::lexer::{Lexer, Token};
+
 /// Deepest bracket nesting analysed. rustc itself rarely sees more than a few dozen levels; past
 /// this, syn's recursion (and ours) could exhaust the stack, so the file is reported instead.
 pub const MAX_NESTING: usize = 1000;
@@ -60,7 +62,12 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             ),
         });
     }
-    if let Some(TooDeep { what, at }) = too_deep(text) {
+    let blanked = match keys {
+        Some(keys) => crate::skeleton::skeleton(text, keys),
+        None => too_deep(text).map_or(Ok(None), Err),
+    };
+    if let Err(TooDeep { what, at }) = &blanked {
+        let at = *at;
         let line = text[..at].matches('\n').count() + 1;
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         return Err(ParseFailure {
@@ -69,7 +76,7 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             message: format!("{what}; the file was not analysed"),
         });
     }
-    if let Some(blanked) = keys.and_then(|k| crate::skeleton::skeleton(text, k)) {
+    if let Ok(Some(blanked)) = blanked {
         if let Ok(f) = syn::parse_file(&blanked) {
             return Ok((text.to_string(), f));
         }
@@ -102,117 +109,71 @@ pub struct TooDeep {
 /// The first place where brackets nest deeper than [`MAX_NESTING`] or an expression chains more
 /// than [`MAX_CHAIN`] operators, ignoring strings, chars and comments.
 pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
-    let b = text.as_bytes();
-    let mut depth = 0usize;
-    let mut chain = 0usize;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b';' | b',' => chain = 0,
-            b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?'
-            | b'!' => {
-                chain += 1;
-                if chain > MAX_CHAIN {
-                    return Some(TooDeep {
-                        what: format!("an expression chains more than {MAX_CHAIN} operators"),
-                        at: i,
-                    });
+    let bytes = text.as_bytes();
+    let mut guard = DepthGuard::default();
+    let mut lexer = Lexer::new(bytes);
+    while let Some(token) = lexer.next() {
+        if let Err(e) = guard.token(&token, bytes, lexer.offset()) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// [`too_deep`] one token at a time, so that a pass that lexes the file anyway (the skeleton)
+/// checks it on the way instead of in a second pass over the text.
+#[derive(Default)]
+pub(crate) struct DepthGuard {
+    depth: usize,
+    chain: usize,
+}
+
+impl DepthGuard {
+    /// Takes the next token of `text`, which ends at `end`.
+    pub fn token(&mut self, token: &Token, text: &[u8], end: usize) -> Result<(), TooDeep> {
+        match token {
+            Token::Punct(b';' | b',') => self.chain = 0,
+            Token::Punct(
+                b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?'
+                | b'!',
+            ) => self.link(end - 1)?,
+            Token::Punct(c @ (b'(' | b'[' | b'{')) => {
+                if *c == b'{' {
+                    self.chain = 0;
                 }
-            }
-            b'(' | b'[' | b'{' => {
-                if b[i] == b'{' {
-                    chain = 0;
-                }
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Some(TooDeep {
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
+                    return Err(TooDeep {
                         what: format!("nesting deeper than {MAX_NESTING} levels"),
-                        at: i,
+                        at: end - 1,
                     });
                 }
             }
-            b')' | b']' | b'}' => {
-                if b[i] == b'}' {
-                    chain = 0;
+            Token::Punct(c @ (b')' | b']' | b'}')) => {
+                if *c == b'}' {
+                    self.chain = 0;
                 }
-                depth = depth.saturating_sub(1)
+                self.depth = self.depth.saturating_sub(1);
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = block_comment_end(b, i);
-                continue;
-            }
-            b'"' => {
-                // Raw strings: r"..", r#".."#.
-                let mut hashes = 0;
-                let mut j = i;
-                while j > 0 && b[j - 1] == b'#' {
-                    hashes += 1;
-                    j -= 1;
-                }
-                let raw = j > 0 && b[j - 1] == b'r';
-                i += 1;
-                while i < b.len() {
-                    if !raw && b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == b'"'
-                        && (!raw
-                            || b[i + 1..]
-                                .iter()
-                                .take(hashes)
-                                .filter(|&&c| c == b'#')
-                                .count()
-                                == hashes)
-                    {
-                        i += hashes;
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'\'' => {
-                // A char literal ('x', '\n', '\u{..}') or a lifetime ('a): skip only literals.
-                if b.get(i + 1) == Some(&b'\\') {
-                    if let Some(end) = b[i + 2..].iter().position(|&c| c == b'\'') {
-                        i += end + 3;
-                        continue;
-                    }
-                } else if let Some(len) = text[i + 1..].chars().next().map(char::len_utf8) {
-                    if b.get(i + 1 + len) == Some(&b'\'') {
-                        i += len + 2;
-                        continue;
-                    }
-                }
-            }
-            c if c == b'_' || c.is_ascii_alphabetic() => {
-                // Prefix keywords recurse in syn like unary operators: `return return ..`,
-                // `break break ..` and `yield yield ..` (200k of them) overflowed the stack.
-                let start = i;
-                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
-                    i += 1;
-                }
-                if matches!(&b[start..i], b"return" | b"break" | b"yield") {
-                    chain += 1;
-                    if chain > MAX_CHAIN {
-                        return Some(TooDeep {
-                            what: format!("an expression chains more than {MAX_CHAIN} operators"),
-                            at: start,
-                        });
-                    }
-                }
-                continue;
+            // Prefix keywords recurse in syn like unary operators: `return return ..`.
+            Token::Ident(r) if matches!(&text[r.clone()], b"return" | b"break" | b"yield") => {
+                self.link(r.start)?
             }
             _ => {}
         }
-        i += 1;
+        Ok(())
     }
-    None
+
+    fn link(&mut self, at: usize) -> Result<(), TooDeep> {
+        self.chain += 1;
+        if self.chain > MAX_CHAIN {
+            return Err(TooDeep {
+                what: format!("an expression chains more than {MAX_CHAIN} operators"),
+                at,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Just past the `*/` closing the block comment that opens at `start` (Rust block comments

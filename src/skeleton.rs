@@ -19,6 +19,7 @@ use std::ops::Range;
 use aho_corasick::AhoCorasick;
 
 use crate::lexer::{Lexer, Token};
+use crate::parse::{DepthGuard, TooDeep};
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
 /// their callers, for the call graph) are followed up the calls; a body with context alone (an
@@ -39,12 +40,13 @@ struct Body {
 }
 
 /// `text` with the bodies of fns that cannot matter blanked, or `None` when every body matters
-/// (or the file has none).
-pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
+/// (or the file has none); `Err` when the text is too deep to parse at all (see
+/// [`crate::parse::too_deep`], which this checks on the way).
+pub fn skeleton(text: &str, keys: &BodyKeys) -> Result<Option<String>, TooDeep> {
     let bytes = text.as_bytes();
-    let (bodies, idents) = fn_bodies(bytes);
+    let (bodies, idents) = fn_bodies(bytes)?;
     if bodies.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut kept = vec![false; bodies.len()];
     for m in keys.triggers.find_iter(bytes) {
@@ -65,25 +67,31 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Option<String> {
         .map(|(_, b)| b)
         .collect();
     if blank.is_empty() {
-        return None;
+        return Ok(None);
     }
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut at = 0;
     for b in blank {
         out.extend_from_slice(&bytes[at..=b.open]);
-        // One space per char, not per byte: spans count chars, so columns after the closing
-        // brace on its line stay where they were. A char's continuation bytes are dropped.
-        out.extend(
-            bytes[b.open + 1..b.close]
-                .iter()
-                .filter(|&&c| !(0x80..0xC0).contains(&c))
-                .map(|&c| if c == b'\n' || c == b'\r' { c } else { b' ' }),
-        );
+        let inside = &bytes[b.open + 1..b.close];
+        let blank = |c: u8| if c == b'\n' || c == b'\r' { c } else { b' ' };
+        if inside.is_ascii() {
+            out.extend(inside.iter().map(|&c| blank(c)));
+        } else {
+            // One space per char, not per byte: spans count chars, so columns after the
+            // closing brace on its line stay where they were. Continuation bytes are dropped.
+            out.extend(
+                inside
+                    .iter()
+                    .filter(|&&c| !(0x80..0xC0).contains(&c))
+                    .map(|&c| blank(c)),
+            );
+        }
         at = b.close;
     }
     out.extend_from_slice(&bytes[at..]);
     // Only whole chars were replaced, by ASCII: still UTF-8.
-    String::from_utf8(out).ok()
+    Ok(String::from_utf8(out).ok())
 }
 
 /// Marks the innermost body holding offset `at`, and every body around it; `newly` is told of
@@ -148,9 +156,13 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
     }
 }
 
+type Bodies = (Vec<Body>, Vec<Range<usize>>);
+
 /// Every fn body in the file, in order of their opening braces, and every identifier; nothing
-/// when the braces do not balance.
-fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
+/// when the braces do not balance. In the same pass, since it is the same lexing, the depth guard
+/// sees every token: `Err` when the file nests or chains too deep to be parsed.
+fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
+    let mut guard = DepthGuard::default();
     let mut idents = Vec::new();
     let mut lexer = Lexer::new(bytes);
     let mut bodies: Vec<Body> = Vec::new();
@@ -160,6 +172,7 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
     let mut pending: Option<(Range<usize>, usize)> = None;
     let mut after_fn = false;
     while let Some(tok) = lexer.next() {
+        guard.token(&tok, bytes, lexer.offset())?;
         match tok {
             Token::Ident(r) => {
                 idents.push(r.clone());
@@ -198,7 +211,12 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
                 match braces.pop() {
                     Some(Some(i)) => bodies[i].close = lexer.offset() - 1,
                     Some(None) => {}
-                    None => return (Vec::new(), Vec::new()),
+                    None => {
+                        while let Some(tok) = lexer.next() {
+                            guard.token(&tok, bytes, lexer.offset())?;
+                        }
+                        return Ok((Vec::new(), Vec::new()));
+                    }
                 }
             }
             Token::Punct(b'(' | b'[') => {
@@ -224,14 +242,34 @@ fn fn_bodies(bytes: &[u8]) -> (Vec<Body>, Vec<Range<usize>>) {
     // Unbalanced braces: the file does not parse as it is, and no body can be trusted. (Dropping
     // only the unclosed ones would leave `parent` pointing at the wrong bodies.)
     if !braces.is_empty() || bodies.iter().any(|b| b.close == usize::MAX) {
-        return (Vec::new(), Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
-    (bodies, idents)
+    Ok((bodies, idents))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn blank(text: &str, keys: &BodyKeys) -> Option<String> {
+        skeleton(text, keys).expect("not too deep")
+    }
+
+    #[test]
+    fn too_deep_text_is_refused_in_the_same_pass() {
+        let deep = format!("fn f() {{ {} }}", "(".repeat(crate::parse::MAX_NESTING + 1));
+        let err = skeleton(&deep, &keys(&["x"])).expect_err("too deep");
+        assert!(err.what.contains("nesting deeper"), "{}", err.what);
+        // The body's `{` is level 1: the run's last allowed `(` is level MAX_NESTING.
+        let run = deep.find("{ (").unwrap() + 2;
+        assert_eq!(err.at, run + crate::parse::MAX_NESTING - 1);
+        assert_eq!(crate::parse::too_deep(&deep), Some(err));
+        // Also after a stray `}` has ended the search for bodies.
+        let stray = format!("}} {}", "return ".repeat(crate::parse::MAX_CHAIN + 1));
+        let err = skeleton(&stray, &keys(&["x"])).expect_err("too long a chain");
+        assert!(err.what.contains("chains more than"), "{}", err.what);
+        assert_eq!(crate::parse::too_deep(&stray), Some(err));
+    }
 
     fn keys(k: &[&str]) -> BodyKeys {
         BodyKeys {
@@ -255,7 +293,7 @@ mod tests {
     #[test]
     fn trigger_free_bodies_are_blanked_and_positions_kept() {
         let text = "fn helper(x: u32) -> u32 {\n    let s = \"é}{\"; x + 1\n}\nfn handler() { peer.list_roots(); helper(1) }\nfn other() { 'a'; '{'; 2 }\n";
-        let out = skeleton(text, &keys(&["list_roots"])).expect("something blanked");
+        let out = blank(text, &keys(&["list_roots"])).expect("something blanked");
         // `helper` is called from a kept body, but callees are not kept: only callers are.
         assert!(out.starts_with("fn helper(x: u32) -> u32 {\n"));
         assert!(!out.contains("x + 1"));
@@ -274,20 +312,20 @@ mod tests {
     #[test]
     fn callers_of_kept_fns_are_kept_transitively() {
         let text = "fn a() { b() }\nfn b() { c() }\nfn c() { peer.list_roots() }\nfn d() { 1 }\n";
-        let out = skeleton(text, &keys(&["list_roots"])).expect("d is blanked");
+        let out = blank(text, &keys(&["list_roots"])).expect("d is blanked");
         assert!(out.contains("fn a() { b() }"));
         assert!(out.contains("fn b() { c() }"));
         assert!(!out.contains("{ 1 }"));
         // A name inside a longer identifier is no mention.
         let text = "fn c() { peer.list_roots() }\nfn e() { cc() }\n";
-        let out = skeleton(text, &keys(&["list_roots"])).unwrap();
+        let out = blank(text, &keys(&["list_roots"])).unwrap();
         assert!(!out.contains("cc()"));
     }
 
     #[test]
     fn nested_fns_are_judged_on_their_own_and_kept_bodies_keep_everything() {
         let text = "fn outer() {\n    fn inner() { 1 }\n    peer.list_roots();\n}\nfn plain() {\n    fn deep() { peer.list_roots() }\n}\n";
-        let out = skeleton(text, &keys(&["list_roots"])).expect("inner is blanked");
+        let out = blank(text, &keys(&["list_roots"])).expect("inner is blanked");
         assert!(
             !out.contains("{ 1 }"),
             "inner is blanked inside a kept body"
@@ -306,7 +344,7 @@ trait T { fn decl(&self); fn default(&self) { () } }
 extern "C" { fn ext(); }
 fn lifetimes<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }
 "####;
-        let out = skeleton(text, &keys(&["nothing-matches"])).expect("bodies blanked");
+        let out = blank(text, &keys(&["nothing-matches"])).expect("bodies blanked");
         syn::parse_file(&out).expect("the skeleton parses");
         assert!(!out.contains("r#\"}\"#"));
         assert!(!out.contains("move"));
@@ -319,18 +357,18 @@ fn lifetimes<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }
     #[test]
     fn context_keeps_a_body_but_not_its_callers() {
         let text = "fn a() { b() }\nfn b() { use rmcp::Peer; }\n";
-        let out = skeleton(text, &keys(&["list_roots"])).expect("a is blanked");
+        let out = blank(text, &keys(&["list_roots"])).expect("a is blanked");
         assert!(out.contains("fn b() { use rmcp::Peer; }"));
         assert!(!out.contains("b() }\nfn b"));
     }
 
     #[test]
     fn nothing_to_blank_gives_none() {
-        assert!(skeleton("struct S;", &keys(&["x"])).is_none());
-        assert!(skeleton("fn f() { peer.list_roots() }", &keys(&["list_roots"])).is_none());
+        assert!(blank("struct S;", &keys(&["x"])).is_none());
+        assert!(blank("fn f() { peer.list_roots() }", &keys(&["list_roots"])).is_none());
         // Unbalanced: nothing is blanked.
-        assert!(skeleton("fn f() { 1", &keys(&["x"])).is_none());
-        assert!(skeleton("fn f() { 1 } fn g() { fn h() { 2 }", &keys(&["x"])).is_none());
-        assert!(skeleton("fn f() { 1 } }", &keys(&["x"])).is_none());
+        assert!(blank("fn f() { 1", &keys(&["x"])).is_none());
+        assert!(blank("fn f() { 1 } fn g() { fn h() { 2 }", &keys(&["x"])).is_none());
+        assert!(blank("fn f() { 1 } }", &keys(&["x"])).is_none());
     }
 }
