@@ -130,6 +130,7 @@ pub(crate) struct DepthGuard {
 
 impl DepthGuard {
     /// Takes the next token of `text`, which ends at `end`.
+    #[inline]
     pub fn token(&mut self, token: &Token, text: &[u8], end: usize) -> Result<(), TooDeep> {
         match token {
             Token::Punct(b';' | b',') => self.chain = 0,

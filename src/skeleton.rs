@@ -131,12 +131,15 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);
     }
-    // For each name: the offsets where it is used. Most identifiers have a length no fn name has,
-    // which a bit test rules out before hashing.
-    let lengths: u64 = ids.keys().fold(0, |m, n| m | 1u64 << n.len().min(63));
+    // For each name: the offsets where it is used. Most identifiers have a first byte and length
+    // no fn name has, which a bit test rules out before hashing.
+    let mut lengths = [0u64; 256];
+    for n in ids.keys() {
+        lengths[usize::from(n[0])] |= 1u64 << n.len().min(63);
+    }
     let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     for r in idents {
-        if lengths & (1u64 << r.len().min(63)) == 0 {
+        if lengths[usize::from(bytes[r.start])] & (1u64 << r.len().min(63)) == 0 {
             continue;
         }
         if let Some(&id) = ids.get(&bytes[r.clone()]) {
