@@ -187,31 +187,36 @@ fn lint_admitted(
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
 ) -> FileResult {
-    let (text, file) =
-        match crate::parse::parse_skeleton(source, prefilter.and_then(Prefilter::body_keys)) {
-            Ok(ok) => ok,
-            Err(f) => {
-                let mut findings = Vec::new();
-                let level = settings.level("MCP900");
-                if level != Level::Allow {
-                    let mut finding = meta_finding(
-                        path,
-                        f.line,
-                        f.column,
-                        format!("file does not parse: {}", f.message),
-                    );
-                    finding.level = level;
-                    findings.push(finding);
-                }
-                let text = std::str::from_utf8(source).ok().map(str::to_string);
-                return FileResult {
-                    findings,
-                    parsed: false,
-                    text,
-                    has_directives: false,
-                };
+    // A renamed SDK crate is context for the skeleton like the crate's own name.
+    let aliases: Vec<String> = package
+        .as_deref()
+        .map(|p| crate::scope::crate_aliases(p).into_keys().collect())
+        .unwrap_or_default();
+    let keys = prefilter.and_then(Prefilter::body_keys);
+    let (text, file) = match crate::parse::parse_skeleton(source, keys, &aliases) {
+        Ok(ok) => ok,
+        Err(f) => {
+            let mut findings = Vec::new();
+            let level = settings.level("MCP900");
+            if level != Level::Allow {
+                let mut finding = meta_finding(
+                    path,
+                    f.line,
+                    f.column,
+                    format!("file does not parse: {}", f.message),
+                );
+                finding.level = level;
+                findings.push(finding);
             }
-        };
+            let text = std::str::from_utf8(source).ok().map(str::to_string);
+            return FileResult {
+                findings,
+                parsed: false,
+                text,
+                has_directives: false,
+            };
+        }
+    };
     let findings = analyse(path, &text, &file, settings, package);
     drop(file);
     // Spans live in a per-thread table that grows with every file parsed on this thread.

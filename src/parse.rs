@@ -22,7 +22,7 @@ pub struct ParseFailure {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
-    parse_skeleton(bytes, None)
+    parse_skeleton(bytes, None, &[])
 }
 
 /// [`parse`], but with the bodies of fns that hold none of `keys` blanked before parsing (see
@@ -32,6 +32,7 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
 pub fn parse_skeleton(
     bytes: &[u8],
     keys: Option<&crate::skeleton::BodyKeys>,
+    aliases: &[String],
 ) -> Result<(String, syn::File), ParseFailure> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
@@ -63,7 +64,7 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
         });
     }
     let blanked = match keys {
-        Some(keys) => crate::skeleton::skeleton(text, keys),
+        Some(keys) => crate::skeleton::skeleton(text, keys, aliases),
         None => too_deep(text).map_or(Ok(None), Err),
     };
     if let Err(TooDeep { what, at }) = &blanked {

@@ -4,7 +4,8 @@
 //! every character between their braces becomes a space (newlines stay), so every line and
 //! column, and so every span, is the same as in the file.
 //!
-//! A body is kept when it holds a key (a trigger token or an SDK crate name: what any rule or the
+//! A body is kept when it holds a key (a trigger token, or an SDK crate name or the name the package
+//! gives one: what any rule or the
 //! scope model starts from), or when it mentions a kept fn by name, since the call graph needs
 //! every caller of a fn with a finding. Nested fns are judged on their own;
 //! a kept body keeps everything inside it.
@@ -42,7 +43,13 @@ struct Body {
 /// `text` with the bodies of fns that cannot matter blanked, or `None` when every body matters
 /// (or the file has none); `Err` when the text is too deep to parse at all (see
 /// [`crate::parse::too_deep`], which this checks on the way).
-pub fn skeleton(text: &str, keys: &BodyKeys) -> Result<Option<String>, TooDeep> {
+/// `aliases`: the names the file's package gives an SDK crate (`mcp = { package = "rmcp" }`),
+/// context like the crate names themselves.
+pub fn skeleton(
+    text: &str,
+    keys: &BodyKeys,
+    aliases: &[String],
+) -> Result<Option<String>, TooDeep> {
     let bytes = text.as_bytes();
     let (bodies, idents) = fn_bodies(bytes)?;
     if bodies.is_empty() {
@@ -55,7 +62,9 @@ pub fn skeleton(text: &str, keys: &BodyKeys) -> Result<Option<String>, TooDeep> 
     keep_callers(bytes, &bodies, &idents, &mut kept);
     for r in &idents {
         let ident = &bytes[r.clone()];
-        if keys.context.iter().any(|c| c.as_bytes() == ident) {
+        if keys.context.iter().any(|c| c.as_bytes() == ident)
+            || aliases.iter().any(|a| a.as_bytes() == ident)
+        {
             keep_around(&bodies, &mut kept, r.start, &mut |_| {});
         }
     }
@@ -255,13 +264,13 @@ mod tests {
     use super::*;
 
     fn blank(text: &str, keys: &BodyKeys) -> Option<String> {
-        skeleton(text, keys).expect("not too deep")
+        skeleton(text, keys, &[]).expect("not too deep")
     }
 
     #[test]
     fn too_deep_text_is_refused_in_the_same_pass() {
         let deep = format!("fn f() {{ {} }}", "(".repeat(crate::parse::MAX_NESTING + 1));
-        let err = skeleton(&deep, &keys(&["x"])).expect_err("too deep");
+        let err = skeleton(&deep, &keys(&["x"]), &[]).expect_err("too deep");
         assert!(err.what.contains("nesting deeper"), "{}", err.what);
         // The body's `{` is level 1: the run's last allowed `(` is level MAX_NESTING.
         let run = deep.find("{ (").unwrap() + 2;
@@ -269,7 +278,7 @@ mod tests {
         assert_eq!(crate::parse::too_deep(&deep), Some(err));
         // Also after a stray `}` has ended the search for bodies.
         let stray = format!("}} {}", "return ".repeat(crate::parse::MAX_CHAIN + 1));
-        let err = skeleton(&stray, &keys(&["x"])).expect_err("too long a chain");
+        let err = skeleton(&stray, &keys(&["x"]), &[]).expect_err("too long a chain");
         assert!(err.what.contains("chains more than"), "{}", err.what);
         assert_eq!(crate::parse::too_deep(&stray), Some(err));
     }
@@ -363,6 +372,21 @@ fn lifetimes<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }
         let out = blank(text, &keys(&["list_roots"])).expect("a is blanked");
         assert!(out.contains("fn b() { use rmcp::Peer; }"));
         assert!(!out.contains("b() }\nfn b"));
+    }
+
+    #[test]
+    fn a_renamed_sdk_crate_is_context_too() {
+        let text = "fn a() { 1 }\nfn b() { use mcp::Peer; }\n";
+        let plain = blank(text, &keys(&["list_roots"])).expect("blanked");
+        assert!(
+            !plain.contains("use mcp::Peer"),
+            "not context without the rename"
+        );
+        let renamed = skeleton(text, &keys(&["list_roots"]), &["mcp".to_string()])
+            .expect("not too deep")
+            .expect("a is blanked");
+        assert!(renamed.contains("fn b() { use mcp::Peer; }"));
+        assert!(!renamed.contains("1"));
     }
 
     #[test]
