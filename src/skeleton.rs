@@ -4,11 +4,10 @@
 //! every character between their braces becomes a space (newlines stay), so every line and
 //! column, and so every span, is the same as in the file.
 //!
-//! A body is kept when it holds a key (a trigger token, or an SDK crate name or the name the package
-//! gives one: what any rule or the
-//! scope model starts from), or when it mentions a kept fn by name, since the call graph needs
-//! every caller of a fn with a finding. Nested fns are judged on their own;
-//! a kept body keeps everything inside it.
+//! A body is kept when it holds a key (a trigger token, or an SDK crate name or the name the
+//! package gives one: what any rule or the scope model starts from), or when it mentions a kept fn
+//! by name, since the call graph needs every caller of a fn with a finding. Nested fns are judged
+//! on their own; a kept body keeps everything inside it.
 //!
 //! This runs on text, before parsing, with a small lexer that knows comments, strings, raw
 //! strings and char literals. A mistake in it cannot lose a finding silently: a key anywhere in a
