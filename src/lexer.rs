@@ -1,7 +1,7 @@
 //! Just enough of Rust's lexical grammar to tell code from strings, comments and char literals,
 //! over bytes and without allocating: for the passes that run on text before or beside syn
-//! (the skeleton's body finder, counting a name's uses in a fix). It never fails: unclosed
-//! strings and comments run to the end of the text.
+//! (the skeleton's body finder, counting a name's uses in a fix, finding suppression comments).
+//! It never fails: unclosed strings and comments run to the end of the text.
 
 use std::ops::Range;
 
@@ -16,6 +16,10 @@ pub enum Token {
     Literal(Range<usize>),
     /// A char literal, a lifetime's quote, a number or a raw identifier.
     Other,
+    /// `// ..` up to (not including) the line's end; only from [`Lexer::with_comments`].
+    LineComment(Range<usize>),
+    /// `/* .. */`, nested ones included; only from [`Lexer::with_comments`].
+    BlockComment(Range<usize>),
 }
 
 /// Just enough of Rust's lexical grammar to never take a brace in a string, comment or char
@@ -23,11 +27,32 @@ pub enum Token {
 pub struct Lexer<'a> {
     bytes: &'a [u8],
     at: usize,
+    start: usize,
+    comments: bool,
 }
 
 impl<'a> Lexer<'a> {
+    /// Tokens of code only: comments are skipped like whitespace.
     pub fn new(bytes: &'a [u8]) -> Self {
-        Lexer { bytes, at: 0 }
+        Lexer {
+            bytes,
+            at: 0,
+            start: 0,
+            comments: false,
+        }
+    }
+
+    /// Tokens of code and comments.
+    pub fn with_comments(bytes: &'a [u8]) -> Self {
+        Lexer {
+            comments: true,
+            ..Lexer::new(bytes)
+        }
+    }
+
+    /// The offset where the last token returned starts.
+    pub fn start(&self) -> usize {
+        self.start
     }
 
     /// The offset just past the last token returned.
@@ -42,15 +67,29 @@ impl<'a> Lexer<'a> {
     fn next_token(&mut self) -> Option<Token> {
         loop {
             let b = self.peek(0)?;
+            let start = self.at;
             match b {
                 b' ' | b'\t' | b'\n' | b'\r' => self.at += 1,
-                b'/' if self.peek(1) == Some(b'/') => self.line_comment(),
-                b'/' if self.peek(1) == Some(b'*') => self.block_comment(),
+                b'/' if self.peek(1) == Some(b'/') => {
+                    self.line_comment();
+                    if self.comments {
+                        self.start = start;
+                        return Some(Token::LineComment(start..self.at));
+                    }
+                }
+                b'/' if self.peek(1) == Some(b'*') => {
+                    self.block_comment();
+                    if self.comments {
+                        self.start = start;
+                        return Some(Token::BlockComment(start..self.at));
+                    }
+                }
                 _ => break,
             }
         }
         let b = self.peek(0)?;
         let start = self.at;
+        self.start = start;
         if b == b'"' {
             self.at += 1;
             self.string();
@@ -193,7 +232,10 @@ impl Iterator for Lexer<'_> {
     type Item = Token;
 
     fn next(&mut self) -> Option<Token> {
-        self.next_token()
+        let token = self.next_token();
+        // An escape or a comment opener in the last bytes steps past the end.
+        self.at = self.at.min(self.bytes.len());
+        token
     }
 }
 
@@ -202,13 +244,19 @@ mod tests {
     use super::*;
 
     fn lex(text: &str) -> Vec<String> {
+        lex_with(Lexer::new(text.as_bytes()), text)
+    }
+
+    fn lex_with(lexer: Lexer, text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        for t in Lexer::new(text.as_bytes()) {
+        for t in lexer {
             out.push(match t {
                 Token::Ident(r) => format!("id:{}", &text[r]),
                 Token::Punct(b) => format!("p:{}", b as char),
                 Token::Literal(r) => format!("lit:{}", &text[r]),
                 Token::Other => "other".to_string(),
+                Token::LineComment(r) => format!("line:{}", &text[r]),
+                Token::BlockComment(r) => format!("block:{}", &text[r]),
             });
         }
         out
@@ -240,6 +288,29 @@ mod tests {
                 "p::",
                 "other",
             ]
+        );
+    }
+
+    #[test]
+    fn comments_are_tokens_only_when_asked_for() {
+        let text = "a // x { \"\n/* b /* c */ \" */ d";
+        assert_eq!(lex(text), ["id:a", "id:d"]);
+        // Ranges stay inside the text when it ends in an escape or a comment opener.
+        for cut in ["\"ab\\", "x /*", "'\\"] {
+            let mut lexer = Lexer::with_comments(cut.as_bytes());
+            while lexer.next().is_some() {
+                assert!(lexer.offset() <= cut.len(), "{cut:?}");
+            }
+        }
+        let mut lexer = Lexer::with_comments(text.as_bytes());
+        let mut starts = Vec::new();
+        while lexer.next().is_some() {
+            starts.push((lexer.start(), lexer.offset()));
+        }
+        assert_eq!(starts, [(0, 1), (2, 10), (11, 28), (29, 30)]);
+        assert_eq!(
+            lex_with(Lexer::with_comments(text.as_bytes()), text),
+            ["id:a", "line:// x { \"", "block:/* b /* c */ \" */", "id:d"]
         );
     }
 }

@@ -178,28 +178,6 @@ impl DepthGuard {
     }
 }
 
-/// Just past the `*/` closing the block comment that opens at `start` (Rust block comments
-/// nest), or the end of the text when it is never closed.
-pub(crate) fn block_comment_end(b: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    while i < b.len() {
-        if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                break;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    i.min(b.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -240,12 +240,11 @@ fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
                     *depth = depth.saturating_sub(1);
                 }
             }
-            Token::Punct(b';') => {
-                if pending.as_ref().is_some_and(|(_, d)| *d == 0) {
-                    pending = None;
-                }
+            Token::Punct(b';') if pending.as_ref().is_some_and(|(_, d)| *d == 0) => {
+                pending = None;
             }
-            Token::Punct(_) | Token::Literal(_) | Token::Other => {}
+            // Other punctuation, literals; comments do not come from `Lexer::new`.
+            _ => {}
         }
         // `fn` not followed by a name is a fn pointer type (`fn(u32) -> u32`).
         after_fn = false;

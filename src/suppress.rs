@@ -27,6 +27,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 use crate::finding::{Applicability, Finding, Fix, Level};
+use crate::lexer::{Lexer, Token};
 use crate::source::LineIndex;
 
 pub const UNUSED_CODE: &str = "MCP901";
@@ -70,36 +71,17 @@ fn lex(src: &str) -> Lexed {
     };
     let mut line = 1usize;
     let mut seen_code = false;
-    let mut i = 0usize;
-
-    // Advances over `from..to`, counting newlines; lines begun inside are inside a token.
-    let skip_span = |from: usize, to: usize, line: &mut usize, out: &mut Lexed, code: bool| {
-        for &c in &b[from..to] {
-            if c == b'\n' {
-                *line += 1;
-                if let Some(s) = out.starts_in_token.get_mut(*line - 1) {
-                    *s = true;
-                }
-            }
-        }
-        if code {
-            out.has_code[*line - 1] = true;
-        }
-    };
-
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
-                line += 1;
-                i += 1;
-            }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = src[i..].find('\n').map(|e| i + e).unwrap_or(b.len());
-                let text = &src[i..end];
+    let mut at = 0usize;
+    let mut tokens = Lexer::with_comments(b);
+    while let Some(token) = tokens.next() {
+        let (start, end) = (tokens.start(), tokens.offset());
+        line += memchr::memchr_iter(b'\n', &b[at..start]).count();
+        at = end;
+        let code = match token {
+            Token::LineComment(r) => {
+                let text = &src[r];
                 out.comments.push(LineComment {
-                    start: i,
+                    start,
                     end,
                     line,
                     inner: text.starts_with("//!"),
@@ -107,117 +89,25 @@ fn lex(src: &str) -> Lexed {
                     trailing: out.has_code[line - 1],
                     in_header: !seen_code,
                 });
-                i = end;
+                continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = crate::parse::block_comment_end(b, i);
-                skip_span(i, end, &mut line, &mut out, false);
-                i = end;
-            }
-            b'"' => {
-                let end = quoted_end(b, i + 1, b'"');
-                out.has_code[line - 1] = true;
-                skip_span(i, end, &mut line, &mut out, true);
-                seen_code = true;
-                i = end;
-            }
-            b'\'' => {
-                out.has_code[line - 1] = true;
-                seen_code = true;
-                i = char_or_lifetime_end(src, i);
-            }
-            c if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
-                let start = i;
-                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric() || b[i] >= 0x80)
-                {
-                    i += 1;
-                }
-                out.has_code[line - 1] = true;
-                seen_code = true;
-                let ident = &src[start..i];
-                let next = b.get(i).copied();
-                if matches!(ident, "r" | "br" | "cr") && matches!(next, Some(b'"') | Some(b'#')) {
-                    if let Some(end) = raw_string_end(b, i) {
-                        skip_span(i, end, &mut line, &mut out, true);
-                        i = end;
-                    }
-                } else if matches!(ident, "b" | "c") && next == Some(b'"') {
-                    let end = quoted_end(b, i + 1, b'"');
-                    skip_span(i, end, &mut line, &mut out, true);
-                    i = end;
-                } else if ident == "b" && next == Some(b'\'') {
-                    let end = quoted_end(b, i + 1, b'\'');
-                    i = end;
-                }
-            }
+            Token::BlockComment(_) => false,
             _ => {
                 out.has_code[line - 1] = true;
                 seen_code = true;
-                i += 1;
+                true
             }
+        };
+        // Lines begun inside a string or block comment are inside a token.
+        for _ in memchr::memchr_iter(b'\n', &b[start..end]) {
+            line += 1;
+            out.starts_in_token[line - 1] = true;
+        }
+        if code {
+            out.has_code[line - 1] = true;
         }
     }
     out
-}
-
-/// End (exclusive) of a `"`/`'`-delimited literal whose body starts at `from`.
-fn quoted_end(b: &[u8], from: usize, quote: u8) -> usize {
-    let mut j = from;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            c if c == quote => return j + 1,
-            _ => j += 1,
-        }
-    }
-    b.len()
-}
-
-/// `at` points just after `r`/`br`/`cr`: `#*"..."#*`. None for a raw identifier (`r#type`).
-fn raw_string_end(b: &[u8], at: usize) -> Option<usize> {
-    let mut hashes = 0;
-    let mut j = at;
-    while b.get(j) == Some(&b'#') {
-        hashes += 1;
-        j += 1;
-    }
-    if b.get(j) != Some(&b'"') {
-        return None;
-    }
-    j += 1;
-    while j < b.len() {
-        if b[j] == b'"'
-            && b[j + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&c| c == b'#')
-                .count()
-                == hashes
-        {
-            return Some(j + 1 + hashes);
-        }
-        j += 1;
-    }
-    Some(b.len())
-}
-
-/// `'x'`, `'\n'` are char literals; `'a` in `&'a str` or `'outer:` is a lifetime or label.
-fn char_or_lifetime_end(src: &str, at: usize) -> usize {
-    let b = src.as_bytes();
-    if b.get(at + 1) == Some(&b'\\') {
-        return quoted_end(b, at + 1, b'\'');
-    }
-    match src[at + 1..].chars().next() {
-        Some(ch) => {
-            let after = at + 1 + ch.len_utf8();
-            if b.get(after) == Some(&b'\'') {
-                after + 1
-            } else {
-                at + 1
-            }
-        }
-        None => at + 1,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
