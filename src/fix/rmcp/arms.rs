@@ -4,8 +4,6 @@
 //! `Ok(None)` and the transport errors (`Service`, `ParseError`, ...) have no counterpart: an
 //! accepted answer always has content, and a failed round returns from the handler through `?`.
 
-use quote::ToTokens;
-
 use super::text::{range_of, uses_of};
 use crate::finding::Edit;
 use crate::source::LineIndex;
@@ -121,11 +119,11 @@ pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edi
                         continue;
                     }
                     if let Some(b) = binding {
-                        if uses_of(arm.body.to_token_stream(), &b) > 0
+                        if uses_of(&*arm.body, idx, &b) > 0
                             || arm
                                 .guard
                                 .as_ref()
-                                .is_some_and(|(_, g)| uses_of(g.to_token_stream(), &b) > 0)
+                                .is_some_and(|(_, g)| uses_of(&**g, idx, &b) > 0)
                         {
                             return Err(format!("the `Err({b})` arm reads the error"));
                         }

@@ -4,8 +4,6 @@
 //! `Elicitation<T>`, `.map_err(..)?` chains over `answer.accepted()`, anything else through an
 //! expression of the old result type.
 
-use quote::ToTokens;
-
 use super::asks::{self, Ask};
 use super::handler::{self, FnSite};
 use super::locate::{self, Node};
@@ -40,7 +38,7 @@ pub(super) fn plan_call(
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;
-    let receiver_uses = uses_of(mc.receiver.to_token_stream(), &receiver);
+    let receiver_uses = uses_of(&*mc.receiver, cx.idx, &receiver);
     let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err(format!(
             "the future of `{method}` is not awaited where it is made (stored, joined or raced); \

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{LineColumn, TokenStream, TokenTree};
+use proc_macro2::{LineColumn, TokenStream};
 use quote::ToTokens;
 
 use crate::lexer::{Lexer, Token};
@@ -46,16 +46,11 @@ pub fn starts_line(src: &str, at: usize) -> bool {
     src[line_start..at].trim().is_empty()
 }
 
-/// How many times `name` is used in `tokens`: as an identifier, or inside a string literal as
-/// an inline format argument (`"{name}"`, `"{name:?}"`).
-pub fn uses_of(tokens: TokenStream, name: &str) -> usize {
-    let mut n = 0;
-    each_use(tokens, &mut |u| match u {
-        Use::Ident(i) if i == name => n += 1,
-        Use::Literal(l) if inline_arg(&l, name) => n += 1,
-        _ => {}
-    });
-    n
+/// How many times `name` is used in the source of `node`: as an identifier (not a field or method
+/// after a `.`), or inside a string literal as an inline format argument (`"{name}"`,
+/// `"{name:?}"`). Comments are not uses.
+pub fn uses_of(node: &impl ToTokens, idx: &LineIndex, name: &str) -> usize {
+    range_of(node, idx).map_or(0, |(s, e)| Uses::in_text(&idx.text()[s..e]).count(name))
 }
 
 /// The uses in one stretch of source text (a handler's body), counted in one pass of the lexer
@@ -84,7 +79,7 @@ impl<'a> Uses<'a> {
         Uses { idents, literals }
     }
 
-    /// The same count as [`uses_of`] on these tokens.
+    /// How many times `name` is used here (see [`uses_of`]).
     pub fn count(&self, name: &str) -> usize {
         self.idents.get(name).copied().unwrap_or(0)
             + self.literals.iter().filter(|l| inline_arg(l, name)).count()
@@ -104,27 +99,6 @@ impl<'a> Uses<'a> {
             }
             k += 1;
         }
-    }
-}
-
-enum Use {
-    Ident(proc_macro2::Ident),
-    Literal(String),
-}
-
-/// Every identifier that can be a binding (`x.name` is a field or method, not one) and every
-/// literal, in order.
-fn each_use(tokens: TokenStream, f: &mut impl FnMut(Use)) {
-    let mut after_dot = false;
-    for tt in tokens {
-        let dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
-        match tt {
-            TokenTree::Ident(i) if !after_dot => f(Use::Ident(i)),
-            TokenTree::Group(g) => each_use(g.stream(), f),
-            TokenTree::Literal(l) => f(Use::Literal(l.to_string())),
-            _ => {}
-        }
-        after_dot = dot;
     }
 }
 
@@ -181,7 +155,6 @@ mod tests {
             let t = r#"{t}"#;
             'outer: for _ in [t] {}
         }"##;
-        let tokens: TokenStream = source.parse().unwrap();
         let uses = Uses::in_text(source);
         for (name, expected) in [
             // `let answer`, the receiver of `answer.answer` (not the field), one literal
@@ -196,7 +169,6 @@ mod tests {
             ("outer", 1),
             ("missing", 0),
         ] {
-            assert_eq!(uses_of(tokens.clone(), name), expected, "{name}");
             assert_eq!(uses.count(name), expected, "{name}");
         }
         assert_eq!(uses.fresh_name("answer", &[]), "answer3");
