@@ -172,7 +172,8 @@ impl<'a> Lexer<'a> {
         while let Some(b) = self.peek(0) {
             self.at += 1;
             match b {
-                b'\\' => self.at += 1,
+                // A backslash as the text's last byte escapes nothing.
+                b'\\' => self.at = (self.at + 1).min(self.bytes.len()),
                 b'"' => return,
                 _ => {}
             }
@@ -296,10 +297,13 @@ mod tests {
         let text = "a // x { \"\n/* b /* c */ \" */ d";
         assert_eq!(lex(text), ["id:a", "id:d"]);
         // Ranges stay inside the text when it ends in an escape or a comment opener.
-        for cut in ["\"ab\\", "x /*", "'\\"] {
+        for cut in ["\"ab\\", "b\"\\", "x /*", "'\\"] {
             let mut lexer = Lexer::with_comments(cut.as_bytes());
-            while lexer.next().is_some() {
+            while let Some(token) = lexer.next() {
                 assert!(lexer.offset() <= cut.len(), "{cut:?}");
+                if let Token::Literal(r) = token {
+                    assert!(r.end <= cut.len(), "{cut:?}");
+                }
             }
         }
         let mut lexer = Lexer::with_comments(text.as_bytes());
