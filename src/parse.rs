@@ -114,7 +114,7 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
     let mut guard = DepthGuard::default();
     let mut lexer = Lexer::new(bytes);
     while let Some(token) = lexer.next() {
-        if let Err(e) = guard.token(&token, bytes, lexer.offset()) {
+        if let Err(e) = guard.token(&token, bytes, lexer.start()) {
             return Some(e);
         }
     }
@@ -130,15 +130,15 @@ pub(crate) struct DepthGuard {
 }
 
 impl DepthGuard {
-    /// Takes the next token of `text`, which ends at `end`.
+    /// Takes the next token of `text`, which starts at `at`.
     #[inline]
-    pub fn token(&mut self, token: &Token, text: &[u8], end: usize) -> Result<(), TooDeep> {
+    pub fn token(&mut self, token: &Token, text: &[u8], at: usize) -> Result<(), TooDeep> {
         match token {
             Token::Punct(b';' | b',') => self.chain = 0,
             Token::Punct(
                 b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?'
                 | b'!',
-            ) => self.link(end - 1)?,
+            ) => self.link(at)?,
             Token::Punct(c @ (b'(' | b'[' | b'{')) => {
                 if *c == b'{' {
                     self.chain = 0;
@@ -147,7 +147,7 @@ impl DepthGuard {
                 if self.depth > MAX_NESTING {
                     return Err(TooDeep {
                         what: format!("nesting deeper than {MAX_NESTING} levels"),
-                        at: end - 1,
+                        at,
                     });
                 }
             }
@@ -159,7 +159,7 @@ impl DepthGuard {
             }
             // Prefix keywords recurse in syn like unary operators: `return return ..`.
             Token::Ident(r) if matches!(&text[r.clone()], b"return" | b"break" | b"yield") => {
-                self.link(r.start)?
+                self.link(at)?
             }
             _ => {}
         }

@@ -183,7 +183,7 @@ fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
     let mut pending: Option<(Range<usize>, usize)> = None;
     let mut after_fn = false;
     while let Some(tok) = lexer.next() {
-        guard.token(&tok, bytes, lexer.offset())?;
+        guard.token(&tok, bytes, lexer.start())?;
         match tok {
             Token::Ident(r) => {
                 idents.push(r.clone());
@@ -224,7 +224,7 @@ fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
                     Some(None) => {}
                     None => {
                         while let Some(tok) = lexer.next() {
-                            guard.token(&tok, bytes, lexer.offset())?;
+                            guard.token(&tok, bytes, lexer.start())?;
                         }
                         return Ok((Vec::new(), Vec::new()));
                     }
