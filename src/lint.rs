@@ -362,7 +362,16 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
-        let scanned: Vec<Scanned> = files.par_iter().map(|f| guarded(f, || scan(f))).collect();
+        let scanned: Vec<Scanned> = files
+            .par_iter()
+            .map(|f| {
+                guarded(|| scan(f)).unwrap_or_else(|| {
+                    let display = f.to_string_lossy().replace('\\', "/");
+                    let r = internal_error(&display);
+                    Scanned::Failed(display, r)
+                })
+            })
+            .collect();
         let mut order: Vec<usize> = (0..files.len())
             .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
             .collect();
@@ -377,15 +386,12 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
                 let Scanned::Admitted(display, bytes, has_directives) = &scanned[i] else {
                     unreachable!("only admitted files are analysed")
                 };
-                let r = guarded(&files[i], || {
+                let r = guarded(|| {
                     let mut r = analyse(&files[i], display, bytes);
                     r.has_directives = *has_directives;
-                    Scanned::Done(display.clone(), r)
+                    r
                 });
-                match r {
-                    Scanned::Done(_, r) => (i, r),
-                    _ => (i, internal_error(display)),
-                }
+                (i, r.unwrap_or_else(|| internal_error(display)))
             })
             .collect();
         let mut done: Vec<Option<FileResult>> = (0..files.len()).map(|_| None).collect();
@@ -408,7 +414,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
                     let r = r.unwrap_or_else(|| internal_error(&display));
                     (display, Ok(r))
                 }
-                Scanned::Done(display, r) => (display, Ok(r)),
+                Scanned::Failed(display, r) => (display, Ok(r)),
             })
             .collect()
     };
@@ -444,21 +450,18 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
 /// One file's outcome: its display path and its result, or why it could not be read.
 type Outcome = (String, Result<FileResult, String>);
 
-/// A file after the first pass (`Done`: analysed, or a pass that panicked on it).
+/// A file after the first pass (`Failed`: the pass panicked on it, an internal-error finding).
 enum Scanned {
     Unreadable(String, String),
     Skipped(String, bool),
     Admitted(String, Vec<u8>, bool),
-    Done(String, FileResult),
+    Failed(String, FileResult),
 }
 
-/// Runs one pass over one file; a panic in it becomes an internal-error finding for the file.
-fn guarded(f: &Path, work: impl FnOnce() -> Scanned) -> Scanned {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
-        let display = f.to_string_lossy().replace('\\', "/");
-        let r = internal_error(&display);
-        Scanned::Done(display, r)
-    })
+/// Runs one pass over one file; `None` when it panicked (the caller reports an internal error
+/// for the file and the run goes on).
+fn guarded<T>(work: impl FnOnce() -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok()
 }
 
 fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sources) {
