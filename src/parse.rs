@@ -67,17 +67,19 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
         Some(keys) => crate::skeleton::skeleton(text, keys, aliases),
         None => too_deep(text).map_or(Ok(None), Err),
     };
-    if let Err(TooDeep { what, at }) = &blanked {
-        let at = *at;
-        let line = text[..at].matches('\n').count() + 1;
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        return Err(ParseFailure {
-            line,
-            column: text[line_start..at].chars().count() + 1,
-            message: format!("{what}; the file was not analysed"),
-        });
-    }
-    if let Ok(Some(blanked)) = blanked {
+    let blanked = match blanked {
+        Ok(blanked) => blanked,
+        Err(TooDeep { what, at }) => {
+            let line = text[..at].matches('\n').count() + 1;
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            return Err(ParseFailure {
+                line,
+                column: text[line_start..at].chars().count() + 1,
+                message: format!("{what}; the file was not analysed"),
+            });
+        }
+    };
+    if let Some(blanked) = blanked {
         if let Ok(f) = syn::parse_file(&blanked) {
             return Ok((text.to_string(), f));
         }

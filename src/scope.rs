@@ -464,16 +464,12 @@ impl FileFacts {
 
 /// Whether `word` occurs in `text` with no identifier character on either side.
 fn mentions_word(text: &str, word: &str) -> bool {
-    text.match_indices(word)
-        .any(|(at, _)| stands_alone(text, at, at + word.len()))
-}
-
-/// Whether `text[start..end]` has no identifier character on either side.
-fn stands_alone(text: &str, start: usize, end: usize) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
-    let before = text[..start].chars().next_back();
-    let after = text[end..].chars().next();
-    !before.is_some_and(ident) && !after.is_some_and(ident)
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {

@@ -82,9 +82,9 @@ pub fn skeleton(
     for b in blank {
         out.extend_from_slice(&bytes[at..=b.open]);
         let inside = &bytes[b.open + 1..b.close];
-        let blank = |c: u8| if c == b'\n' || c == b'\r' { c } else { b' ' };
+        let space = |c: u8| if c == b'\n' || c == b'\r' { c } else { b' ' };
         if inside.is_ascii() {
-            out.extend(inside.iter().map(|&c| blank(c)));
+            out.extend(inside.iter().map(|&c| space(c)));
         } else {
             // One space per char, not per byte: spans count chars, so columns after the
             // closing brace on its line stay where they were. Continuation bytes are dropped.
@@ -92,7 +92,7 @@ pub fn skeleton(
                 inside
                     .iter()
                     .filter(|&&c| !(0x80..0xC0).contains(&c))
-                    .map(|&c| blank(c)),
+                    .map(|&c| space(c)),
             );
         }
         at = b.close;

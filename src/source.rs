@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{LineColumn, Span};
 
 /// A resolved position range in one file: 1-based lines and columns (columns count chars), and
 /// byte offsets into the file as read.
@@ -138,8 +138,14 @@ impl<'a> LineIndex<'a> {
 
     /// The text between two spans, from the start of `first` to the end of `last`.
     pub fn text_between(&self, first: Span, last: Span) -> &'a str {
-        let r = self.range_between(first, last);
-        self.text.get(r.start..r.end).unwrap_or("")
+        self.slice(first.start(), last.end())
+    }
+
+    /// The text from `from` to `to` (proc-macro2 positions: 1-based lines, 0-based char columns).
+    pub fn slice(&self, from: LineColumn, to: LineColumn) -> &'a str {
+        let start = self.offset(from.line, from.column);
+        let end = self.offset(to.line, to.column);
+        self.text.get(start..end).unwrap_or("")
     }
 
     pub fn range(&self, span: Span) -> Range {

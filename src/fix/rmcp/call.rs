@@ -313,8 +313,7 @@ fn let_then_match<'a>(
         .position(|s| same(s, found.statement()))?;
     let later = &block.stmts[pos + 1..];
     // The later statements' text: from this `let`'s `;` to the block's `}`.
-    let later_text = text::between(
-        cx.idx,
+    let later_text = cx.idx.slice(
         local.semi_token.span.end(),
         block.brace_token.span.close().start(),
     );

@@ -185,11 +185,7 @@ fn plan_handler(
     members: &[usize],
 ) -> Result<HandlerPlan, (usize, String)> {
     let brace = site.block.brace_token.span;
-    let body = text::Uses::in_text(text::between(
-        cx.idx,
-        brace.open().end(),
-        brace.close().start(),
-    ));
+    let body = text::Uses::in_text(cx.idx.slice(brace.open().end(), brace.close().start()));
     let mut taken: Vec<String> = Vec::new();
     let mut calls = Vec::new();
     for &m in members {

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{LineColumn, TokenStream};
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 use crate::lexer::{Lexer, Token};
@@ -22,14 +22,6 @@ pub fn range_of_tokens(tokens: TokenStream, idx: &LineIndex) -> Option<(usize, u
     let start = idx.offset(s.line, s.column);
     let end = idx.offset(e.line, e.column);
     (end >= start).then_some((start, end))
-}
-
-/// The text from `from` to `to` (proc-macro2 line and column positions), without printing any
-/// tokens.
-pub fn between<'a>(idx: &LineIndex<'a>, from: LineColumn, to: LineColumn) -> &'a str {
-    let start = idx.offset(from.line, from.column);
-    let end = idx.offset(to.line, to.column);
-    idx.text().get(start..end).unwrap_or("")
 }
 
 /// The whitespace that starts the line holding byte `at`.
