@@ -188,9 +188,9 @@ fn lint_admitted(
     package: Option<std::sync::Arc<Package>>,
 ) -> FileResult {
     // A renamed SDK crate is context for the skeleton like the crate's own name.
-    let aliases: Vec<String> = package
+    let aliases: Vec<&str> = package
         .as_deref()
-        .map(|p| crate::scope::crate_aliases(p).into_keys().collect())
+        .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
     let keys = prefilter.and_then(Prefilter::body_keys);
     let (text, file) = match crate::parse::parse_skeleton(source, keys, &aliases) {

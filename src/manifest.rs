@@ -113,9 +113,29 @@ pub struct Package {
     pub manifest: PathBuf,
     pub name: String,
     pub dependencies: Vec<Dependency>,
+    /// Names the package gives an SDK in paths other than the crate's own
+    /// (`mcp = { package = "rmcp" }`) → index into `SDKS`; worked out once per package.
+    pub sdk_aliases: HashMap<String, usize>,
 }
 
 impl Package {
+    fn new(manifest: PathBuf, name: String, dependencies: Vec<Dependency>) -> Package {
+        let mut package = Package {
+            manifest,
+            name,
+            dependencies,
+            sdk_aliases: HashMap::new(),
+        };
+        for (i, sdk) in crate::sdk::SDKS.iter().enumerate() {
+            if let Some(dep) = package.dependency_on(sdk.packages) {
+                if !sdk.crates.contains(&dep.name.as_str()) {
+                    package.sdk_aliases.insert(dep.name.clone(), i);
+                }
+            }
+        }
+        package
+    }
+
     /// The dependency on the first of these crates the package has (an SDK's main crate before
     /// its sub-crates), a normal one before a dev-only one.
     pub fn dependency_on(&self, packages: &[&str]) -> Option<&Dependency> {
@@ -191,11 +211,7 @@ impl Package {
                 }
             }
         }
-        Ok(Some(Package {
-            manifest: manifest.to_path_buf(),
-            name,
-            dependencies: deps,
-        }))
+        Ok(Some(Package::new(manifest.to_path_buf(), name, deps)))
     }
 }
 

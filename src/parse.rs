@@ -32,7 +32,7 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
 pub fn parse_skeleton(
     bytes: &[u8],
     keys: Option<&crate::skeleton::BodyKeys>,
-    aliases: &[String],
+    aliases: &[&str],
 ) -> Result<(String, syn::File), ParseFailure> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,

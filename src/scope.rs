@@ -181,20 +181,6 @@ pub struct FileFacts {
     pub test_file: bool,
 }
 
-/// Names a package gives an SDK in paths other than the crate's own (`mcp = { package = "rmcp" }`)
-/// → index into `SDKS`.
-pub fn crate_aliases(package: &Package) -> HashMap<String, usize> {
-    let mut aliases = HashMap::new();
-    for (i, sdk) in SDKS.iter().enumerate() {
-        if let Some(dep) = package.dependency_on(sdk.packages) {
-            if !sdk.crates.contains(&dep.name.as_str()) {
-                aliases.insert(dep.name.clone(), i);
-            }
-        }
-    }
-    aliases
-}
-
 impl FileFacts {
     pub fn gather(file: &syn::File, text: &str) -> FileFacts {
         FileFacts::gather_in(file, text, None)
@@ -208,7 +194,7 @@ impl FileFacts {
             ..FileFacts::default()
         };
         if let Some(package) = facts.package.as_deref() {
-            facts.crate_aliases = crate_aliases(package);
+            facts.crate_aliases = package.sdk_aliases.clone();
         }
         for (i, sdk) in SDKS.iter().enumerate() {
             // Searched only for the SDKs the package may use (with a manifest, usually one), and

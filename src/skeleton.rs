@@ -44,11 +44,7 @@ struct Body {
 /// [`crate::parse::too_deep`], which this checks on the way).
 /// `aliases`: the names the file's package gives an SDK crate (`mcp = { package = "rmcp" }`),
 /// context like the crate names themselves.
-pub fn skeleton(
-    text: &str,
-    keys: &BodyKeys,
-    aliases: &[String],
-) -> Result<Option<String>, TooDeep> {
+pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<String>, TooDeep> {
     let bytes = text.as_bytes();
     let (bodies, idents) = fn_bodies(bytes)?;
     if bodies.is_empty() {
@@ -380,7 +376,7 @@ fn lifetimes<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer; } x }
             !plain.contains("use mcp::Peer"),
             "not context without the rename"
         );
-        let renamed = skeleton(text, &keys(&["list_roots"]), &["mcp".to_string()])
+        let renamed = skeleton(text, &keys(&["list_roots"]), &["mcp"])
             .expect("not too deep")
             .expect("a is blanked");
         assert!(renamed.contains("fn b() { use mcp::Peer; }"));
