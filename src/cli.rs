@@ -272,21 +272,19 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     } else {
         status
     };
-    // The JSON report of a large tree is tens of megabytes: written as it is made, not held.
-    if args.format == Format::Json && !args.statistics && args.output.is_none() {
+    if !args.statistics && matches!(args.format, Format::Human | Format::Json) {
+        // The JSON contract has no place for notes; they go to stderr in both formats.
         for n in &gated.notes {
             eprintln!("note: {n}");
         }
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let written = crate::report::json::write(&gated.report, &mut out)
-            .and_then(|()| std::io::Write::flush(&mut out));
-        match written {
-            // A closed pipe (`| head`) is the reader's choice, not our failure.
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                return Err(format!("cannot write the report: {e}"))
-            }
-            _ => {}
-        }
+    }
+    // The JSON report of a large tree is tens of megabytes: written as it is made, not held.
+    if args.format == Format::Json && !args.statistics && args.output.is_none() {
+        write_stdout_with(|out| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+            crate::report::json::write(&gated.report, &mut out)?;
+            out.flush()
+        })?;
         phases.mark("report");
         return Ok(status);
     }
@@ -295,18 +293,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
         Format::Github => gate::render(GateFormat::Github, &gated, base),
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
-        Format::Human | Format::Json => {
-            // The JSON contract has no place for notes; they go to stderr in both formats.
-            for n in &gated.notes {
-                eprintln!("note: {n}");
-            }
-            render(
-                args.format,
-                &gated.report,
-                &sources,
-                &RenderOptions { color },
-            )
-        }
+        Format::Human | Format::Json => render(
+            args.format,
+            &gated.report,
+            &sources,
+            &RenderOptions { color },
+        ),
     };
     match &args.output {
         Some(file) => crate::baseline::write_atomically(file, out.as_bytes())
@@ -375,8 +367,17 @@ pub fn exit_status(report: &crate::finding::Report) -> i32 {
 }
 
 fn write_stdout(s: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+    write_stdout_with(|out| {
+        out.write_all(s.as_bytes())?;
+        out.flush()
+    })
+}
+
+/// Writes to stdout with `write`; a closed pipe is not an error.
+fn write_stdout_with(
+    write: impl FnOnce(&mut std::io::StdoutLock<'static>) -> std::io::Result<()>,
+) -> Result<(), String> {
+    match write(&mut std::io::stdout().lock()) {
         Ok(()) => Ok(()),
         // A closed pipe (`| head`) is the reader's choice, not our failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
