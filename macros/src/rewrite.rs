@@ -422,6 +422,11 @@ impl<'m> Rewriter<'m> {
             {
                 #pre_saves
                 #(let #asks = #exprs;)*
+                // A pre-2026 session: the asks go out as real requests now, and the polls
+                // below read their answers (nothing is sealed).
+                if #flow.in_process() {
+                    #flow.carry(::std::vec![#(#asks.outgoing(#keys)),*]).await;
+                }
                 #(let mut #polls = #flow.poll(#step, #keys, &#asks);)*
                 if let ::core::option::Option::Some(__mrtr_error) = #first_poll.take_error()
                     #(.or_else(|| #other_polls.take_error()))*

@@ -101,6 +101,16 @@ impl<T> Ask<T> {
         Ok(())
     }
 
+    /// This ask as it is sent on a pre-2026 session, under its explicit key or `default_key`.
+    pub fn outgoing(&self, default_key: &str) -> crate::carrier::Outgoing {
+        crate::carrier::Outgoing {
+            key: self.explicit_key().unwrap_or(default_key).to_string(),
+            request: self.input_request(),
+            capability: self.required_capability(),
+            check: self.check(),
+        }
+    }
+
     /// Decodes the client's answer under `key` into `T`; a wrong shape is `InvalidAnswer`.
     pub fn decode(&self, key: &str, answer: &Value) -> Result<T, MrtrError> {
         (self.decoder)(key, answer)

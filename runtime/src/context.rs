@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::ask::{
     self, Ask, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResponse, UrlElicitation,
 };
+use crate::carrier::LegacyCarrier;
 use crate::config::MrtrConfig;
 use crate::error::MrtrError;
 use crate::seal::{self, Binding};
@@ -168,6 +169,8 @@ struct Inner {
     /// The verdict on this request's state, computed once: a replay guard consumes a token on
     /// its first verification, so a second look must not count as a second use.
     opened: OnceLock<Result<Option<StateBody>, MrtrError>>,
+    /// Set on a pre-2026 session: rounds go out as real requests through it, in process.
+    carrier: Option<Arc<dyn LegacyCarrier>>,
 }
 
 /// One request's MRTR handle. Cheap to clone; `Send + Sync`.
@@ -182,12 +185,34 @@ impl std::fmt::Debug for Mrtr {
             .field("method", &self.inner.request.method)
             .field("target", &self.inner.request.target)
             .field("has_state", &self.inner.request.request_state.is_some())
+            .field("in_process", &self.inner.carrier.is_some())
             .finish()
     }
 }
 
 impl Mrtr {
+    /// A handle for a 2026-07-28 request: each round ends the request with an
+    /// `InputRequiredResult` and a sealed state.
     pub fn new(request: IncomingRequest, config: &MrtrConfig) -> Mrtr {
+        Mrtr::build(request, config, None)
+    }
+
+    /// A handle for a request on a pre-2026 session: the handler runs to completion inside the
+    /// request, each round's asks sent to the client through `carrier` (see [`crate::carrier`]).
+    /// `request.client_capabilities` must be what the client declared at `initialize`.
+    pub fn in_process(
+        request: IncomingRequest,
+        config: &MrtrConfig,
+        carrier: Arc<dyn LegacyCarrier>,
+    ) -> Mrtr {
+        Mrtr::build(request, config, Some(carrier))
+    }
+
+    fn build(
+        request: IncomingRequest,
+        config: &MrtrConfig,
+        carrier: Option<Arc<dyn LegacyCarrier>>,
+    ) -> Mrtr {
         let binding = Binding {
             method: request.method,
             target: request.target.clone(),
@@ -200,8 +225,19 @@ impl Mrtr {
                 config: config.clone(),
                 binding,
                 opened: OnceLock::new(),
+                carrier,
             }),
         }
+    }
+
+    /// The carrier of a pre-2026 session; None on a 2026-07-28 request.
+    pub fn carrier(&self) -> Option<&Arc<dyn LegacyCarrier>> {
+        self.inner.carrier.as_ref()
+    }
+
+    /// True on a pre-2026 session, where rounds are carried in process and nothing is sealed.
+    pub fn carries_in_process(&self) -> bool {
+        self.inner.carrier.is_some()
     }
 
     /// Asks the user to fill a form of type `T` (a flat struct deriving `JsonSchema`).

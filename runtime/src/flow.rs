@@ -116,6 +116,9 @@ pub struct Flow {
     /// Keys seen at the step being resolved: two asks of one batch may not share a key.
     step_keys: (u32, BTreeSet<String>),
     suspended: Option<InputRequired>,
+    /// Pre-2026 sessions: the answers (or failures) of the round [`Flow::carry`] just sent,
+    /// by key, until the step's polls take them.
+    carried: BTreeMap<String, Result<Value, MrtrError>>,
 }
 
 impl std::fmt::Debug for Flow {
@@ -134,6 +137,18 @@ impl Flow {
     /// Opens this request's state (if any). A state minted by a handler of another shape, or one
     /// that names a step this handler does not have, is `InvalidState`.
     pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
+        if mrtr.carries_in_process() {
+            // A pre-2026 session runs the whole flow inside this request: no state comes in,
+            // and nothing the request says about MRTR (requestState, inputResponses) counts.
+            return Ok(Flow::fresh(
+                mrtr,
+                fingerprint,
+                None,
+                None,
+                Map::new(),
+                false,
+            ));
+        }
         let body = mrtr.open_state_for(fingerprint)?;
         let (flow_id, resume, data) = match body {
             None => (None, None, Map::new()),
@@ -144,19 +159,82 @@ impl Flow {
                 (Some(body.flow_id), Some(body.step), body.data)
             }
         };
-        Ok(Flow {
+        let answering_first = resume.is_none();
+        Ok(Flow::fresh(
+            mrtr,
+            fingerprint,
+            flow_id,
+            resume,
+            data,
+            answering_first,
+        ))
+    }
+
+    fn fresh(
+        mrtr: &Mrtr,
+        fingerprint: &'static str,
+        flow_id: Option<String>,
+        resume: Option<u32>,
+        data: Map<String, Value>,
+        answering_first: bool,
+    ) -> Flow {
+        Flow {
             mrtr: mrtr.clone(),
             fingerprint,
             flow_id,
             resume,
             answering: resume,
-            answering_first: resume.is_none(),
+            answering_first,
             data,
             answered: Map::new(),
             pending: BTreeMap::new(),
             step_keys: (0, BTreeSet::new()),
             suspended: None,
-        })
+            carried: BTreeMap::new(),
+        }
+    }
+
+    /// True on a pre-2026 session: the expansion awaits [`Flow::carry`] before each step.
+    pub fn in_process(&self) -> bool {
+        self.mrtr.carries_in_process()
+    }
+
+    /// Pre-2026 sessions: sends the asks of one step to the client as real requests, all at once,
+    /// and keeps their answers for the step's polls. When an ask cannot be sent (a server bug,
+    /// or a capability the client did not declare at `initialize`), none of the step's asks is
+    /// sent, as on 2026-07-28, where such a step fails before anything reaches the client.
+    pub async fn carry(&mut self, asks: Vec<crate::carrier::Outgoing>) {
+        let Some(carrier) = self.mrtr.carrier().cloned() else {
+            return;
+        };
+        self.carried.clear();
+        let mut failed = false;
+        for ask in &asks {
+            let usable = ask
+                .check
+                .clone()
+                .and_then(|()| self.mrtr.check_capability(&ask.capability));
+            if let Err(error) = usable {
+                self.carried.insert(ask.key.clone(), Err(error));
+                failed = true;
+            }
+        }
+        if failed {
+            return;
+        }
+        let mut keys = BTreeSet::new();
+        if asks.iter().any(|ask| !keys.insert(ask.key.as_str())) {
+            // Two asks of one batch under one key: the step's polls report it; send nothing.
+            return;
+        }
+        let requests = asks.iter().map(|ask| ask.request.clone()).collect();
+        let answers = carrier
+            .send_round(requests, self.mrtr.config().ask_timeout())
+            .await;
+        for (ask, answer) in asks.into_iter().zip(answers) {
+            let answer = answer.map_err(|error| error.for_ask(&ask.key, &ask.request));
+            self.carried.insert(ask.key, answer);
+        }
     }
 
     /// The step this round resumes at (None in the first round, and once it is reached).
@@ -238,6 +316,12 @@ impl Flow {
         if self.resume == Some(step) {
             self.resume = None;
         }
+        if let Some(carried) = self.carried.remove(&key) {
+            return match carried.and_then(|raw| ask.decode(&key, &raw)) {
+                Ok(value) => Polled::Ready(value),
+                Err(error) => Polled::Failed(error),
+            };
+        }
         if self.answering == Some(step) || self.answering_first {
             let fresh = self.mrtr.answer(&key).cloned();
             let carried = || self.data.get(&format!("{ANSWER}{key}")).cloned();
@@ -289,6 +373,13 @@ impl Flow {
     /// error the expansion returns from the handler body: a marker when sealing worked, or the
     /// real error (e.g. `StateTooLarge`) when it did not.
     pub fn suspend(&mut self, step: u32) -> MrtrError {
+        if self.in_process() {
+            // Every ask of a pre-2026 round was carried before it was polled; a pending one
+            // here is a bug in the expansion, and a state must never leave on such a session.
+            return MrtrError::Internal(format!(
+                "step {step} suspended on a pre-2026 session; its asks were not carried"
+            ));
+        }
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {
             self.data.insert(format!("{ANSWER}{key}"), raw);

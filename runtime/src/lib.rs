@@ -2,6 +2,7 @@
 //! SDK-neutral wire shapes, an rmcp 3.x adapter (feature `rmcp`) and a test client.
 
 pub mod ask;
+pub mod carrier;
 pub mod config;
 pub mod context;
 pub mod error;
@@ -19,6 +20,7 @@ pub use ask::{
     Ask, ElicitForm, Elicitation, Root, SamplingMessage, SamplingRequest, SamplingResponse,
     UrlElicitation,
 };
+pub use carrier::{CarryError, LegacyCarrier};
 pub use config::{
     Clock, ConfigError, InMemoryReplayGuard, MrtrConfig, ReplayGuard, StateUse, SystemClock,
 };
