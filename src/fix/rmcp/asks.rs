@@ -132,26 +132,27 @@ impl Ask {
         let mut s = match self {
             Ask::Elicit { turbofish, .. } => format!(
                 "`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`: the \
-question travels in an `InputRequiredResult` and the answer in the client's retry, so a \
-client without MRTR support no longer gets a mid-request `elicitation/create`; decline and \
+question travels in an `InputRequiredResult` and the answer in the client's retry on 2026-07-28, \
+while a 2025 client still gets the mid-request `elicitation/create` (old clients keep working); decline and \
 cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a round that fails (no answer, or a \
 `requestState` that does not verify) returns its error from the handler through `?`"
             ),
             Ask::ElicitUrl { .. } => format!(
                 "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]`: the \
-URL travels in an `InputRequiredResult` and the answer in the client's retry instead of a \
-mid-request `elicitation/create`; the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
+URL travels in an `InputRequiredResult` and the answer in the client's retry on 2026-07-28 (a \
+2025 client still gets the mid-request `elicitation/create`); the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
 consent to open the URL, not that the out-of-band step finished"
             ),
             Ask::Roots => format!(
                 "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`: the roots request \
-travels in an `InputRequiredResult` and the roots come in the client's retry instead of a \
-mid-request `roots/list`"
+travels in an `InputRequiredResult` and the roots come in the client's retry on 2026-07-28 (a \
+2025 client still gets the mid-request `roots/list`)"
             ),
             Ask::Sample { .. } => format!(
                 "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
 `#[mrtr_handler]`: the request travels in an `InputRequiredResult` and the client's model answers \
-in its retry, so no mid-request `sampling/createMessage` is sent; the answer is rmcp's \
+in its retry on 2026-07-28, while a 2025 client still gets the mid-request \
+`sampling/createMessage` (old clients keep working); the answer is rmcp's \
 `CreateMessageResult` again through `CreateMessageResult::try_from` (the runtime's rmcp \
 conversions), and an answer that does not fit it is an `Err` where a failed call was; sampling \
 is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
@@ -164,8 +165,8 @@ is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the b
         if timeout {
             // First, so the one-line summary of `--fix` shows it too.
             s = format!(
-                "the timeout of `{method}` is dropped (with MRTR the client drives the retry, so \
-the server no longer waits for the answer); {s}"
+                "the timeout of `{method}` is dropped (with MRTR the client drives the retry; a \
+2025 client's answer is awaited for `MrtrConfig::ask_timeout`, 600 s by default); {s}"
             );
         }
         s
