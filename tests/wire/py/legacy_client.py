@@ -6,7 +6,7 @@ the way clients in the field do today.
 
 PLAN_JSON: {"transport": "http", "url": ...} or {"transport": "stdio", "command": [...]},
 "protocol": "2025-11-25" (optional), "capabilities": ["elicitation", "sampling", "roots"],
-"tool": name, "arguments": {...}, "answers": {field: value | "decline" | "cancel"},
+"tool": name (or "prompt": name, for prompts/get), "arguments": {...}, "answers": {field: value | "decline" | "cancel"},
 "sample_text": "...", "roots": ["file:///..."].
 
 Prints one JSON object: the negotiated version, every request the server sent (in arrival
@@ -79,11 +79,17 @@ async def run(plan: dict) -> dict:
             init = await session.initialize()
             outcome = {"protocol": init.protocolVersion}
             try:
-                result = await session.call_tool(plan["tool"], plan.get("arguments", {}))
-                outcome["result"] = {
-                    "text": [block.text for block in result.content if block.type == "text"],
-                    "isError": bool(result.isError),
-                }
+                if "prompt" in plan:
+                    prompt = await session.get_prompt(plan["prompt"], plan.get("arguments", {}))
+                    outcome["result"] = {
+                        "text": [m.content.text for m in prompt.messages if m.content.type == "text"],
+                    }
+                else:
+                    result = await session.call_tool(plan["tool"], plan.get("arguments", {}))
+                    outcome["result"] = {
+                        "text": [block.text for block in result.content if block.type == "text"],
+                        "isError": bool(result.isError),
+                    }
             except Exception as error:  # an McpError carries the JSON-RPC error
                 data = getattr(error, "error", None)
                 outcome["error"] = {

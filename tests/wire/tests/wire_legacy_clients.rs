@@ -160,6 +160,26 @@ async fn python_1x_client_without_sampling_gets_minus_32021_and_with_it_complete
     assert_eq!(request_sequence(&report), ["sampling/createMessage"]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_1x_client_gets_a_hand_written_prompt_handler_asking_in_process() {
+    let Some(python) = MCP_1.find("python_1x_client_prompt").await else {
+        return;
+    };
+    let server = WireServer::start_unrecorded().await.expect("server starts");
+    let plan = json!({
+        "transport": "http", "url": server.url,
+        "prompt": "test_input_required_result_prompt",
+        "answers": { "context": "a sunny day" },
+    });
+    let report = python_client(&python, plan).await;
+    assert_eq!(
+        report["result"]["text"],
+        json!(["Answer with this context: a sunny day"]),
+        "{report:#}"
+    );
+    assert_eq!(request_sequence(&report), ["elicitation/create:context"]);
+}
+
 /// An rmcp 3.x client answering from a script, recording the requests it is sent.
 #[derive(Clone)]
 struct ScriptedUser {
