@@ -219,7 +219,7 @@ fn a_capability_missing_from_initialize_is_minus_32021_and_nothing_is_sent() {
     let client = Arc::new(full_client());
     // Declared elicitation and roots, not sampling: the flow gets to the sampling ask and stops.
     let (outcome, runs) = run(client.clone(), r#"{"elicitation": {}, "roots": {}}"#);
-    let error = outcome.err().expect("fails");
+    let error = outcome.expect_err("fails");
     assert_eq!(error.code(), -32021);
     assert_eq!(
         error.data(),
@@ -234,7 +234,7 @@ fn a_capability_missing_from_initialize_is_minus_32021_and_nothing_is_sent() {
 
     let client = Arc::new(full_client());
     let (outcome, _) = run(client.clone(), r#"{"sampling": {}}"#);
-    assert_eq!(outcome.err().expect("fails").code(), -32021);
+    assert_eq!(outcome.expect_err("fails").code(), -32021);
     assert!(client.rounds().is_empty());
 }
 
@@ -245,7 +245,7 @@ fn a_failed_or_late_answer_is_an_error_naming_the_ask() {
         Reply::Fail("the client answered with error -1".into()),
     ));
     let (outcome, runs) = run(client.clone(), ALL_CAPABILITIES);
-    match outcome.err().expect("fails") {
+    match outcome.expect_err("fails") {
         MrtrError::ClientRequestFailed {
             key,
             method,
@@ -262,7 +262,7 @@ fn a_failed_or_late_answer_is_an_error_naming_the_ask() {
     let client =
         Arc::new(ScriptedClient::default().reply("elicitation/create:confirm", Reply::TimeOut));
     let (outcome, _) = run(client, ALL_CAPABILITIES);
-    let error = outcome.err().expect("fails");
+    let error = outcome.expect_err("fails");
     assert_eq!(
         error,
         MrtrError::ClientRequestTimedOut {

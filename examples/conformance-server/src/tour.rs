@@ -21,13 +21,10 @@ struct Color {
 
 #[tool_router(router = tour_router, vis = "pub(crate)")]
 impl ConformanceServer {
-    #[tool(
-        description = "Three rounds: a name; the client's LLM and its roots together; a colour"
-    )]
+    #[tool(description = "Three rounds: a name; the client's LLM and its roots together; a colour")]
     #[mrtr_handler]
     async fn test_input_tour(&self, mrtr: Mrtr) -> Result<CallToolResult, ErrorData> {
-        let Elicitation::Accept(Name { name }) =
-            mrtr.elicit::<Name>("What is your name?").await?
+        let Elicitation::Accept(Name { name }) = mrtr.elicit::<Name>("What is your name?").await?
         else {
             return Ok(text("No name given: the tour ends here."));
         };

@@ -102,7 +102,10 @@ async fn python_1x_client_completes_the_three_round_tour_on_both_2025_versions()
             .iter()
             .find(|r| r["method"] == "sampling/createMessage")
             .expect("a sampling request");
-        assert_eq!(sampling["prompt"], "Greet Ferris.", "built from round 1's answer");
+        assert_eq!(
+            sampling["prompt"], "Greet Ferris.",
+            "built from round 1's answer"
+        );
     }
 }
 
@@ -149,7 +152,11 @@ async fn python_1x_client_without_sampling_gets_minus_32021_and_with_it_complete
         report["error"]["data"],
         json!({ "requiredCapabilities": { "sampling": {} } })
     );
-    assert_eq!(report["requests"], json!([]), "nothing was sent to the client");
+    assert_eq!(
+        report["requests"],
+        json!([]),
+        "nothing was sent to the client"
+    );
 
     let report = python_client(&python, plan(json!(["sampling"]))).await;
     assert_eq!(
@@ -235,8 +242,9 @@ impl ClientHandler for ScriptedUser {
             ("name", _) => ElicitResult::new(ElicitationAction::Accept)
                 .with_content(json!({ "name": "Ferris" })),
             ("color", "decline") => ElicitResult::new(ElicitationAction::Decline),
-            ("color", color) => ElicitResult::new(ElicitationAction::Accept)
-                .with_content(json!({ "color": color })),
+            ("color", color) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "color": color }))
+            }
             (other, _) => {
                 return Err(ErrorData::invalid_params(
                     format!("unscripted field {other:?}"),
@@ -317,7 +325,10 @@ async fn rmcp_client_on_2025_11_25_and_on_2026_07_28_get_the_same_result() {
         .await
         .expect("the call completes");
     assert_eq!(texts(legacy), [TOUR_RESULT]);
-    assert_eq!(sorted_batch(old.seen.lock().unwrap().clone()), tour_sequence());
+    assert_eq!(
+        sorted_batch(old.seen.lock().unwrap().clone()),
+        tour_sequence()
+    );
     let _ = client.cancel().await;
 
     let new = ScriptedUser::new(ProtocolVersion::V_2026_07_28, "orange");
