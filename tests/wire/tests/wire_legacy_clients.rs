@@ -410,3 +410,54 @@ async fn an_rmcp_client_without_sampling_gets_minus_32021_on_2025_11_25() {
     }
     let _ = client.cancel().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_client_that_answers_too_late_gets_a_timeout_error_naming_the_ask() {
+    #[derive(Clone)]
+    struct SlowUser;
+    impl ClientHandler for SlowUser {
+        fn get_info(&self) -> ClientConfig {
+            let capabilities: ClientCapabilities =
+                serde_json::from_value(json!({ "elicitation": {} })).expect("literal");
+            let mut config =
+                ClientConfig::new(capabilities, Implementation::new("slow-user", "1.0.0"));
+            config.protocol_version = ProtocolVersion::V_2025_11_25;
+            config
+        }
+
+        async fn create_elicitation(
+            &self,
+            _request: ElicitRequestParams,
+            _context: RequestContext<RoleClient>,
+        ) -> Result<ElicitResult, ErrorData> {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            Ok(ElicitResult::new(ElicitationAction::Decline))
+        }
+    }
+    let config = mrtr::MrtrConfig::ephemeral("wire-timeout")
+        .with_ask_timeout(Some(Duration::from_millis(300)));
+    let server = WireServer::start_unrecorded_with(
+        conformance_server::ConformanceServer::with_config(config),
+    )
+    .await
+    .expect("server starts");
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(server.url.clone()),
+    );
+    let client = SlowUser
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("connects");
+    let call = CallToolRequestParams::new("test_input_required_result_elicitation");
+    match client.call_tool_once(call).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32603, "{error:?}");
+            assert_eq!(
+                error.message,
+                "The client did not answer elicitation/create (ask `user_name`) in time"
+            );
+        }
+        other => panic!("expected the ask to time out, got {other:?}"),
+    }
+    let _ = client.cancel().await;
+}
