@@ -301,8 +301,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         ),
     };
     match &args.output {
-        Some(file) => crate::baseline::write_atomically(file, out.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+        Some(file) => crate::atomic_write::write_file_atomic(
+            file,
+            out.as_bytes(),
+            crate::atomic_write::Kind::Report,
+        )
+        .map_err(|e| format!("cannot write the report to {e}"))?,
         None => write_stdout(&out)?,
     }
     phases.mark("report");

@@ -344,9 +344,13 @@ pub fn add_suppressions(findings: &[Finding], reason: &str, base: &Path) -> (Vec
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|src| suppress::add_suppressions(&src, &fs, reason))
             .and_then(|(text, n)| {
-                baseline::write_atomically(&file, text.as_bytes())
-                    .map(|_| n)
-                    .map_err(|e| format!("cannot write: {e}"))
+                crate::atomic_write::write_file_atomic(
+                    &file,
+                    text.as_bytes(),
+                    crate::atomic_write::Kind::Source,
+                )
+                .map(|_| n)
+                .map_err(|e| format!("cannot write: {}", e.message))
             });
         match result {
             Ok(n) => lines.push(format!(
