@@ -3,9 +3,11 @@
 //! Per file: take the findings' fixes this run admits, splice them in (overlapping ones wait),
 //! check that the result still parses, lint the new text again (suppressions and configuration
 //! included) and repeat, up to [`MAX_PASSES`]. A pass whose result would not parse leaves the
-//! file exactly as it was read and is reported. `--fix` then writes each changed file
-//! atomically (temporary file renamed over it, permissions kept); `--diff` prints the unified
-//! diff and writes nothing.
+//! file exactly as it was read and is reported. `--fix` then writes each file's fix set through
+//! `atomic_write::write_all_or_none` (all of the set or none of it; a special or read-only file
+//! is refused, a symlink's real file replaced, mode and owner kept) after removing the temporary
+//! files a killed run left in the folders it writes to; `--diff` prints the unified diff and
+//! writes nothing.
 //!
 //! Exit status of `--diff`: 0 nothing to change, 1 some file would change, 2 a file could not be
 //! fixed (its fixes break its syntax, or it could not be read). `--fix` exits like a plain run
