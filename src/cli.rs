@@ -306,7 +306,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             out.as_bytes(),
             crate::atomic_write::Kind::Report,
         )
-        .map_err(|e| format!("cannot write the report to {e}"))?,
+        .map_err(|e| format!("cannot write {e}"))?,
         None => write_stdout(&out)?,
     }
     phases.mark("report");
