@@ -530,9 +530,10 @@ mod tests {
             std::thread::spawn(move || std::fs::read(fifo).unwrap())
         };
         write_file_atomic(&fifo, b"report\n", Kind::Report).unwrap();
-        assert_eq!(reader.join().unwrap(), b"report\n");
+        // Before joining: had the FIFO been replaced, the reader would wait for a writer forever.
         let m = std::fs::symlink_metadata(&fifo).unwrap();
         assert!(m.file_type().is_fifo(), "the FIFO is still a FIFO");
+        assert_eq!(reader.join().unwrap(), b"report\n");
     }
 
     #[cfg(unix)]

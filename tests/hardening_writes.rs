@@ -245,6 +245,17 @@ fn output_to_a_device_writes_in_place_and_fix_refuses_it() {
     assert!(is_char_device(&p.path("src/dev.rs")));
 }
 
+/// Opens and closes the FIFO's write end without blocking, so a reader still waiting (the run did
+/// not write to it) gets an end of file instead of hanging the test.
+#[cfg(unix)]
+fn release(fifo: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo);
+}
+
 #[cfg(unix)]
 #[test]
 fn output_to_a_fifo_and_to_dev_stdout_writes_in_place() {
@@ -260,12 +271,15 @@ fn output_to_a_fifo_and_to_dev_stdout_writes_in_place() {
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
     let r = p.run(&["--format", "concise", "--output", "pipe", "src"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(reader.join().unwrap().contains("error[MCP001]"));
+    // Checked before joining the reader: a FIFO replaced by a regular file would leave the reader
+    // waiting for a writer forever.
     assert!(std::fs::symlink_metadata(&fifo)
         .unwrap()
         .file_type()
         .is_fifo());
+    release(&fifo);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(reader.join().unwrap().contains("error[MCP001]"));
     // `--fix` given the FIFO refuses it without opening it (opening would block).
     let r = p.run(&["--fix", "pipe"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
