@@ -544,3 +544,52 @@ fn concise_keeps_a_file_name_with_a_newline_on_one_line() {
         r.stdout
     );
 }
+
+#[test]
+fn a_file_whose_fix_breaks_its_syntax_keeps_its_findings_as_remaining() {
+    use mcp_lint::finding::{Applicability, Edit, Finding, Fix, Level};
+    use mcp_lint::fix::driver::fix_text;
+    use mcp_lint::fix::Allowed;
+    let finding = |line: usize, start: usize, end: usize| Finding {
+        code: "MCP001".into(),
+        name: "legacy-elicitation-request".into(),
+        level: Level::Error,
+        path: "src/lib.rs".into(),
+        line,
+        column: 1,
+        end_line: line,
+        end_column: 2,
+        message: "m".into(),
+        mcp_method: None,
+        sdk: None,
+        help: None,
+        fix: Some(Fix {
+            applicability: Applicability::Safe,
+            message: "deletes a brace".into(),
+            edits: vec![Edit {
+                start,
+                end,
+                line,
+                column: 1,
+                end_line: line,
+                end_column: 2,
+                replacement: String::new(),
+            }],
+        }),
+    };
+    let src = "fn a() {}\nfn b() {}\n";
+    let first = vec![finding(1, 8, 9), finding(2, 18, 19)];
+    let r = fix_text(
+        "src/lib.rs",
+        src,
+        first,
+        Allowed {
+            unsafe_fixes: false,
+        },
+        &mut |_| Vec::new(),
+    );
+    assert!(r.error.is_some());
+    assert_eq!(r.text, src);
+    // The file is as it was read, so both findings are still in it.
+    assert_eq!(r.remaining.len(), 2);
+}
