@@ -13,7 +13,9 @@
 //! - a symlinked target is resolved and the real file replaced, never the link;
 //! - a target that is not a regular file (a device, a FIFO, a socket) is written in place when the
 //!   caller allows it ([`Kind::Report`]: `--output /dev/stdout` works), else refused
-//!   ([`Kind::Source`]: `--fix` never turns a device into a regular file);
+//!   ([`Kind::Source`]: `--fix` never turns a device into a regular file); a report path under
+//!   `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/N`) is always written through, appending, even when
+//!   it leads to a regular file (`>> log`), so the log keeps what it held;
 //! - a read-only target (no write bit in its mode, or not writable by this user) is refused: the
 //!   rename would otherwise bypass the permission the user set. The mode bits are checked, not
 //!   only the open, because root may write anything.
@@ -113,6 +115,16 @@ pub fn check_target(path: &Path, kind: Kind) -> Result<(), WriteError> {
 }
 
 fn plan(path: &Path, kind: Kind) -> Result<Plan, WriteError> {
+    // `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1` name an open descriptor, which may be a
+    // regular file opened for appending (`>> log`): replacing the file it resolves to would drop
+    // what the log held. Such a report is written through the descriptor, like a redirection.
+    if kind == Kind::Report && (path.starts_with("/dev") || path.starts_with("/proc")) {
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_dir() {
+                return Ok(Plan::InPlace(path.to_path_buf()));
+            }
+        }
+    }
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -211,10 +223,11 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8], kind: Kind) -> Result<(), Wr
 }
 
 fn write_in_place(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    // No `create`: the node exists, and a vanished one must not become a regular file here.
+    // No `create`: the node exists, and a vanished one must not become a regular file here. No
+    // truncation: through `/dev/stdout` the node may be a log opened for appending, and for a
+    // device or FIFO appending is writing.
     let mut f = OpenOptions::new()
-        .write(true)
-        .truncate(true)
+        .append(true)
         .open(path)
         .map_err(|e| io_error(path, "cannot open", e))?;
     f.write_all(bytes)

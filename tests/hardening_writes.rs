@@ -292,6 +292,21 @@ fn output_to_a_fifo_and_to_dev_stdout_writes_in_place() {
     let r = p.run(&["--format", "concise", "--output", "/dev/stdout", "src"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stdout.contains("error[MCP001]"), "{}", r.stderr);
+
+    // Stdout appending to a log (`>> log`): the log keeps its lines and gets the report after them.
+    let log = p.path("log.txt");
+    std::fs::write(&log, "earlier line\n").unwrap();
+    let append = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let status = Command::new(bin())
+        .args(["--format", "concise", "--output", "/dev/stdout", "src"])
+        .current_dir(p.dir.path())
+        .stdout(append)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let text = p.read("log.txt");
+    assert!(text.starts_with("earlier line\nsrc/tools.rs:"), "{text}");
+    assert!(text.contains("error[MCP001]"), "{text}");
 }
 
 #[cfg(unix)]
