@@ -97,6 +97,10 @@ pub struct LintArgs {
     /// change, 1: some file would change, 2: a file could not be fixed.
     #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
+    /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
+    /// the run did not succeed (not a flag).
+    #[arg(skip)]
+    pub not_fixed: Vec<crate::finding::FileError>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -292,6 +296,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
         Format::Github => gate::render(GateFormat::Github, &gated, base),
+        Format::Sarif if !args.not_fixed.is_empty() => {
+            // The fix run before this report failed on these files: the run did not succeed.
+            let mut g = gated;
+            g.report.errors.extend(args.not_fixed.iter().cloned());
+            gate::render(GateFormat::Sarif, &g, base)
+        }
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
         Format::Human | Format::Json => render(
             args.format,
@@ -352,6 +362,7 @@ fn run_fix(
     // What is left, reported like a plain run over the files as they are now.
     let rest = LintArgs {
         fix: false,
+        not_fixed: done.not_fixed,
         ..args.clone()
     };
     let status = run_lint(&rest)?;

@@ -519,6 +519,22 @@ fn sarif_says_the_execution_failed_when_a_file_could_not_be_read() {
     assert_eq!((r.code, flag(&r)), (2, serde_json::json!(false)));
 }
 
+#[cfg(unix)]
+#[test]
+fn sarif_after_a_failed_fix_says_the_execution_failed() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = Project::new();
+    p.write("src/lib.rs", FIXABLE);
+    std::fs::set_permissions(p.path("src/lib.rs"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let r = p.run(&["--fix", "--format", "sarif", "src/lib.rs"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let inv = &v["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], serde_json::json!(false));
+    let text = inv["toolExecutionNotifications"].to_string();
+    assert!(text.contains("not written: is read-only"), "{text}");
+}
+
 #[test]
 fn a_cargo_toml_that_is_not_utf8_is_one_error_line() {
     let p = Project::new();

@@ -191,6 +191,16 @@ pub struct RunOutcome {
     pub changed: usize,
     pub failed: usize,
     pub fixes: usize,
+    /// Each file counted in `failed`, with why: the report that follows `--fix` carries them where
+    /// its format has a place for an incomplete run (SARIF's `executionSuccessful`).
+    pub not_fixed: Vec<crate::finding::FileError>,
+}
+
+fn not_fixed(path: &str, message: &str) -> crate::finding::FileError {
+    crate::finding::FileError {
+        path: path.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Fixes every file of `report` that has an admitted fix; prints the diff (`--diff`, stdout) or
@@ -245,6 +255,9 @@ pub fn run_with_baseline(
             let Some(original) = texts.get(path) else {
                 writeln!(err, "{path}: cannot read the file to fix it").map_err(io)?;
                 outcome.failed += 1;
+                outcome
+                    .not_fixed
+                    .push(not_fixed(path, "cannot read the file to fix it"));
                 left_in_failed += as_read;
                 continue;
             };
@@ -273,6 +286,9 @@ pub fn run_with_baseline(
         if let Some(e) = &result.error {
             writeln!(err, "{path}: not fixed: {e}").map_err(io)?;
             outcome.failed += 1;
+            outcome
+                .not_fixed
+                .push(not_fixed(path, &format!("not fixed: {e}")));
             left_in_failed += as_read;
             continue;
         }
@@ -330,6 +346,9 @@ pub fn run_with_baseline(
                 Err(e) => {
                     writeln!(err, "{path}: not written: {e}").map_err(io)?;
                     outcome.failed += 1;
+                    outcome
+                        .not_fixed
+                        .push(not_fixed(path, &format!("not written: {e}")));
                     // The file holds what it held: the fixed findings are still in it.
                     left_in_failed += as_read;
                     continue;
