@@ -59,7 +59,8 @@ pub struct LintArgs {
     /// Parse every file, even those without any rule's trigger tokens.
     #[arg(long)]
     pub no_prefilter: bool,
-    /// Write the report to FILE (atomically: a temporary file renamed over it) instead of stdout.
+    /// Write the report to FILE (atomically: a temporary file renamed over it; a device or FIFO,
+    /// such as /dev/stdout, is written in place) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print counts per rule and per MCP method instead of the findings (JSON with --format json).
@@ -78,7 +79,8 @@ pub struct LintArgs {
     /// Hide the findings recorded in FILE and report only new ones.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Write the current findings to the --baseline FILE (sorted JSON) and exit 0.
+    /// Write the current findings to the --baseline FILE (sorted JSON; entries of files this run
+    /// did not lint are kept) and exit 0. Exit 2, writing nothing, when a path could not be read.
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
     /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
@@ -87,7 +89,8 @@ pub struct LintArgs {
     /// Drop the baseline's stale entries (never adding new findings), then report as usual.
     #[arg(long, requires = "baseline", conflicts_with = "update_baseline")]
     pub prune_baseline: bool,
-    /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
+    /// Apply the safe fixes in place (atomically, permissions kept; read-only and special files are
+    /// refused), then report what is left.
     #[arg(long, conflicts_with_all = ["add_suppressions", "update_baseline"])]
     pub fix: bool,
     /// With --fix or --diff: also apply the unsafe fixes (they change behaviour; review them).
