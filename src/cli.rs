@@ -59,7 +59,8 @@ pub struct LintArgs {
     /// Parse every file, even those without any rule's trigger tokens.
     #[arg(long)]
     pub no_prefilter: bool,
-    /// Write the report to FILE (atomically: a temporary file renamed over it) instead of stdout.
+    /// Write the report to FILE (atomically: a temporary file renamed over it; a device or FIFO,
+    /// such as /dev/stdout, is written in place) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print counts per rule and per MCP method instead of the findings (JSON with --format json).
@@ -78,7 +79,8 @@ pub struct LintArgs {
     /// Hide the findings recorded in FILE and report only new ones.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Write the current findings to the --baseline FILE (sorted JSON) and exit 0.
+    /// Write the current findings to the --baseline FILE (sorted JSON; entries of files this run
+    /// did not lint are kept) and exit 0. Exit 2, writing nothing, when a path could not be read.
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
     /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
@@ -87,7 +89,8 @@ pub struct LintArgs {
     /// Drop the baseline's stale entries (never adding new findings), then report as usual.
     #[arg(long, requires = "baseline", conflicts_with = "update_baseline")]
     pub prune_baseline: bool,
-    /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
+    /// Apply the safe fixes in place (atomically, permissions kept; read-only and special files are
+    /// refused), then report what is left.
     #[arg(long, conflicts_with_all = ["add_suppressions", "update_baseline"])]
     pub fix: bool,
     /// With --fix or --diff: also apply the unsafe fixes (they change behaviour; review them).
@@ -97,6 +100,10 @@ pub struct LintArgs {
     /// change, 1: some file would change, 2: a file could not be fixed.
     #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
+    /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
+    /// the run did not succeed (not a flag).
+    #[arg(skip)]
+    pub not_fixed: Vec<crate::finding::FileError>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -292,6 +299,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
         Format::Github => gate::render(GateFormat::Github, &gated, base),
+        Format::Sarif if !args.not_fixed.is_empty() => {
+            // The fix run before this report failed on these files: the run did not succeed.
+            let mut g = gated;
+            g.report.errors.extend(args.not_fixed.iter().cloned());
+            gate::render(GateFormat::Sarif, &g, base)
+        }
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
         Format::Human | Format::Json => render(
             args.format,
@@ -301,8 +314,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         ),
     };
     match &args.output {
-        Some(file) => crate::baseline::write_atomically(file, out.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+        Some(file) => crate::atomic_write::write_file_atomic(
+            file,
+            out.as_bytes(),
+            crate::atomic_write::Kind::Report,
+        )
+        .map_err(|e| format!("cannot write {e}"))?,
         None => write_stdout(&out)?,
     }
     phases.mark("report");
@@ -348,6 +365,7 @@ fn run_fix(
     // What is left, reported like a plain run over the files as they are now.
     let rest = LintArgs {
         fix: false,
+        not_fixed: done.not_fixed,
         ..args.clone()
     };
     let status = run_lint(&rest)?;

@@ -4,6 +4,7 @@
 //! Library entry points: [`lint_source`], [`lint_paths`], [`lint_files`], [`catalog::catalog`],
 //! and the [`engine::Rule`] trait new rules implement.
 
+pub mod atomic_write;
 pub mod baseline;
 pub mod callgraph;
 pub mod catalog;
