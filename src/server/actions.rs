@@ -98,7 +98,13 @@ fn fix_action(
     diagnostic: &Diagnostic,
 ) -> Option<CodeActionOrCommand> {
     let fix = f.fix.as_ref()?;
-    let title_end = fix.message.split("; ").next().unwrap_or(&fix.message);
+    // The first clause: the rest of the message (what changes, what to check) is in the fix.
+    let title_end = fix
+        .message
+        .split("; ")
+        .next()
+        .and_then(|m| m.split(": ").next())
+        .unwrap_or(&fix.message);
     let (title, preferred) = match fix.applicability {
         Applicability::Safe => (format!("Fix {}: {title_end}", f.code), true),
         Applicability::Unsafe => (

@@ -50,9 +50,11 @@ pub fn run_stdio(options: Options) -> Result<(), String> {
     let (connection, io_threads) = Connection::stdio();
     serve(&connection, options)?;
     drop(connection);
-    io_threads
-        .join()
-        .map_err(|e| format!("language server I/O: {e}"))
+    match io_threads.join() {
+        // A client that quits without waiting for the server closes the pipes first.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.map_err(|e| format!("language server I/O: {e}")),
+    }
 }
 
 /// Serves one client on `connection`: the handshake, then the message loop.
