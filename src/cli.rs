@@ -278,7 +278,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let base = &settings.base_dir;
     // Concise, GitHub and statistics output have no place for files that could not be read;
     // without these lines such a run exits 2 and says nothing about why.
-    if args.statistics || matches!(args.format, Format::Concise | Format::Github) {
+    if args.statistics
+        || matches!(
+            args.format,
+            Format::Concise | Format::Github | Format::RustcJson
+        )
+    {
         for e in &gated.report.errors {
             eprintln!("error: {}: {}", e.path, e.message);
         }
@@ -311,6 +316,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
         Format::Github => gate::render(GateFormat::Github, &gated, base),
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        // `sources` holds the text of every file with a finding by now (`extra` above).
+        Format::RustcJson => crate::report::rustc_json::render(
+            &gated.report,
+            &mut |p| sources.get(p).map(str::to_string),
+            base,
+        ),
         Format::Human | Format::Json => render(
             args.format,
             &gated.report,
