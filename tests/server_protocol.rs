@@ -483,3 +483,41 @@ fn incremental_changes_and_errors_in_the_configuration() {
     assert_eq!(codes(&c.diagnostics(&uri, 2)), vec![("MCP001".into(), 40)]);
     c.shutdown();
 }
+
+#[test]
+fn actions_and_hover_right_after_a_change_see_the_new_text() {
+    let dir = workspace(CLEAN);
+    let uri = file_uri(&dir.path().join("src/main.rs"));
+    // The worker would wait a minute: what answers below is linted on demand.
+    let mut c = Client::start(dir.path(), &[], json!({ "debounceMs": 60000 }));
+    c.open(&uri, LEGACY);
+    c.diagnostics(&uri, 1);
+    let moved = format!("// a new first line\n{LEGACY}");
+    c.change_all(&uri, 2, &moved);
+    let actions = actions_at(&mut c, &uri, 0, Some(vec!["source.fixAll.mcp-lint"]));
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    let fixed = apply_edits(&moved, &edits_of(&actions[0], &uri));
+    assert!(
+        fixed.starts_with("// a new first line\n//! A legacy"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("mcp-lint: allow"), "{fixed}");
+    let line = line_of(&moved, ".elicit::<Confirm>");
+    let r = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": 15 } }),
+    );
+    assert!(r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .starts_with("**MCP001**"));
+    // Nothing was published for version 2: the debounce has not run out.
+    assert!(
+        !c.notifications
+            .iter()
+            .any(|n| n["method"] == "textDocument/publishDiagnostics"),
+        "{:?}",
+        c.notifications
+    );
+    c.shutdown();
+}

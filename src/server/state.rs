@@ -58,11 +58,28 @@ impl Shared {
         self.workspace.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The last findings of `uri` when they are of the buffer as it is now, so positions and
-    /// fixes fit its text.
+    /// The findings of `uri` as the buffer is now, so positions and fixes fit its text: the
+    /// worker's when it has linted this version, else linted here and now (a code action asked
+    /// for right after a keystroke, before the debounce ran out, such as a fix-all on save). The
+    /// worker still lints and publishes that version itself.
     pub fn current(&self, uri: &str) -> Option<Linted> {
-        let version = self.docs().get(uri)?.version;
-        let linted = self.linted().get(uri)?.clone();
-        (linted.version == version).then_some(linted)
+        let doc = self.docs().get(uri)?.clone();
+        if let Some(l) = self.linted().get(uri) {
+            if l.version == doc.version {
+                return Some(l.clone());
+            }
+        }
+        let mut ws = self.workspace();
+        let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.lint(&doc.path, &doc.text)
+        }))
+        .ok()?
+        .ok()?;
+        Some(Linted {
+            version: doc.version,
+            generation: ws.generation,
+            text: doc.text,
+            findings: Arc::new(findings),
+        })
     }
 }
