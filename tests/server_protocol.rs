@@ -465,22 +465,33 @@ fn incremental_changes_and_errors_in_the_configuration() {
             .contains("mcp-lint.toml"),
         "{shown}"
     );
+    // Typing on does not repeat it.
+    c.change_all(&uri, 2, CLEAN);
+    c.change_all(&uri, 3, LEGACY);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    c.request("mcp-lint/stats", Value::Null);
+    let shown = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "window/showMessage")
+        .count();
+    assert_eq!(shown, 1, "{:?}", c.notifications);
     // Fixed and saved: linted again; then an incremental edit deletes the stale directive.
     std::fs::write(dir.path().join("mcp-lint.toml"), "").unwrap();
     c.notify(
         "textDocument/didSave",
         json!({ "textDocument": { "uri": file_uri(&dir.path().join("mcp-lint.toml")) } }),
     );
-    assert_eq!(c.diagnostics(&uri, 1).len(), 2);
+    assert_eq!(c.diagnostics(&uri, 3).len(), 2);
     let line = line_of(LEGACY, "mcp-lint: allow(MCP002)");
     c.notify(
         "textDocument/didChange",
-        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{
+        json!({ "textDocument": { "uri": uri, "version": 4 }, "contentChanges": [{
             "range": { "start": { "line": line, "character": 0 }, "end": { "line": line + 1, "character": 0 } },
             "text": ""
         }] }),
     );
-    assert_eq!(codes(&c.diagnostics(&uri, 2)), vec![("MCP001".into(), 40)]);
+    assert_eq!(codes(&c.diagnostics(&uri, 4)), vec![("MCP001".into(), 40)]);
     c.shutdown();
 }
 

@@ -52,6 +52,7 @@ impl Scheduler {
             rx,
             pending: HashMap::new(),
             stats: stats.clone(),
+            last_error: None,
         };
         let handle = std::thread::Builder::new()
             .name("mcp-lint-worker".into())
@@ -90,6 +91,9 @@ struct Worker {
     /// Buffers waiting for a lint, and when it is due.
     pending: HashMap<String, Instant>,
     stats: Arc<std::sync::Mutex<Stats>>,
+    /// The error shown last: a broken configuration fails every lint, and one message about it
+    /// is enough until it changes or a lint succeeds.
+    last_error: Option<String>,
 }
 
 impl Worker {
@@ -164,14 +168,15 @@ impl Worker {
         };
         let (findings, generation) = match outcome {
             Ok(Ok(ok)) => ok,
-            Ok(Err(e)) => return self.show_error(&format!("mcp-lint: {e}")),
+            Ok(Err(e)) => return self.show_error(format!("mcp-lint: {e}")),
             Err(_) => {
-                return self.show_error(&format!(
+                return self.show_error(format!(
                     "mcp-lint: internal error while linting {}; please report it",
                     doc.path.display()
                 ))
             }
         };
+        self.last_error = None;
         let now = self.shared.docs().get(uri).map(|d| d.version);
         if now != Some(doc.version) {
             // Out of date (or closed): a newer version is queued, or nothing is wanted.
@@ -199,10 +204,14 @@ impl Worker {
         publish(&self.out, uri, diagnostics, Some(doc.version));
     }
 
-    fn show_error(&self, message: &str) {
+    fn show_error(&mut self, message: String) {
+        if self.last_error.as_ref() == Some(&message) {
+            return;
+        }
+        self.last_error = Some(message.clone());
         let params = lsp_types::ShowMessageParams {
             typ: lsp_types::MessageType::ERROR,
-            message: message.to_string(),
+            message,
         };
         let _ = self.out.send(Message::Notification(Notification::new(
             "window/showMessage".into(),
