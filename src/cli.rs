@@ -41,6 +41,19 @@ pub enum Command {
     Rules,
     /// Print one rule's documentation (by code or name).
     Rule { code: String },
+    /// Run the language server on stdin/stdout (live findings, fixes and rule docs in editors).
+    Server(ServerArgs),
+}
+
+/// `cargo mcp-lint server`: the options of a lint run that apply to every buffer.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// As for a lint run: a config file, or KEY=VALUE beating every config file. Repeatable.
+    #[arg(long = "config", value_name = "FILE|KEY=VALUE")]
+    pub config: Vec<String>,
+    /// As for a lint run: hide the findings recorded in FILE.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -130,6 +143,11 @@ pub fn run(args: Vec<String>) -> i32 {
     let result = match &cli.command {
         Some(Command::Rules) => list_rules(),
         Some(Command::Rule { code }) => show_rule(code),
+        Some(Command::Server(a)) => crate::server::run_stdio(crate::server::Options {
+            config: a.config.clone(),
+            baseline: a.baseline.clone(),
+        })
+        .map(|()| EXIT_CLEAN),
         None => run_lint(&cli.lint),
     };
     match result {
@@ -267,7 +285,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let base = &settings.base_dir;
     // Concise, GitHub and statistics output have no place for files that could not be read;
     // without these lines such a run exits 2 and says nothing about why.
-    if args.statistics || matches!(args.format, Format::Concise | Format::Github) {
+    if args.statistics
+        || matches!(
+            args.format,
+            Format::Concise | Format::Github | Format::RustcJson
+        )
+    {
         for e in &gated.report.errors {
             eprintln!("error: {}: {}", e.path, e.message);
         }
@@ -306,6 +329,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             gate::render(GateFormat::Sarif, &g, base)
         }
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        // `sources` holds the text of every file with a finding by now (`extra` above).
+        Format::RustcJson => crate::report::rustc_json::render(
+            &gated.report,
+            &mut |p| sources.get(p).map(str::to_string),
+            base,
+        ),
         Format::Human | Format::Json => render(
             args.format,
             &gated.report,

@@ -25,6 +25,7 @@ pub mod rules;
 mod scan;
 pub mod scope;
 pub mod sdk;
+pub mod server;
 pub mod skeleton;
 pub mod source;
 pub mod suppress;
