@@ -435,7 +435,7 @@ impl<'m> Rewriter<'m> {
                     ));
                 } else {
                     #flow.resolved(#step);
-                    #result
+                    #flow.advance(#step).and_then(|()| #result)
                 }
             }
         };

@@ -132,9 +132,10 @@ impl std::fmt::Debug for Flow {
 
 impl Flow {
     /// Opens this request's state (if any). A state minted by a handler of another shape, or one
-    /// that names a step this handler does not have, is `InvalidState`.
+    /// that names a step this handler does not have, is `InvalidState`. The state is verified
+    /// here but used up only when the round advances ([`Flow::advance`], [`Flow::suspend`]).
     pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
-        let body = mrtr.open_state_for(fingerprint)?;
+        let body = mrtr.verify_state_for(fingerprint)?;
         let (flow_id, resume, data) = match body {
             None => (None, None, Map::new()),
             Some(body) => {
@@ -270,6 +271,14 @@ impl Flow {
         self.step_keys = (0, BTreeSet::new());
     }
 
+    /// The expansion calls this when the answers of `step` decoded, before the code after the
+    /// ask runs: the round advances past the state it resumed from, so the replay guard uses it
+    /// up now (`InvalidState` when it was used before). A rejected answer never gets here, so the
+    /// client can retry the same state with a corrected answer.
+    pub fn advance(&mut self, _step: u32) -> Result<(), MrtrError> {
+        self.mrtr.consume_state()
+    }
+
     /// How many iterations loop `id` had begun when the state was sealed.
     pub fn iteration(&self, id: u32) -> Result<u64, MrtrError> {
         self.data
@@ -289,6 +298,11 @@ impl Flow {
     /// error the expansion returns from the handler body: a marker when sealing worked, or the
     /// real error (e.g. `StateTooLarge`) when it did not.
     pub fn suspend(&mut self, step: u32) -> MrtrError {
+        // A successor state is an advance too: the state this round came with is used up
+        // first, so it cannot fork into two live successors.
+        if let Err(error) = self.mrtr.consume_state() {
+            return error;
+        }
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {
             self.data.insert(format!("{ANSWER}{key}"), raw);

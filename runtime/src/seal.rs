@@ -127,12 +127,50 @@ pub fn seal(config: &MrtrConfig, binding: &Binding, body: &StateBody) -> Result<
     Ok(token)
 }
 
-/// Opens and verifies a presented requestState. Every failure is the same `InvalidState`.
+/// Opens and verifies a presented requestState, then uses it up with the replay guard (if
+/// any). Every failure is the same `InvalidState`.
 pub fn open(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Result<StateBody, MrtrError> {
-    open_checked(config, binding, raw).ok_or(MrtrError::InvalidState)
+    let verified = verify(config, binding, raw)?;
+    consume(config, &verified)?;
+    Ok(verified.body)
 }
 
-fn open_checked(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Option<StateBody> {
+/// A presented state that passed every check but single use, which [`consume`] applies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified {
+    pub body: StateBody,
+    /// SHA-256 of the token exactly as presented.
+    pub token_digest: [u8; 32],
+    pub expires_at: u64,
+}
+
+/// Every check of [`open`] except single use: the replay guard is not consulted, so the state
+/// stays usable (until it expires) whatever the handler then does with it.
+pub fn verify(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Result<Verified, MrtrError> {
+    verify_checked(config, binding, raw).ok_or(MrtrError::InvalidState)
+}
+
+/// Uses up a verified state: `InvalidState` when the replay guard has seen it before. A
+/// configuration without a guard accepts every use.
+pub fn consume(config: &MrtrConfig, verified: &Verified) -> Result<(), MrtrError> {
+    let Some(guard) = &config.replay_guard else {
+        return Ok(());
+    };
+    let fresh = guard.check_and_consume(&StateUse {
+        flow_id: &verified.body.flow_id,
+        step: verified.body.step,
+        token_digest: &verified.token_digest,
+        expires_at: verified.expires_at,
+        now: config.now(),
+    });
+    if fresh {
+        Ok(())
+    } else {
+        Err(MrtrError::InvalidState)
+    }
+}
+
+fn verify_checked(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Option<Verified> {
     let token = raw.as_str()?;
     // Size first: an oversized token is rejected before any decoding or crypto.
     if token.len() > config.max_state_bytes || config.unusable.is_some() {
@@ -173,20 +211,11 @@ fn open_checked(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Option<S
     if !bound {
         return None;
     }
-    if let Some(guard) = &config.replay_guard {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let fresh = guard.check_and_consume(&StateUse {
-            flow_id: &claims.body.flow_id,
-            step: claims.body.step,
-            token_digest: &digest,
-            expires_at: claims.exp,
-            now,
-        });
-        if !fresh {
-            return None;
-        }
-    }
-    Some(claims.body)
+    Some(Verified {
+        token_digest: Sha256::digest(token.as_bytes()).into(),
+        expires_at: claims.exp,
+        body: claims.body,
+    })
 }
 
 fn b64_len(bytes: usize) -> usize {
