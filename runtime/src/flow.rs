@@ -39,12 +39,15 @@ const SUSPENDED: &str =
 
 /// A value a handler keeps across an ask: it travels in the sealed `requestState`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept across an ask: it is not `Serialize + DeserializeOwned`",
+    message = "`{Self}` cannot be kept across an ask: it must be an owned type implementing `serde::Serialize` and `serde::Deserialize`",
     label = "this binding is used after an ask, so it is saved in the sealed requestState",
-    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it"
+    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it; a reference cannot be kept: keep an owned value instead (`.to_owned()`, `.clone()`, `.cloned()`)"
 )]
 pub trait StateBinding: Serialize + DeserializeOwned {}
 
+// Not recommended, so a type missing both traits gets one error (this trait's, naming
+// `serde::Serialize`) instead of one per missing serde trait under serde's internal paths.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned> StateBinding for T {}
 
 /// Splits a handler's declared `Result<T, E>` (written directly or through an alias).

@@ -6,6 +6,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod flow;
+mod kept;
 pub mod keys;
 mod schema;
 pub mod seal;
@@ -36,6 +37,7 @@ pub use crate::rmcp::{MrtrServer, Principal};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::flow::*;
+    pub use crate::kept::*;
     pub use serde;
     pub use serde_json;
 }
