@@ -8,6 +8,8 @@ pub mod error;
 pub mod flow;
 mod kept;
 pub mod keys;
+#[cfg(feature = "redis-guard")]
+pub mod redis_guard;
 mod schema;
 pub mod seal;
 pub mod testing;
@@ -21,7 +23,8 @@ pub use ask::{
     UrlElicitation,
 };
 pub use config::{
-    Clock, ConfigError, InMemoryReplayGuard, MrtrConfig, ReplayGuard, StateUse, SystemClock,
+    Clock, ConfigError, GuardUnavailable, InMemoryReplayGuard, MrtrConfig, ReplayGuard, StateUse,
+    SystemClock,
 };
 pub use context::{IncomingRequest, McpMethod, Mrtr, StateBody};
 pub use error::{MrtrError, INVALID_STATE_MESSAGE};

@@ -270,23 +270,25 @@ pub fn verify(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Result<Ver
     verify_checked(config, binding, raw).ok_or(MrtrError::InvalidState)
 }
 
-/// Uses up a verified state: `InvalidState` when the replay guard has seen it before. A
-/// configuration without a guard accepts every use.
+/// Uses up a verified state: `InvalidState` when the replay guard has seen it before,
+/// `Internal` when the guard's store cannot answer. A configuration without a guard accepts
+/// every use.
 pub fn consume(config: &MrtrConfig, verified: &Verified) -> Result<(), MrtrError> {
     let Some(guard) = &config.replay_guard else {
         return Ok(());
     };
-    let fresh = guard.check_and_consume(&StateUse {
+    let fresh = guard.try_consume(&StateUse {
         flow_id: &verified.body.flow_id,
         step: verified.body.step,
         token_digest: &verified.token_digest,
         expires_at: verified.expires_at,
         now: config.now(),
     });
-    if fresh {
-        Ok(())
-    } else {
-        Err(MrtrError::InvalidState)
+    match fresh {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(MrtrError::InvalidState),
+        // Not the client's fault, and the state is still unused: a server error it may retry.
+        Err(unavailable) => Err(MrtrError::Internal(unavailable.to_string())),
     }
 }
 
