@@ -259,8 +259,9 @@ pub fn open(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Result<State
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verified {
     pub body: StateBody,
-    /// SHA-256 of the token exactly as presented.
-    pub token_digest: [u8; 32],
+    /// SHA-256 of the token exactly as presented; computed only when the configuration has a
+    /// replay guard (hashing the whole token is a measurable part of opening one).
+    pub token_digest: Option<[u8; 32]>,
     pub expires_at: u64,
 }
 
@@ -277,10 +278,14 @@ pub fn consume(config: &MrtrConfig, verified: &Verified) -> Result<(), MrtrError
     let Some(guard) = &config.replay_guard else {
         return Ok(());
     };
+    // Verified under this same configuration, so the digest is there; if not, refuse.
+    let Some(token_digest) = &verified.token_digest else {
+        return Err(MrtrError::InvalidState);
+    };
     let fresh = guard.try_consume(&StateUse {
         flow_id: &verified.body.flow_id,
         step: verified.body.step,
-        token_digest: &verified.token_digest,
+        token_digest,
         expires_at: verified.expires_at,
         now: config.now(),
     });
@@ -329,7 +334,10 @@ fn verify_checked(config: &MrtrConfig, binding: &Binding, raw: &Value) -> Option
         return None;
     }
     Some(Verified {
-        token_digest: Sha256::digest(token.as_bytes()).into(),
+        token_digest: config
+            .replay_guard
+            .as_ref()
+            .map(|_| Sha256::digest(token.as_bytes()).into()),
         expires_at,
         body: StateBody {
             flow_id,
