@@ -6,6 +6,7 @@ mod asks;
 mod fingerprint;
 mod names;
 mod neutral;
+mod owned;
 mod rewrite;
 mod shape;
 mod signature;

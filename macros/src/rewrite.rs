@@ -170,7 +170,13 @@ impl<'m> Rewriter<'m> {
     fn save(&self, binding: &Binding, key: &str) -> TokenStream {
         let flow = &self.flow;
         let ident = &binding.ident;
+        let check = crate::owned::owned_check(
+            crate::owned::Kept::Binding(&ident.to_string()),
+            &quote!(#ident),
+            ident.span(),
+        );
         quote_spanned! {ident.span()=>
+            #check
             #flow.save(#key, &#ident)?;
         }
     }
@@ -440,7 +446,7 @@ impl<'m> Rewriter<'m> {
                     ));
                 } else {
                     #flow.resolved(#step);
-                    #result
+                    #flow.advance(#step).and_then(|()| #result)
                 }
             }
         };

@@ -56,7 +56,27 @@ pub trait ReplayGuard: Send + Sync {
     /// True when this token has not been used before (and records it as used); false rejects
     /// the request with `InvalidState`.
     fn check_and_consume(&self, state: &StateUse<'_>) -> bool;
+
+    /// Like [`ReplayGuard::check_and_consume`], for a guard whose store can be unreachable:
+    /// `Err` means "could not tell". The request then fails with an internal error (-32603)
+    /// and the state stays unused, so the client can retry it once the store is back. The
+    /// runtime calls this one; the default defers to `check_and_consume`.
+    fn try_consume(&self, state: &StateUse<'_>) -> Result<bool, GuardUnavailable> {
+        Ok(self.check_and_consume(state))
+    }
 }
+
+/// A replay guard's store could not answer (unreachable, timed out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardUnavailable(pub String);
+
+impl fmt::Display for GuardUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the single-use store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardUnavailable {}
 
 /// A process-local [`ReplayGuard`]: right for tests and single-instance servers; several
 /// instances need a shared store.

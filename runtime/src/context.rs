@@ -166,9 +166,10 @@ struct Inner {
     request: IncomingRequest,
     config: MrtrConfig,
     binding: Binding,
-    /// The verdict on this request's state, computed once: a replay guard consumes a token on
-    /// its first verification, so a second look must not count as a second use.
-    opened: OnceLock<Result<Option<StateBody>, MrtrError>>,
+    /// The verdict on this request's state (every check but single use), computed once.
+    verified: OnceLock<Result<Option<seal::Verified>, MrtrError>>,
+    /// The replay guard's verdict, asked once: a second look must not count as a second use.
+    consumed: OnceLock<Result<(), MrtrError>>,
     /// Set on a pre-2026 session: rounds go out as real requests through it, in process.
     carrier: Option<Arc<dyn LegacyCarrier>>,
 }
@@ -224,7 +225,8 @@ impl Mrtr {
                 request,
                 config: config.clone(),
                 binding,
-                opened: OnceLock::new(),
+                verified: OnceLock::new(),
+                consumed: OnceLock::new(),
                 carrier,
             }),
         }
@@ -321,15 +323,54 @@ impl Mrtr {
     }
 
     /// None when the request carries no requestState; Err(InvalidState) when it fails any check.
-    /// Verified once per request; later calls (on this handle or its clones) repeat the verdict.
+    /// Verifies and uses up the state ([`Mrtr::verify_state`] then [`Mrtr::consume_state`]), once
+    /// per request; later calls (on this handle or its clones) repeat the verdict.
     pub fn open_state(&self) -> Result<Option<StateBody>, MrtrError> {
+        let body = self.verify_state()?;
+        self.consume_state()?;
+        Ok(body)
+    }
+
+    /// Every check of [`Mrtr::open_state`] but single use: the state stays usable until the
+    /// handler calls [`Mrtr::consume_state`], which a flow does when its round advances (its
+    /// answers decoded, or a successor state about to be sealed), so a rejected answer does not
+    /// use up the state. Verified once per request.
+    pub fn verify_state(&self) -> Result<Option<StateBody>, MrtrError> {
+        self.verified()
+            .map(|verified| verified.map(|verified| verified.body.clone()))
+    }
+
+    /// [`Mrtr::verify_state`] plus the handler fingerprint check (a mismatch is `InvalidState`).
+    pub fn verify_state_for(&self, fingerprint: &str) -> Result<Option<StateBody>, MrtrError> {
+        match self.verify_state()? {
+            Some(body) if body.fingerprint != fingerprint => Err(MrtrError::InvalidState),
+            other => Ok(other),
+        }
+    }
+
+    /// Uses up this request's state with the configured replay guard: `InvalidState` when the
+    /// state was used before (or fails verification). Ok without a state or without a guard.
+    /// Asked once per request; later calls repeat the verdict.
+    pub fn consume_state(&self) -> Result<(), MrtrError> {
         self.inner
-            .opened
-            .get_or_init(|| match &self.inner.request.request_state {
-                None => Ok(None),
-                Some(raw) => seal::open(&self.inner.config, &self.inner.binding, raw).map(Some),
+            .consumed
+            .get_or_init(|| match self.verified()? {
+                None => Ok(()),
+                Some(verified) => seal::consume(&self.inner.config, verified),
             })
             .clone()
+    }
+
+    fn verified(&self) -> Result<Option<&seal::Verified>, MrtrError> {
+        self.inner
+            .verified
+            .get_or_init(|| match &self.inner.request.request_state {
+                None => Ok(None),
+                Some(raw) => seal::verify(&self.inner.config, &self.inner.binding, raw).map(Some),
+            })
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(Clone::clone)
     }
 
     /// Like [`Mrtr::open_state`], and also rejects a state minted by a handler of another shape.

@@ -39,12 +39,15 @@ const SUSPENDED: &str =
 
 /// A value a handler keeps across an ask: it travels in the sealed `requestState`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept across an ask: it is not `Serialize + DeserializeOwned`",
+    message = "`{Self}` cannot be kept across an ask: it must be an owned type implementing `serde::Serialize` and `serde::Deserialize`",
     label = "this binding is used after an ask, so it is saved in the sealed requestState",
-    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it"
+    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it; a reference cannot be kept: keep an owned value instead (`.to_owned()`, `.clone()`, `.cloned()`)"
 )]
 pub trait StateBinding: Serialize + DeserializeOwned {}
 
+// Not recommended, so a type missing both traits gets one error (this trait's, naming
+// `serde::Serialize`) instead of one per missing serde trait under serde's internal paths.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned> StateBinding for T {}
 
 /// Splits a handler's declared `Result<T, E>` (written directly or through an alias).
@@ -135,7 +138,8 @@ impl std::fmt::Debug for Flow {
 
 impl Flow {
     /// Opens this request's state (if any). A state minted by a handler of another shape, or one
-    /// that names a step this handler does not have, is `InvalidState`.
+    /// that names a step this handler does not have, is `InvalidState`. The state is verified
+    /// here but used up only when the round advances ([`Flow::advance`], [`Flow::suspend`]).
     pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
         if mrtr.carries_in_process() {
             // A pre-2026 session runs the whole flow inside this request: no state comes in,
@@ -149,7 +153,7 @@ impl Flow {
                 false,
             ));
         }
-        let body = mrtr.open_state_for(fingerprint)?;
+        let body = mrtr.verify_state_for(fingerprint)?;
         let (flow_id, resume, data) = match body {
             None => (None, None, Map::new()),
             Some(body) => {
@@ -354,6 +358,18 @@ impl Flow {
         self.step_keys = (0, BTreeSet::new());
     }
 
+    /// The expansion calls this when the answers of `step` decoded, before the code after the
+    /// ask runs: the round advances past the state it resumed from, so the replay guard uses it
+    /// up now (`InvalidState` when it was used before). A rejected answer never gets here, so the
+    /// client can retry the same state with a corrected answer.
+    pub fn advance(&mut self, _step: u32) -> Result<(), MrtrError> {
+        if self.in_process() {
+            // A pre-2026 session brings no state to use up (a stray one is ignored).
+            return Ok(());
+        }
+        self.mrtr.consume_state()
+    }
+
     /// How many iterations loop `id` had begun when the state was sealed.
     pub fn iteration(&self, id: u32) -> Result<u64, MrtrError> {
         self.data
@@ -379,6 +395,11 @@ impl Flow {
             return MrtrError::Internal(format!(
                 "step {step} suspended on a pre-2026 session; its asks were not carried"
             ));
+        }
+        // A successor state is an advance too: the state this round came with is used up
+        // first, so it cannot fork into two live successors.
+        if let Err(error) = self.mrtr.consume_state() {
+            return error;
         }
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {

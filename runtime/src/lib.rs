@@ -7,7 +7,10 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod flow;
+mod kept;
 pub mod keys;
+#[cfg(feature = "redis-guard")]
+pub mod redis_guard;
 mod schema;
 pub mod seal;
 pub mod testing;
@@ -22,7 +25,8 @@ pub use ask::{
 };
 pub use carrier::{CarryError, LegacyCarrier};
 pub use config::{
-    Clock, ConfigError, InMemoryReplayGuard, MrtrConfig, ReplayGuard, StateUse, SystemClock,
+    Clock, ConfigError, GuardUnavailable, InMemoryReplayGuard, MrtrConfig, ReplayGuard, StateUse,
+    SystemClock,
 };
 pub use context::{IncomingRequest, McpMethod, Mrtr, StateBody};
 pub use error::{MrtrError, INVALID_STATE_MESSAGE};
@@ -38,6 +42,7 @@ pub use crate::rmcp::{MrtrServer, Principal};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::flow::*;
+    pub use crate::kept::*;
     pub use serde;
     pub use serde_json;
 }
