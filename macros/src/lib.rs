@@ -4,6 +4,7 @@
 
 mod asks;
 mod fingerprint;
+mod helper;
 mod names;
 mod neutral;
 mod rewrite;
@@ -26,6 +27,14 @@ use signature::Body;
 #[proc_macro_attribute]
 pub fn mrtr_handler(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` that asks, taking `mrtr: &Mrtr` and returning `Result<T, E>`, into an
+/// asking helper: a sub-machine that a `#[mrtr_handler]` (or another helper) calls as
+/// `helper(&mrtr, ..).await`, whose progress nests in the caller's sealed state.
+#[proc_macro_attribute]
+pub fn mrtr_helper(attr: TokenStream, item: TokenStream) -> TokenStream {
+    helper::expand(attr.into(), item.into()).into()
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {

@@ -30,6 +30,9 @@ pub use crate::context::{Mrtr, StateBody};
 pub use crate::error::MrtrError;
 pub use crate::wire::{Completes, InputRequired};
 
+mod nest;
+pub use nest::{Frame, HelperFrame};
+
 const SAVED: &str = "v:";
 const BRANCH: &str = "b:";
 const ITERATION: &str = "i:";
@@ -116,6 +119,8 @@ pub struct Flow {
     /// Keys seen at the step being resolved: two asks of one batch may not share a key.
     step_keys: (u32, BTreeSet<String>),
     suspended: Option<InputRequired>,
+    /// Set in the child flow of an asking helper (`#[mrtr_helper]`).
+    nested: Option<nest::Nesting>,
 }
 
 impl std::fmt::Debug for Flow {
@@ -156,6 +161,7 @@ impl Flow {
             pending: BTreeMap::new(),
             step_keys: (0, BTreeSet::new()),
             suspended: None,
+            nested: None,
         })
     }
 
@@ -224,7 +230,10 @@ impl Flow {
     /// Looks up the answer to `ask` at `step`. Answers count only for the step the state was
     /// suspended at (an answer to another step's key is ignored); unknown answers are ignored.
     pub fn poll<T>(&mut self, step: u32, default_key: &str, ask: &Ask<T>) -> Polled<T> {
-        let key = ask.explicit_key().unwrap_or(default_key).to_string();
+        let key = match ask.explicit_key() {
+            Some(key) => key.to_string(),
+            None => format!("{}{default_key}", self.key_prefix()),
+        };
         if self.step_keys.0 != step {
             self.step_keys = (step, BTreeSet::new());
             self.answered.clear();
@@ -292,6 +301,9 @@ impl Flow {
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {
             self.data.insert(format!("{ANSWER}{key}"), raw);
+        }
+        if self.nested.is_some() {
+            return self.park(step);
         }
         let flow_id = match &self.flow_id {
             Some(id) => id.clone(),
