@@ -45,6 +45,32 @@ fn is_mrtr_ref(ty: &Type) -> Option<bool> {
     }
 }
 
+/// `Result<..>`, or an alias that takes arguments or whose name says it is one
+/// (`McpResult<T>`, `ToolResult`): not `bool` or `String`.
+fn names_a_result(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.path.segments.last().is_some_and(|s| {
+        s.ident.to_string().ends_with("Result")
+            || matches!(s.arguments, syn::PathArguments::AngleBracketed(_))
+    })
+}
+
+/// The name asks are made on when the signature is wrong: the parameter typed `Mrtr` or
+/// `&Mrtr`, else `mrtr`.
+fn guess_mrtr(item: &ItemFn) -> Ident {
+    item.sig
+        .inputs
+        .iter()
+        .find_map(|input| match input {
+            FnArg::Typed(t) if is_mrtr_ref(&t.ty).is_some() => match &*t.pat {
+                Pat::Ident(p) => Some(p.ident.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_else(|| Ident::new("mrtr", Span::call_site()))
+}
+
 struct Helper {
     item: ItemFn,
     mrtr: Ident,
@@ -71,8 +97,13 @@ fn analyze(item: ItemFn) -> syn::Result<Helper> {
         }
     };
     let (ok_ty, err_ty) = match signature::result_types(declared) {
-        Some(types) => types,
-        None => return Err(error(declared.span(), "needs a `Result<T, E>` return type")),
+        Some(types) if names_a_result(declared) => types,
+        _ => {
+            return Err(error(
+                declared.span(),
+                "needs a `Result<T, E>` return type, E an error that `MrtrError` converts into",
+            ))
+        }
     };
     let mut found = None;
     for (index, input) in item.sig.inputs.iter().enumerate() {
@@ -143,10 +174,6 @@ fn prologue(mrtr: &Ident) -> TokenStream {
 }
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        let message = error(attr.span(), "takes no arguments").to_compile_error();
-        return quote!(#message #item);
-    }
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -158,12 +185,19 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#message #item);
         }
     };
+    // On a wrong signature the function stays as written, its asks replaced by stand-ins, so
+    // only the error above is reported.
+    let stand_in = |e: syn::Error| {
+        let message = e.to_compile_error();
+        let original = neutral::neutralize(function.clone(), &guess_mrtr(&function));
+        quote!(#message #original)
+    };
+    if !attr.is_empty() {
+        return stand_in(error(attr.span(), "takes no arguments"));
+    }
     let helper = match analyze(function.clone()) {
         Ok(helper) => helper,
-        Err(e) => {
-            let message = e.to_compile_error();
-            return quote!(#message #function);
-        }
+        Err(e) => return stand_in(e),
     };
     match rewrite_helper(&helper) {
         Ok(tokens) => tokens,
