@@ -7,7 +7,14 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Local, Pat, Stmt};
 
 /// Methods of `Mrtr` that produce one ask.
-pub const SINGLE_ASKS: &[&str] = &["elicit", "elicit_url", "sample", "list_roots", "ask"];
+pub const SINGLE_ASKS: &[&str] = &[
+    "elicit",
+    "elicit_schema",
+    "elicit_url",
+    "sample",
+    "list_roots",
+    "ask",
+];
 
 /// What one ask site asks for.
 pub enum AskKind {

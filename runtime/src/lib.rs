@@ -8,6 +8,7 @@ pub mod error;
 pub mod flow;
 pub mod keys;
 mod schema;
+mod schema_ask;
 pub mod seal;
 pub mod testing;
 pub mod wire;
