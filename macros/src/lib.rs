@@ -8,6 +8,7 @@ mod helper;
 mod names;
 mod neutral;
 mod rewrite;
+mod server;
 mod shape;
 mod signature;
 
@@ -110,7 +111,9 @@ fn rewrite_handler(
     let ok_ty = &handler.ok_ty;
     let err_ty = &handler.err_ty;
     let prelude = &handler.prelude;
+    let server_check = server::check(&handler.item, &handler.body);
     let inner = quote! {
+        #server_check
         #prelude
         let mut __mrtr_flow = match ::mrtr::__private::Flow::start(&#mrtr, #fingerprint, #steps) {
             ::core::result::Result::Ok(flow) => flow,

@@ -4,6 +4,8 @@
 pub mod ask;
 pub mod config;
 pub mod context;
+#[cfg(feature = "rmcp")]
+mod env_config;
 pub mod error;
 pub mod flow;
 pub mod keys;
@@ -37,6 +39,8 @@ pub use crate::rmcp::{MrtrServer, Principal};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::flow::*;
+    #[cfg(feature = "rmcp")]
+    pub use crate::rmcp::assert_mrtr_server;
     pub use serde;
     pub use serde_json;
 }
