@@ -78,6 +78,7 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/handwritten.rs: fixed 4 findings"),
         "{err}"
     );
+    assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
     assert!(
         err.contains("the timeout of `elicit_with_timeout` is dropped"),
         "the timeout loss is said where the fix is listed: {err}"
@@ -119,7 +120,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 13 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 16 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

@@ -34,7 +34,7 @@ pub(super) fn plan_call(
     taken: &mut Vec<String>,
 ) -> Result<CallPlan, String> {
     let found = locate::find(site.block, f.line, f.column)?;
-    let mc = found.call();
+    let mc = found.call()?;
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;

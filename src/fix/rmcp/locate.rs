@@ -28,10 +28,10 @@ pub struct Site<'a> {
 }
 
 impl<'a> Site<'a> {
-    pub fn call(&self) -> &'a syn::ExprMethodCall {
+    pub fn call(&self) -> Result<&'a syn::ExprMethodCall, String> {
         match self.path.last() {
-            Some(Node::Expr(syn::Expr::MethodCall(mc))) => mc,
-            _ => unreachable!("a site ends at its call"),
+            Some(Node::Expr(syn::Expr::MethodCall(mc))) => Ok(mc),
+            _ => Err("the request is not a method call on the peer".into()),
         }
     }
 
@@ -89,8 +89,17 @@ impl<'a> Visit<'a> for Finder<'a> {
             return;
         }
         self.stack.push(Node::Expr(e));
-        if let syn::Expr::MethodCall(mc) = e {
-            let at = mc.method.span().start();
+        let name = match e {
+            syn::Expr::MethodCall(mc) => Some(mc.method.span()),
+            // A call of a helper function (`confirm(&ctx.peer, ..)`), found by its name.
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.span()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(name) = name {
+            let at = name.start();
             if at.line == self.line && at.column + 1 == self.column {
                 self.found = Some(self.stack.clone());
             }

@@ -14,6 +14,7 @@ mod arms;
 mod asks;
 mod call;
 mod handler;
+mod helper;
 mod locate;
 mod text;
 
@@ -97,14 +98,18 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                 }
             }
             Kind::Other => {
-                let name = site.sig.ident.to_string();
-                for &m in members {
-                    out[m] = Some(display_only(format!(
-                        "the request sits in `{name}`, not in a request handler: ask in each \
-handler that calls it (`let answer = mrtr.<ask>(..).await?;` under `#[mrtr_handler]`) and pass \
-the answer to `{name}`; the fix does not move it, since `{name}` may be called from several \
-handlers and each needs its own ask"
-                    )));
+                let asking: Vec<usize> = groups.iter().map(|(k, _)| *k).collect();
+                match helper::plan(&cx, &fns, *fi, findings, members, &asking) {
+                    Ok(p) => planned.push((members.clone(), Ok(p))),
+                    Err((_, why)) => {
+                        let name = site.sig.ident.to_string();
+                        for &m in members {
+                            out[m] = Some(display_only(format!(
+                                "the request sits in `{name}`, not in a request handler, and it \
+cannot become an asking helper (`#[mrtr_helper]`): {why}"
+                            )));
+                        }
+                    }
                 }
             }
         }

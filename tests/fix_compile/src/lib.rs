@@ -28,6 +28,10 @@ pub mod handwritten;
 #[path = "../../fix_fixtures/src/tool_sampling.fixed"]
 pub mod tool_sampling;
 
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/helpers.fixed"]
+pub mod helpers;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -56,3 +60,7 @@ impl MrtrServer for handwritten::Docs {
         config()
     }
 }
+
+/// The one-line impl: the configuration comes from the environment (`MRTR_KEYS`, else a
+/// per-process key), once per server type.
+impl MrtrServer for helpers::Ops {}

@@ -6,7 +6,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use fix_compile::{handwritten::Docs, tool_elicit::Deployer, tool_sampling::Assistant};
+use fix_compile::{
+    handwritten::Docs, helpers::Ops, tool_elicit::Deployer, tool_sampling::Assistant,
+};
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ClientHandler, ErrorData, Service};
@@ -59,6 +61,8 @@ impl ClientHandler for Client {
             "Your name?" => accept(json!({ "name": "ada" })),
             "Pick a document" => accept(json!({ "id": "doc-7" })),
             "Sign in to continue" => ElicitResult::new(ElicitationAction::Accept),
+            "Type the name to confirm" => accept(json!({ "name": "orders" })),
+            m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
             _ => ElicitResult::new(ElicitationAction::Cancel),
         })
     }
@@ -225,4 +229,49 @@ async fn the_rewritten_sampling_tool_completes_through_the_runtime_conversions()
             "sample: A colour? / "
         ]
     );
+}
+
+#[tokio::test]
+async fn asking_helpers_complete_their_rounds_for_every_caller() {
+    let client = connect(Ops::default(), Client::default());
+    let target = json!({ "name": "orders" });
+    assert_eq!(call(&client, "drop_table", target.clone()).await, "dropped");
+    assert_eq!(
+        call(&client, "delete_user", target.clone()).await,
+        "deleted"
+    );
+    assert_eq!(call(&client, "purge", json!({})).await, "purged");
+    assert_eq!(
+        call(&client, "drop_database", target.clone()).await,
+        "dropped"
+    );
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        [
+            "Really drop table orders?",
+            "Really delete user orders?",
+            "Really purge the cache?",
+            "Really drop orders?",
+            "Type the name to confirm",
+        ],
+        "one question per round, none asked twice"
+    );
+    let wrong_name = connect(Ops::default(), Client::default());
+    assert_eq!(
+        call(&wrong_name, "drop_database", json!({ "name": "users" })).await,
+        "kept",
+        "the helper's second ask reads the typed name"
+    );
+}
+
+#[tokio::test]
+async fn a_declined_helper_question_reaches_each_caller_as_the_legacy_code_read_it() {
+    let declined = Client {
+        decline: vec!["Really drop table orders?", "Really delete user orders?"],
+        ..Client::default()
+    };
+    let client = connect(Ops::default(), declined);
+    let target = json!({ "name": "orders" });
+    assert_eq!(call(&client, "drop_table", target.clone()).await, "kept");
+    assert_eq!(call(&client, "delete_user", target).await, "kept");
 }

@@ -1,0 +1,170 @@
+//! The rewrite of requests inside helper functions into asking helpers (`#[mrtr_helper]`): what
+//! it refuses, and why (each refusal names the caller and the reason), and a caller that also
+//! asks directly, migrated over two passes. The shapes it takes are in
+//! `tests/fix_fixtures/src/helpers.rs`, built and driven through MRTR rounds by
+//! `tests/fix_compile`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs")
+}
+
+const MANIFEST: &str = "[package]\nname = \"p\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\", \"elicitation\"] }\n";
+
+const HEAD: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData, Peer, RoleServer};
+
+pub struct S {
+    stored: Peer<RoleServer>,
+}
+"#;
+
+fn package(body: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), format!("{HEAD}{body}")).unwrap();
+    dir
+}
+
+/// The fix message of the finding on the helper's request, and its applicability.
+fn helper_fix(body: &str) -> (String, String) {
+    let dir = package(body);
+    let out = run(dir.path(), &["--format", "json", "src/lib.rs"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP001")
+        .expect("the helper's request is found")
+        .clone();
+    (
+        f["fix"]["applicability"].as_str().unwrap().to_string(),
+        f["fix"]["message"].as_str().unwrap().to_string(),
+    )
+}
+
+const HELPER: &str = r#"
+async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
+    let ok = peer.elicit::<Yes>("Sure?").await;
+    Ok(matches!(ok, Ok(Some(_))))
+}
+"#;
+
+#[test]
+fn a_helper_called_from_a_function_that_is_not_a_handler_is_left_and_the_caller_named() {
+    let (applicability, message) = helper_fix(&format!(
+        "{HELPER}
+async fn audit(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {{
+    let ok = confirm(peer).await?;
+    Ok(ok)
+}}
+"
+    ));
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains("`audit` calls `confirm` and is not a request handler"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_helper_visible_outside_the_file_is_left() {
+    let (applicability, message) =
+        helper_fix(&HELPER.replace("async fn confirm", "pub async fn confirm"));
+    assert_eq!(applicability, "display-only");
+    assert!(message.contains("visible outside this file"), "{message}");
+}
+
+#[test]
+fn a_caller_passing_a_stored_peer_or_calling_in_a_closure_is_named_with_the_reason() {
+    let (applicability, message) = helper_fix(&format!(
+        "{HELPER}
+#[tool_router]
+impl S {{
+    #[tool(description = \"d\")]
+    async fn stored(&self) -> Result<CallToolResult, ErrorData> {{
+        let ok = confirm(&self.stored).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))
+    }}
+}}
+"
+    ));
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains("`stored` calls `confirm`, but the argument is not the caller's own peer"),
+        "{message}"
+    );
+    let (_, message) = helper_fix(&format!(
+        "{HELPER}
+#[tool_router]
+impl S {{
+    #[tool(description = \"d\")]
+    async fn later(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{
+        let ask = || async {{ confirm(&ctx.peer).await }};
+        let ok = ask().await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))
+    }}
+}}
+"
+    ));
+    assert!(
+        message.contains("`later` calls `confirm`, but the call is inside a closure"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_helper_without_a_result_is_left() {
+    let (applicability, message) = helper_fix(
+        "
+async fn confirm(peer: &Peer<RoleServer>) -> bool {
+    matches!(peer.elicit::<Yes>(\"Sure?\").await, Ok(Some(_)))
+}
+",
+    );
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains("does not return `Result<T, E>`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_caller_that_also_asks_directly_is_migrated_first_then_the_helper() {
+    let dir = package(&format!(
+        "{HELPER}
+#[tool_router]
+impl S {{
+    #[tool(description = \"d\")]
+    async fn both(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{
+        let name = ctx.peer.elicit::<Yes>(\"Name?\").await;
+        let ok = confirm(&ctx.peer).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(\"{{ok}} {{name:?}}\"))]))
+    }}
+}}
+"
+    ));
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(err.contains("fixed 2 findings"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("#[mrtr_helper]\nasync fn confirm(mrtr: &Mrtr)"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("let ok = confirm(&mrtr).await?;"), "{fixed}");
+    assert_eq!(fixed.matches("#[mrtr_handler]").count(), 1, "{fixed}");
+    assert_eq!(fixed.matches("mrtr: Mrtr").count(), 1, "{fixed}");
+    assert!(!fixed.contains(".peer"), "{fixed}");
+}
