@@ -80,6 +80,10 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
     );
     assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
     assert!(
+        err.contains("src/runtime_schema.rs: fixed 1 finding"),
+        "{err}"
+    );
+    assert!(
         err.contains("the timeout of `elicit_with_timeout` is dropped"),
         "the timeout loss is said where the fix is listed: {err}"
     );
@@ -120,7 +124,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 16 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 17 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -155,7 +159,7 @@ fn shapes_without_a_rewrite_say_why() {
         why(55).contains("not reached through the handler's own"),
         "stored peer"
     );
-    assert!(why(69).contains("typed form"), "create_elicitation");
+    assert!(why(69).contains("elicit_schema"), "create_elicitation");
     assert!(why(76).contains("#[prompt]"), "prompt");
 }
 

@@ -16,6 +16,13 @@ pub enum Ask {
         url: String,
         timeout: bool,
     },
+    /// `create_elicitation(FormElicitationParams { message, requested_schema, .. })` /
+    /// `create_elicitation_with_timeout(.., timeout)`: a schema built at run time.
+    ElicitSchema {
+        message: String,
+        schema: String,
+        timeout: bool,
+    },
     /// `list_roots()`.
     Roots,
     /// `create_message(params)`: through the runtime's conversions of rmcp's sampling types
@@ -57,15 +64,48 @@ pub fn read(
         "list_roots" => Ask::Roots,
         "create_message" => Ask::Sample { params: arg(0)? },
         "create_elicitation" | "create_elicitation_with_timeout" => {
-            return Err(
-                "`create_elicitation` builds its schema at run time, and the runtime \
-asks for a typed form: declare a `#[derive(Deserialize, JsonSchema)]` struct for the fields and \
-ask with `mrtr.elicit::<Form>(message).await?` under `#[mrtr_handler]`"
-                    .into(),
-            )
+            let Some((message, schema)) = mc.args.first().and_then(form_fields) else {
+                return Err(format!(
+                    "`{name}` gets its params from an expression, not a `FormElicitationParams {{ \
+message, requested_schema, .. }}` written in the call; ask by hand with \
+`mrtr.elicit_schema(message, requested_schema).await?` under `#[mrtr_handler]`"
+                ));
+            };
+            let text = |e: &syn::Expr| -> Result<String, String> {
+                let (s, e) =
+                    super::text::range_of(e, idx).ok_or("an argument without a position")?;
+                Ok(src[s..e].to_string())
+            };
+            // `message: "..".into()` was a `String` field; the ask takes `impl Into<String>`.
+            let message = match message {
+                syn::Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &*m.receiver,
+                other => other,
+            };
+            Ask::ElicitSchema {
+                message: text(message)?,
+                schema: text(schema)?,
+                timeout: name.ends_with("_with_timeout"),
+            }
         }
         other => return Err(format!("`{other}` has no MRTR rewrite")),
     })
+}
+
+/// The `message` and `requested_schema` of a `..::FormElicitationParams { .. }` literal.
+fn form_fields(arg: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr)> {
+    let syn::Expr::Struct(lit) = arg else {
+        return None;
+    };
+    if super::text::path_end(&lit.path) != "FormElicitationParams" || lit.rest.is_some() {
+        return None;
+    }
+    let field = |name: &str| {
+        lit.fields.iter().find_map(|f| match &f.member {
+            syn::Member::Named(n) if n == name => Some(&f.expr),
+            _ => None,
+        })
+    };
+    Some((field("message")?, field("requested_schema")?))
 }
 
 impl Ask {
@@ -76,6 +116,9 @@ impl Ask {
                 turbofish, message, ..
             } => format!("{mrtr}.elicit{turbofish}({message})"),
             Ask::ElicitUrl { message, url, .. } => format!("{mrtr}.elicit_url({message}, {url})"),
+            Ask::ElicitSchema {
+                message, schema, ..
+            } => format!("{mrtr}.elicit_schema({message}, {schema})"),
             Ask::Roots => format!("{mrtr}.list_roots()"),
             Ask::Sample { params } => {
                 format!("{mrtr}.sample(mrtr::SamplingRequest::from({params}))")
@@ -86,7 +129,7 @@ impl Ask {
     /// The runtime names the rewritten code uses.
     pub fn imports(&self) -> &'static [&'static str] {
         match self {
-            Ask::Elicit { .. } => &["Elicitation"],
+            Ask::Elicit { .. } | Ask::ElicitSchema { .. } => &["Elicitation"],
             Ask::ElicitUrl { .. } => &["UrlElicitation"],
             Ask::Roots | Ask::Sample { .. } => &[],
         }
@@ -110,6 +153,14 @@ impl Ask {
 {i}    UrlElicitation::Accept => rmcp::model::ElicitationAction::Accept,\n\
 {i}    UrlElicitation::Decline => rmcp::model::ElicitationAction::Decline,\n\
 {i}    UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel,\n\
+{i}}})"
+            ),
+            Ask::ElicitSchema { .. } => format!(
+                "Ok::<_, rmcp::ServiceError>(match {answer} {{\n\
+{i}    Elicitation::Accept(content) => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)\n\
+{i}        .with_content(rmcp::serde_json::Value::Object(content)),\n\
+{i}    Elicitation::Decline => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline),\n\
+{i}    Elicitation::Cancel => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel),\n\
 {i}}})"
             ),
             Ask::Roots => format!(
@@ -143,6 +194,12 @@ URL travels in an `InputRequiredResult` and the answer in the client's retry ins
 mid-request `elicitation/create`; the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
 consent to open the URL, not that the out-of-band step finished"
             ),
+            Ask::ElicitSchema { .. } => format!(
+                "`{method}` becomes `mrtr.elicit_schema(message, requested_schema)` under \
+`#[mrtr_handler]`: the form travels in an `InputRequiredResult` and the answer in the client's \
+retry, so a client without MRTR support no longer gets a mid-request `elicitation/create`; the \
+accepted content is checked against the schema and comes back as a JSON object"
+            ),
             Ask::Roots => format!(
                 "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`: the roots request \
 travels in an `InputRequiredResult` and the roots come in the client's retry instead of a \
@@ -159,7 +216,9 @@ is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the b
         };
         let timeout = matches!(
             self,
-            Ask::Elicit { timeout: true, .. } | Ask::ElicitUrl { timeout: true, .. }
+            Ask::Elicit { timeout: true, .. }
+                | Ask::ElicitUrl { timeout: true, .. }
+                | Ask::ElicitSchema { timeout: true, .. }
         );
         if timeout {
             // First, so the one-line summary of `--fix` shows it too.

@@ -32,6 +32,10 @@ pub mod tool_sampling;
 #[path = "../../fix_fixtures/src/helpers.fixed"]
 pub mod helpers;
 
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/runtime_schema.fixed"]
+pub mod runtime_schema;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -64,3 +68,5 @@ impl MrtrServer for handwritten::Docs {
 /// The one-line impl: the configuration comes from the environment (`MRTR_KEYS`, else a
 /// per-process key), once per server type.
 impl MrtrServer for helpers::Ops {}
+
+impl MrtrServer for runtime_schema::Records {}

@@ -7,7 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, tool_elicit::Deployer, tool_sampling::Assistant,
+    handwritten::Docs, helpers::Ops, runtime_schema::Records, tool_elicit::Deployer,
+    tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -62,6 +63,7 @@ impl ClientHandler for Client {
             "Pick a document" => accept(json!({ "id": "doc-7" })),
             "Sign in to continue" => ElicitResult::new(ElicitationAction::Accept),
             "Type the name to confirm" => accept(json!({ "name": "orders" })),
+            "Fill in the record" => accept(json!({ "host": "db-1", "owner": "ada", "extra": 1 })),
             m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
             _ => ElicitResult::new(ElicitationAction::Cancel),
         })
@@ -274,4 +276,38 @@ async fn a_declined_helper_question_reaches_each_caller_as_the_legacy_code_read_
     let target = json!({ "name": "orders" });
     assert_eq!(call(&client, "drop_table", target.clone()).await, "kept");
     assert_eq!(call(&client, "delete_user", target).await, "kept");
+}
+
+#[tokio::test]
+async fn a_form_built_at_run_time_is_asked_and_checked_against_its_schema() {
+    let client = connect(Records::default(), Client::default());
+    let fields = json!({ "fields": ["host", "owner"] });
+    assert_eq!(
+        call(&client, "register", fields).await,
+        r#"{"host":"db-1","owner":"ada"}"#,
+        "the accepted record, its undeclared field dropped"
+    );
+    let declined = Client {
+        decline: vec!["Fill in the record"],
+        ..Client::default()
+    };
+    let client = connect(Records::default(), declined);
+    assert_eq!(
+        call(&client, "register", json!({ "fields": ["host"] })).await,
+        "no record"
+    );
+    // A form the client's answer does not fill: the round fails as the typed form's would.
+    let client = connect(Records::default(), Client::default());
+    let mut params = CallToolRequestParams::new("register");
+    params = params.with_arguments(
+        json!({ "fields": ["host", "ticket"] })
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let error = client
+        .call_tool(params)
+        .await
+        .expect_err("a required field is missing");
+    assert!(format!("{error:?}").contains("ticket"), "{error:?}");
 }
