@@ -153,9 +153,18 @@ fn check_outer(path: &[Node]) -> Result<(), String> {
                 }
                 match e {
                     syn::Expr::If(_) | syn::Expr::Match(_) => true,
+                    // The macro keeps a loop holding asks running across rounds.
+                    syn::Expr::Loop(_) | syn::Expr::While(_) => true,
+                    syn::Expr::ForLoop(f) => {
+                        owned_items(&f.expr)?;
+                        true
+                    }
                     other => return Err(where_not(other)),
                 }
             }
+            (Node::Expr(syn::Expr::Loop(l)), Node::Block(b)) => same(&l.body, b),
+            (Node::Expr(syn::Expr::While(w)), Node::Block(b)) => same(&w.body, b),
+            (Node::Expr(syn::Expr::ForLoop(f)), Node::Block(b)) => same(&f.body, b),
             (Node::Expr(syn::Expr::If(i)), Node::Block(b)) => same(&i.then_branch, b),
             (Node::Expr(syn::Expr::If(i)), Node::Expr(e)) => {
                 i.else_branch.as_ref().is_some_and(|(_, x)| same(&**x, e))
@@ -224,6 +233,40 @@ ask even when the arm is not taken"
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// The items of a `for` loop that asks travel in the sealed state: they must be owned. A
+/// borrow, an iterator over borrows or string literals are refused; anything else is left to
+/// the build (the macro's error names the type).
+fn owned_items(iterable: &syn::Expr) -> Result<(), String> {
+    let borrowed = match iterable {
+        syn::Expr::Reference(_) => true,
+        syn::Expr::MethodCall(mc) => matches!(
+            mc.method.to_string().as_str(),
+            "iter"
+                | "iter_mut"
+                | "keys"
+                | "values"
+                | "chars"
+                | "lines"
+                | "split"
+                | "split_whitespace"
+        ),
+        syn::Expr::Array(a) => a
+            .elems
+            .iter()
+            .any(|e| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))),
+        _ => false,
+    };
+    if borrowed {
+        return Err(
+            "the call is inside a loop over borrowed items (a `&`, `.iter()` or string \
+literals); the items of a `for` loop that asks travel in the sealed `requestState`, so iterate \
+over owned values (`items.clone()`, `String`s)"
+                .into(),
+        );
     }
     Ok(())
 }

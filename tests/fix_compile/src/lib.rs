@@ -36,6 +36,10 @@ pub mod helpers;
 #[path = "../../fix_fixtures/src/runtime_schema.fixed"]
 pub mod runtime_schema;
 
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/loops.fixed"]
+pub mod loops;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -70,3 +74,5 @@ impl MrtrServer for handwritten::Docs {
 impl MrtrServer for helpers::Ops {}
 
 impl MrtrServer for runtime_schema::Records {}
+
+impl MrtrServer for loops::Fleet {}

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, runtime_schema::Records, tool_elicit::Deployer,
+    handwritten::Docs, helpers::Ops, loops::Fleet, runtime_schema::Records, tool_elicit::Deployer,
     tool_sampling::Assistant,
 };
 use rmcp::model::*;
@@ -65,6 +65,10 @@ impl ClientHandler for Client {
             "Type the name to confirm" => accept(json!({ "name": "orders" })),
             "Fill in the record" => accept(json!({ "host": "db-1", "owner": "ada", "extra": 1 })),
             m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
+            m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
+            m if m.starts_with("Name #") => accept(
+                json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
+            ),
             _ => ElicitResult::new(ElicitationAction::Cancel),
         })
     }
@@ -310,4 +314,28 @@ async fn a_form_built_at_run_time_is_asked_and_checked_against_its_schema() {
         .await
         .expect_err("a required field is missing");
     assert!(format!("{error:?}").contains("ticket"), "{error:?}");
+}
+
+#[tokio::test]
+async fn loops_ask_once_per_iteration_across_rounds() {
+    let declined = Client {
+        decline: vec!["Restart db-1?"],
+        ..Client::default()
+    };
+    let client = connect(Fleet::default(), declined);
+    let hosts = json!({ "hosts": ["web-1", "db-1", "web-2"] });
+    assert_eq!(call(&client, "restart", hosts).await, "web-1,web-2");
+    assert_eq!(call(&client, "collect", json!({})).await, "n1,n2,n3");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        [
+            "Restart web-1?",
+            "Restart db-1?",
+            "Restart web-2?",
+            "Name #1?",
+            "Name #2?",
+            "Name #3?"
+        ],
+        "one question per iteration and round, none asked twice"
+    );
 }
