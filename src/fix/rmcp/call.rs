@@ -5,7 +5,7 @@
 //! expression of the old result type.
 
 use super::asks::{self, Ask};
-use super::handler::{self, FnSite};
+use super::handler::{self, FnSite, Kind};
 use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of, starts_line, uses_of};
 use super::{arms, Cx};
@@ -20,6 +20,57 @@ pub(super) struct CallPlan {
     pub(super) receiver: String,
     /// How often the call's receiver names that parameter (0 through an alias).
     pub(super) receiver_uses: usize,
+    /// The local the call reached the peer through (`let peer = ctx.peer;`), if any.
+    pub(super) alias: Option<String>,
+}
+
+/// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls: removed,
+/// with how often each named its parameter (those uses go with it).
+pub(super) fn unused_aliases(
+    cx: &Cx,
+    site: &FnSite,
+    calls: &[CallPlan],
+    body: &text::Uses,
+) -> (Vec<Edit>, Vec<(String, usize)>) {
+    let mut edits = Vec::new();
+    let mut freed = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for c in calls {
+        let Some(alias) = c.alias.as_deref() else {
+            continue;
+        };
+        if seen.contains(&alias) {
+            continue;
+        }
+        seen.push(alias);
+        let through = calls
+            .iter()
+            .filter(|o| o.alias.as_deref() == Some(alias))
+            .count();
+        if body.count(alias) != through + 1 {
+            continue;
+        }
+        let Some(stmt) = site.block.stmts.iter().find(|s| {
+            matches!(s, syn::Stmt::Local(l) if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == alias))
+        }) else {
+            continue;
+        };
+        let Some((s, e)) = range_of(stmt, cx.idx) else {
+            continue;
+        };
+        // The whole line, when the statement has it to itself.
+        let line_start = cx.src[..s].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = cx.src[e..].find('\n').map_or(cx.src.len(), |i| e + i + 1);
+        let (s, e) =
+            if cx.src[line_start..s].trim().is_empty() && cx.src[e..line_end].trim().is_empty() {
+                (line_start, line_end)
+            } else {
+                (s, e)
+            };
+        edits.push(cx.idx.edit(s, e, String::new()));
+        freed.push((c.receiver.clone(), uses_of(stmt, cx.idx, &c.receiver)));
+    }
+    (edits, freed)
 }
 
 fn same<T>(a: &T, b: &T) -> bool {
@@ -39,6 +90,14 @@ pub(super) fn plan_call(
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;
     let receiver_uses = uses_of(&*mc.receiver, cx.idx, &receiver);
+    let alias = match &*mc.receiver {
+        syn::Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .filter(|name| *name != receiver),
+        _ => None,
+    };
     let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err(format!(
             "the future of `{method}` is not awaited where it is made (stored, joined or raced); \
@@ -62,6 +121,7 @@ await it in its own `let` first"
                 imports: ask.imports(),
                 receiver,
                 receiver_uses,
+                alias,
             });
         }
     }
@@ -82,6 +142,7 @@ await it in its own `let` first"
                     imports: ask.imports(),
                     receiver,
                     receiver_uses,
+                    alias,
                 });
             }
         }
@@ -174,6 +235,7 @@ that reads it is unchanged",
         imports: ask.imports(),
         receiver,
         receiver_uses,
+        alias,
     })
 }
 
@@ -245,6 +307,8 @@ fn alias_of<'a>(block: &'a syn::Block, name: &syn::Ident) -> Option<&'a syn::Exp
                 &*mc.receiver
             }
             syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            // `let peer = context.peer;`: moved out of the context.
+            field @ syn::Expr::Field(_) => field,
             _ => return None,
         });
     }
@@ -265,6 +329,11 @@ fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
             let syn::Expr::Path(p) = &*fe.base else {
                 return Err(not_param());
             };
+            // `self.peer`: a peer the server keeps in a field (the linter found it typed as the
+            // server's peer). In a request handler the ask goes to the client of this request.
+            if p.path.is_ident("self") && matches!(site.kind, Kind::Tool | Kind::HandWritten(_)) {
+                return Ok(format!("self.{member}"));
+            }
             if member != "peer" {
                 return Err(not_param());
             }

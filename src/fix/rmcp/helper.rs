@@ -52,7 +52,9 @@ pub(super) fn plan(
             "`{name}` reaches the peer through more than one parameter"
         )));
     }
-    let rewritten: usize = calls.iter().map(|c| c.receiver_uses).sum();
+    let (alias_edits, freed) = super::call::unused_aliases(cx, site, &calls, &body);
+    let rewritten: usize = calls.iter().map(|c| c.receiver_uses).sum::<usize>()
+        + freed.iter().map(|(_, k)| k).sum::<usize>();
     if body.count(&receiver) != rewritten {
         return Err(fail(format!(
             "`{name}` uses `{receiver}` for more than its requests, so it cannot take `&Mrtr` \
@@ -79,6 +81,7 @@ in its place"
     let (ps, pe) = range_of(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
     edits.push(cx.idx.edit(ps, pe, "mrtr: &Mrtr".into()));
     edits.push(attribute(cx, site, "mrtr_helper").map_err(fail)?);
+    edits.extend(alias_edits);
     for c in &calls {
         edits.extend(c.edits.iter().cloned());
         imports.extend(c.imports.iter().copied());

@@ -198,16 +198,23 @@ fn plan_handler(
         let call = plan_call(cx, site, f, &body, &mut taken).map_err(|why| (m, why))?;
         calls.push(call);
     }
+    let (alias_edits, freed) = call::unused_aliases(cx, site, &calls, &body);
     // A context parameter the rewrite leaves unused becomes the `Mrtr` parameter.
     let mut replace = None;
     if site.kind == Kind::Tool {
         for c in &calls {
-            // The uses the rewrite removes: receivers that name the parameter (not an alias).
+            // The uses the rewrite removes: receivers that name the parameter, and the aliases
+            // (`let peer = ctx.peer;`) removed with them.
             let rewritten: usize = calls
                 .iter()
                 .filter(|o| o.receiver == c.receiver)
                 .map(|o| o.receiver_uses)
-                .sum();
+                .sum::<usize>()
+                + freed
+                    .iter()
+                    .filter(|(p, _)| *p == c.receiver)
+                    .map(|(_, k)| k)
+                    .sum::<usize>();
             if body.count(&c.receiver) == rewritten {
                 replace = Some(c.receiver.clone());
                 break;
@@ -216,6 +223,7 @@ fn plan_handler(
     }
     let (mut edits, mut imports) = handler::edits(site, cx.src, cx.idx, replace.as_deref())
         .map_err(|why| (members[0], why))?;
+    edits.extend(alias_edits);
     let mut messages = Vec::new();
     for c in calls {
         edits.extend(c.edits);

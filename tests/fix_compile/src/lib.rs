@@ -40,6 +40,10 @@ pub mod runtime_schema;
 #[path = "../../fix_fixtures/src/loops.fixed"]
 pub mod loops;
 
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/peers.fixed"]
+pub mod peers;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -76,3 +80,5 @@ impl MrtrServer for helpers::Ops {}
 impl MrtrServer for runtime_schema::Records {}
 
 impl MrtrServer for loops::Fleet {}
+
+impl MrtrServer for peers::Desk {}

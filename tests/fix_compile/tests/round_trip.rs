@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, loops::Fleet, runtime_schema::Records, tool_elicit::Deployer,
-    tool_sampling::Assistant,
+    handwritten::Docs, helpers::Ops, loops::Fleet, peers::Desk, runtime_schema::Records,
+    tool_elicit::Deployer, tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -66,6 +66,7 @@ impl ClientHandler for Client {
             "Fill in the record" => accept(json!({ "host": "db-1", "owner": "ada", "extra": 1 })),
             m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
             m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
+            "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
             m if m.starts_with("Name #") => accept(
                 json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
             ),
@@ -338,4 +339,17 @@ async fn loops_ask_once_per_iteration_across_rounds() {
         ],
         "one question per iteration and round, none asked twice"
     );
+}
+
+#[tokio::test]
+async fn a_peer_parameter_and_a_local_moved_out_of_the_context_complete() {
+    let client = connect(Desk::default(), Client::default());
+    assert_eq!(call(&client, "archive", json!({})).await, "archived");
+    assert_eq!(call(&client, "reset", json!({})).await, "reset");
+    let declined = Client {
+        decline: vec!["Reset the desk?"],
+        ..Client::default()
+    };
+    let client = connect(Desk::default(), declined);
+    assert_eq!(call(&client, "reset", json!({})).await, "kept");
 }

@@ -1,8 +1,8 @@
-//! The rewrite of requests inside helper functions into asking helpers (`#[mrtr_helper]`): what
-//! it refuses, and why (each refusal names the caller and the reason), and a caller that also
-//! asks directly, migrated over two passes. The shapes it takes are in
-//! `tests/fix_fixtures/src/helpers.rs`, built and driven through MRTR rounds by
-//! `tests/fix_compile`.
+//! Shapes of the rmcp rewrite checked on purpose-built files: requests inside helper functions
+//! (what the asking-helper rewrite refuses, and why: each refusal names the caller and the
+//! reason; a caller that also asks directly, migrated over two passes) and a peer kept in a
+//! struct field. The shapes that build and run are in `tests/fix_fixtures` (`helpers.rs`,
+//! `peers.rs`, ...), built and driven through MRTR rounds by `tests/fix_compile`.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -167,4 +167,33 @@ impl S {{
     assert_eq!(fixed.matches("#[mrtr_handler]").count(), 1, "{fixed}");
     assert_eq!(fixed.matches("mrtr: Mrtr").count(), 1, "{fixed}");
     assert!(!fixed.contains(".peer"), "{fixed}");
+}
+
+#[test]
+fn a_peer_kept_in_a_field_is_asked_through_mrtr_in_a_tool() {
+    let dir = package(
+        "
+#[tool_router]
+impl S {
+    #[tool(description = \"d\")]
+    async fn kept(&self) -> Result<CallToolResult, ErrorData> {
+        let ok = self.stored.elicit::<Yes>(\"Sure?\").await;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(\"{ok:?}\"))]))
+    }
+}
+",
+    );
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("async fn kept(&self, mrtr: Mrtr)"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("mrtr.elicit::<Yes>(\"Sure?\").await?"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("self.stored.elicit"), "{fixed}");
 }
