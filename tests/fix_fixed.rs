@@ -124,7 +124,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 21 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 22 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

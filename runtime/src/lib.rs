@@ -9,6 +9,8 @@ mod env_config;
 pub mod error;
 pub mod flow;
 pub mod keys;
+#[cfg(feature = "rmcp")]
+mod rmcp_json;
 mod schema;
 mod schema_ask;
 pub mod seal;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use mrtr::{
     mrtr_handler, mrtr_helper, Elicitation, KeyRing, Mrtr, MrtrConfig, MrtrServer, SecretKey,
 };
-use rmcp::handler::server::wrapper::Parameters;
+use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{tool, tool_handler, tool_router, ClientHandler, ServerHandler};
@@ -31,6 +31,11 @@ struct TypedName {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct Target {
     name: String,
+}
+
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+struct Census {
+    tables: u32,
 }
 
 #[derive(Clone)]
@@ -118,6 +123,16 @@ impl Ops {
             return Ok(self.finish(&what, false));
         }
         Ok(self.finish(&what, true))
+    }
+
+    /// rmcp's `Json<T>` result: structured content once the confirmation is answered.
+    #[tool(description = "Count what a drop would remove")]
+    #[mrtr_handler]
+    async fn census(&self, mrtr: Mrtr) -> Result<Json<Census>, McpError> {
+        let confirmed = self.confirm_destructive(&mrtr, "count everything").await?;
+        Ok(Json(Census {
+            tables: if confirmed { 3 } else { 0 },
+        }))
     }
 
     #[tool(description = "Purge two caches, one confirmation each")]
@@ -322,4 +337,18 @@ async fn manual_rounds_use_nested_keys_and_a_wrong_typed_name_cancels() {
     };
     assert_eq!(text(&result), "drop table users: cancelled");
     assert!(done.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_json_result_completes_with_structured_content_after_the_rounds() {
+    let client = connect(Ops::new(), Client::default());
+    let result = client
+        .call_tool(call("census", None))
+        .await
+        .expect("completes");
+    assert_eq!(result.structured_content, Some(json!({ "tables": 3 })));
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["Really count everything?", "Type the name to confirm"]
+    );
 }

@@ -153,10 +153,11 @@ pub fn edits(
     let mut names = Vec::new();
     match &site.kind {
         Kind::Tool => {
-            if ok_name != "CallToolResult" {
+            // The runtime completes both (`Json<T>` as structured content).
+            if !matches!(ok_name.as_str(), "CallToolResult" | "Json") {
                 return Err(format!(
                     "`{name}` returns `{ok_name}`, which the runtime cannot answer with an \
-`InputRequiredResult`: return a `CallToolResult`"
+`InputRequiredResult`: return a `CallToolResult` or rmcp's `Json<T>`"
                 ));
             }
             let has_mrtr = site.sig.inputs.iter().any(|a| {

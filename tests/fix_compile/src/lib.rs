@@ -44,6 +44,10 @@ pub mod loops;
 #[path = "../../fix_fixtures/src/peers.fixed"]
 pub mod peers;
 
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/json_result.fixed"]
+pub mod json_result;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -82,3 +86,5 @@ impl MrtrServer for runtime_schema::Records {}
 impl MrtrServer for loops::Fleet {}
 
 impl MrtrServer for peers::Desk {}
+
+impl MrtrServer for json_result::Pricing {}

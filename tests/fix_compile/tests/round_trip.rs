@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, loops::Fleet, peers::Desk, runtime_schema::Records,
-    tool_elicit::Deployer, tool_sampling::Assistant,
+    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, peers::Desk,
+    runtime_schema::Records, tool_elicit::Deployer, tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -67,6 +67,7 @@ impl ClientHandler for Client {
             m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
             m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
             "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
+            "Which region?" => accept(json!({ "region": "us" })),
             m if m.starts_with("Name #") => accept(
                 json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
             ),
@@ -352,4 +353,23 @@ async fn a_peer_parameter_and_a_local_moved_out_of_the_context_complete() {
     };
     let client = connect(Desk::default(), declined);
     assert_eq!(call(&client, "reset", json!({})).await, "kept");
+}
+
+#[tokio::test]
+async fn a_json_result_keeps_its_structured_content_and_output_schema() {
+    let client = connect(Pricing::default(), Client::default());
+    let tools = client.list_all_tools().await.expect("tools");
+    let quote = tools.iter().find(|t| t.name == "quote").expect("the tool");
+    assert!(
+        quote.output_schema.is_some(),
+        "rmcp's #[tool] still sees `Json<Quote>`"
+    );
+    let result = client
+        .call_tool(CallToolRequestParams::new("quote"))
+        .await
+        .expect("completes");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({ "region": "us", "price": 12 }))
+    );
 }
