@@ -178,40 +178,25 @@ impl Ask {
         }
     }
 
-    /// The sentence of the fix message about this ask.
+    /// The one-line fix message about this ask (the rule's docs, `cargo mcp-lint rule CODE`,
+    /// explain what changes on the wire and why the fix is unsafe).
     pub fn describe(&self, method: &str) -> String {
         let mut s = match self {
-            Ask::Elicit { turbofish, .. } => format!(
-                "`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`: the \
-question travels in an `InputRequiredResult` and the answer in the client's retry, so a \
-client without MRTR support no longer gets a mid-request `elicitation/create`; decline and \
-cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a round that fails (no answer, or a \
-`requestState` that does not verify) returns its error from the handler through `?`"
-            ),
+            Ask::Elicit { turbofish, .. } => {
+                format!("`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`")
+            }
             Ask::ElicitUrl { .. } => format!(
-                "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]`: the \
-URL travels in an `InputRequiredResult` and the answer in the client's retry instead of a \
-mid-request `elicitation/create`; the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
-consent to open the URL, not that the out-of-band step finished"
+                "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]` (the \
+elicitation id is dropped)"
             ),
             Ask::ElicitSchema { .. } => format!(
                 "`{method}` becomes `mrtr.elicit_schema(message, requested_schema)` under \
-`#[mrtr_handler]`: the form travels in an `InputRequiredResult` and the answer in the client's \
-retry, so a client without MRTR support no longer gets a mid-request `elicitation/create`; the \
-accepted content is checked against the schema and comes back as a JSON object"
+`#[mrtr_handler]`"
             ),
-            Ask::Roots => format!(
-                "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`: the roots request \
-travels in an `InputRequiredResult` and the roots come in the client's retry instead of a \
-mid-request `roots/list`"
-            ),
+            Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
             Ask::Sample { .. } => format!(
                 "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
-`#[mrtr_handler]`: the request travels in an `InputRequiredResult` and the client's model answers \
-in its retry, so no mid-request `sampling/createMessage` is sent; the answer is rmcp's \
-`CreateMessageResult` again through `CreateMessageResult::try_from` (the runtime's rmcp \
-conversions), and an answer that does not fit it is an `Err` where a failed call was; sampling \
-is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
+`#[mrtr_handler]`"
             ),
         };
         let timeout = matches!(
@@ -221,11 +206,7 @@ is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the b
                 | Ask::ElicitSchema { timeout: true, .. }
         );
         if timeout {
-            // First, so the one-line summary of `--fix` shows it too.
-            s = format!(
-                "the timeout of `{method}` is dropped (with MRTR the client drives the retry, so \
-the server no longer waits for the answer); {s}"
-            );
+            s.push_str(&format!(" (the timeout of `{method}` is dropped)"));
         }
         s
     }

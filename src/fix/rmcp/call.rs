@@ -135,7 +135,7 @@ await it in its own `let` first"
                 let (ps, pe) = range_of(&l.pat, cx.idx).ok_or("a pattern without a position")?;
                 edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                 edits.push(cx.idx.edit(aw_s, aw_e, format!("{ask_text}.await?")));
-                message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                message.push_str("; a failed round returns through `?`, not the `else`");
                 return Ok(CallPlan {
                     edits,
                     message,
@@ -173,7 +173,7 @@ await it in its own `let` first"
                         range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
                     edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                     replaced = Some((aw_s, aw_e, name.clone()));
-                    message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                    message.push_str("; a failed round returns through `?`, not the `else`");
                 }
             }
             // `CALL.await?` / `CALL.await.map_err(f)?`: the `Option<T>` that follows.
@@ -189,10 +189,7 @@ await it in its own `let` first"
                         let (s, e) =
                             range_of(t, cx.idx).ok_or("an expression without a position")?;
                         replaced = Some((s, e, format!("{name}.accepted()")));
-                        message.push_str(
-                            "; a declined or cancelled answer now reads as `None` \
-(it was an error through `map_err`)",
-                        );
+                        message.push_str("; decline and cancel now read as `None`");
                     }
                 }
             }
@@ -215,10 +212,7 @@ await it in its own `let` first"
                     ))
             ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr))
                 || matches!(ask, Ask::Sample { .. });
-            message.push_str(
-                "; the answer is turned back into the old result type, so the code \
-that reads it is unchanged",
-            );
+            message.push_str("; the old result type is kept");
             (aw_s, aw_e, if bare { value } else { format!("({value})") })
         }
     };

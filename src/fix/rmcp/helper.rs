@@ -153,14 +153,21 @@ first, then this one"
     let messages = calls
         .into_iter()
         .map(|c| {
-            format!(
-                "{}; `{name}` becomes a `#[mrtr_helper]` taking `mrtr: &Mrtr`, and its {count} \
-caller{} pass `&mrtr` under `#[mrtr_handler]`; code before the ask runs once, and the values it \
-binds that are used after the ask travel in the sealed `requestState`, so their types must \
-implement `Serialize + Deserialize` (the build says which do not)",
-                c.message,
-                if count == 1 { "" } else { "s" }
-            )
+            let message = c.message.replacen(" under `#[mrtr_handler]`", "", 1);
+            let (head, rest) = message
+                .split_once("; ")
+                .map_or((message.as_str(), ""), |(h, r)| (h, r));
+            let rest = if rest.is_empty() {
+                String::new()
+            } else {
+                format!("; {rest}")
+            };
+            let callers = if count == 1 {
+                "its caller passes".to_string()
+            } else {
+                format!("its {count} callers pass")
+            };
+            format!("{head} in asking helper `{name}` (`#[mrtr_helper]`); {callers} `&mrtr`{rest}")
         })
         .collect();
     let self_ty = callers.iter().find_map(|&ci| fns[ci].self_ty.clone());

@@ -122,12 +122,27 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
     }
     let import = handler::import_edit(file, src, idx, &needed);
     let server_note = !handler::has_mrtr_server_impl(&file.items);
-    // A file that names nothing of the runtime yet: its crate may not depend on it either.
+    // A file that names nothing of the runtime yet: its crate may not depend on it either, and
+    // has no `MrtrServer` impl anywhere, so the impl can go next to the type's definition.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
+    let mut server_impls: Vec<(String, Option<crate::finding::Edit>)> = Vec::new();
+    for (_, p) in &planned {
+        let Ok(p) = p else { continue };
+        let Some(ty) = &p.self_ty else { continue };
+        if server_note && !server_impls.iter().any(|(t, _)| t == ty) {
+            let edit = if dependency_note {
+                handler::server_impl_edit(&file.items, idx, ty)
+            } else {
+                None
+            };
+            server_impls.push((ty.clone(), edit));
+        }
+    }
     for (members, p) in planned {
         let Ok(p) = p else { continue };
         let mut edits = p.edits.clone();
         edits.extend(import.clone());
+        edits.extend(server_impls.iter().filter_map(|(_, e)| e.clone()));
         edits.sort_by_key(|e| (e.start, e.end));
         if src.contains("\r\n") {
             for e in &mut edits {
@@ -137,19 +152,16 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
             if server_note {
-                message.push_str(&format!(
-                    "; the server type{} must implement `mrtr::MrtrServer` (this file has no such \
-impl; its `MrtrConfig` holds the keys that seal `requestState`): `impl MrtrServer for {} {{ fn \
-mrtr_config(&self) -> &MrtrConfig {{ .. }} }}`",
-                    p.self_ty
-                        .as_deref()
-                        .map(|t| format!(" `{t}`"))
-                        .unwrap_or_default(),
-                    p.self_ty.as_deref().unwrap_or("Server"),
-                ));
+                let ty = p.self_ty.as_deref().unwrap_or("Server");
+                let written = server_impls.iter().any(|(t, e)| t == ty && e.is_some());
+                message.push_str(&if written {
+                    format!("; adds `impl mrtr::MrtrServer for {ty} {{}}`")
+                } else {
+                    format!("; `{ty}` needs `impl mrtr::MrtrServer`")
+                });
             }
             if dependency_note {
-                message.push_str("; add the runtime to the crate's `[dependencies]` (`mrtr`, whose default `rmcp` feature has the rmcp adapter) if it is not there yet");
+                message.push_str("; needs `mrtr` in `[dependencies]`");
             }
             out[m] = Some(Fix {
                 applicability: Applicability::Unsafe,
@@ -228,12 +240,7 @@ fn plan_handler(
     for c in calls {
         edits.extend(c.edits);
         imports.extend(c.imports.iter().copied());
-        messages.push(format!(
-            "{}; code before the ask runs once, and the values it binds that are used after the ask \
-travel in the sealed `requestState`, so their types must implement `Serialize + Deserialize` (the \
-build says which do not)",
-            c.message
-        ));
+        messages.push(c.message);
     }
     Ok(HandlerPlan {
         edits,
