@@ -80,7 +80,7 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
     );
     assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
     assert!(
-        err.contains("src/runtime_schema.rs: fixed 1 finding"),
+        err.contains("src/runtime_schema.rs: fixed 2 findings"),
         "{err}"
     );
     assert!(
@@ -124,7 +124,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("remaining: 22 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 23 with an unsafe fix (add --unsafe-fixes), 7 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -159,7 +159,10 @@ fn shapes_without_a_rewrite_say_why() {
         why(55).contains("not reached through the handler's own"),
         "stored peer"
     );
-    assert!(why(69).contains("elicit_schema"), "create_elicitation");
+    assert!(
+        why(69).contains("not awaited where it is made"),
+        "create_elicitation raced"
+    );
     assert!(why(76).contains("#[prompt]"), "prompt");
 }
 

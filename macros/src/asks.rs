@@ -10,6 +10,7 @@ use syn::{Expr, Ident, Local, Pat, Stmt};
 pub const SINGLE_ASKS: &[&str] = &[
     "elicit",
     "elicit_schema",
+    "elicit_params",
     "elicit_url",
     "sample",
     "list_roots",

@@ -11,6 +11,8 @@ pub mod flow;
 pub mod keys;
 #[cfg(feature = "rmcp")]
 mod rmcp_json;
+#[cfg(feature = "rmcp")]
+mod rmcp_params;
 mod schema;
 mod schema_ask;
 pub mod seal;

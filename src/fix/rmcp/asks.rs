@@ -23,6 +23,8 @@ pub enum Ask {
         schema: String,
         timeout: bool,
     },
+    /// `create_elicitation(params)` with params built elsewhere: rmcp's `ElicitRequestParams`.
+    ElicitParams { params: String, timeout: bool },
     /// `list_roots()`.
     Roots,
     /// `create_message(params)`: through the runtime's conversions of rmcp's sampling types
@@ -65,11 +67,11 @@ pub fn read(
         "create_message" => Ask::Sample { params: arg(0)? },
         "create_elicitation" | "create_elicitation_with_timeout" => {
             let Some((message, schema)) = mc.args.first().and_then(form_fields) else {
-                return Err(format!(
-                    "`{name}` gets its params from an expression, not a `FormElicitationParams {{ \
-message, requested_schema, .. }}` written in the call; ask by hand with \
-`mrtr.elicit_schema(message, requested_schema).await?` under `#[mrtr_handler]`"
-                ));
+                // Params built elsewhere (a helper assembling the form from data).
+                return Ok(Ask::ElicitParams {
+                    params: arg(0)?,
+                    timeout: name.ends_with("_with_timeout"),
+                });
             };
             let text = |e: &syn::Expr| -> Result<String, String> {
                 let (s, e) =
@@ -119,6 +121,7 @@ impl Ask {
             Ask::ElicitSchema {
                 message, schema, ..
             } => format!("{mrtr}.elicit_schema({message}, {schema})"),
+            Ask::ElicitParams { params, .. } => format!("{mrtr}.elicit_params({params})"),
             Ask::Roots => format!("{mrtr}.list_roots()"),
             Ask::Sample { params } => {
                 format!("{mrtr}.sample(mrtr::SamplingRequest::from({params}))")
@@ -129,7 +132,9 @@ impl Ask {
     /// The runtime names the rewritten code uses.
     pub fn imports(&self) -> &'static [&'static str] {
         match self {
-            Ask::Elicit { .. } | Ask::ElicitSchema { .. } => &["Elicitation"],
+            Ask::Elicit { .. } | Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => {
+                &["Elicitation"]
+            }
             Ask::ElicitUrl { .. } => &["UrlElicitation"],
             Ask::Roots | Ask::Sample { .. } => &[],
         }
@@ -155,7 +160,7 @@ impl Ask {
 {i}    UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel,\n\
 {i}}})"
             ),
-            Ask::ElicitSchema { .. } => format!(
+            Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => format!(
                 "Ok::<_, rmcp::ServiceError>(match {answer} {{\n\
 {i}    Elicitation::Accept(content) => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)\n\
 {i}        .with_content(rmcp::serde_json::Value::Object(content)),\n\
@@ -178,6 +183,23 @@ impl Ask {
         }
     }
 
+    /// The value inside the old call's `Ok(..)`, built from the answer, for the asks whose old
+    /// result the code reads after a `?` (a run-time form's `ElicitResult`).
+    pub fn legacy_ok_value(&self, answer: &str, indent: &str) -> Option<String> {
+        let i = indent;
+        match self {
+            Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => Some(format!(
+                "match {answer} {{\n\
+{i}    Elicitation::Accept(content) => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)\n\
+{i}        .with_content(rmcp::serde_json::Value::Object(content)),\n\
+{i}    Elicitation::Decline => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline),\n\
+{i}    Elicitation::Cancel => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel),\n\
+{i}}}"
+            )),
+            _ => None,
+        }
+    }
+
     /// The one-line fix message about this ask (the rule's docs, `cargo mcp-lint rule CODE`,
     /// explain what changes on the wire and why the fix is unsafe).
     pub fn describe(&self, method: &str) -> String {
@@ -193,6 +215,9 @@ elicitation id is dropped)"
                 "`{method}` becomes `mrtr.elicit_schema(message, requested_schema)` under \
 `#[mrtr_handler]`"
             ),
+            Ask::ElicitParams { .. } => {
+                format!("`{method}` becomes `mrtr.elicit_params(params)` under `#[mrtr_handler]`")
+            }
             Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
             Ask::Sample { .. } => format!(
                 "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
@@ -204,6 +229,7 @@ elicitation id is dropped)"
             Ask::Elicit { timeout: true, .. }
                 | Ask::ElicitUrl { timeout: true, .. }
                 | Ask::ElicitSchema { timeout: true, .. }
+                | Ask::ElicitParams { timeout: true, .. }
         );
         if timeout {
             s.push_str(&format!(" (the timeout of `{method}` is dropped)"));

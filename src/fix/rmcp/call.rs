@@ -196,6 +196,30 @@ await it in its own `let` first"
             _ => {}
         }
     }
+    // `CALL.await?` / `CALL.await.map_err(f)?` of a run-time form: the `ElicitResult` itself,
+    // built from the answer (the error the old code mapped cannot happen any more).
+    if let (None, Some(value)) = (
+        &replaced,
+        ask.legacy_ok_value(&name, indent_at(cx.src, aw_s)),
+    ) {
+        let try_of = |t: &syn::ExprTry, inner: &syn::Expr| same(&*t.expr, inner);
+        let target = match parent {
+            Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, aw_expr) => Some(t),
+            Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
+                if same(&*map.receiver, aw_expr) && map.method == "map_err" =>
+            {
+                match found.parent(3) {
+                    Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, mm) => Some(t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
+            replaced = Some((s, e, value));
+        }
+    }
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {

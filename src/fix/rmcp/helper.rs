@@ -219,9 +219,8 @@ change"
     }
     if let Some(err) = args.get(1) {
         let err_name = text::last_ident(err).unwrap_or_default();
-        if matches!(err_name.as_str(), "String" | "str" | "bool")
-            || matches!(err, syn::Type::Tuple(_))
-        {
+        // `String` works: the runtime converts its errors into their message.
+        if matches!(err_name.as_str(), "str" | "bool") || matches!(err, syn::Type::Tuple(_)) {
             return Err(format!(
                 "the error type of `{name}` (`{err_name}`) cannot hold the runtime's `MrtrError`"
             ));

@@ -68,6 +68,7 @@ impl ClientHandler for Client {
             m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
             "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
             "Which region?" => accept(json!({ "region": "us" })),
+            m if m.starts_with("Approve ") => accept(json!({ "decision": "approve" })),
             m if m.starts_with("Name #") => accept(
                 json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
             ),
@@ -301,6 +302,11 @@ async fn a_form_built_at_run_time_is_asked_and_checked_against_its_schema() {
     assert_eq!(
         call(&client, "register", json!({ "fields": ["host"] })).await,
         "no record"
+    );
+    assert_eq!(
+        call(&client, "review", json!({ "fields": ["a", "b"] })).await,
+        "approve",
+        "params built by a helper"
     );
     // A form the client's answer does not fill: the round fails as the typed form's would.
     let client = connect(Records::default(), Client::default());

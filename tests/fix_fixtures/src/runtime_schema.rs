@@ -32,8 +32,44 @@ impl Default for Records {
     }
 }
 
+/// The form of the review tool, assembled from data.
+fn review_form(items: &[String]) -> Result<ElicitRequestParams, McpError> {
+    let schema = ElicitationSchema::builder()
+        .required_enum_schema(
+            "decision",
+            EnumSchema::builder(vec!["approve".into(), "deny".into()])
+                .untitled()
+                .build(),
+        )
+        .build()
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!("Approve {}?", items.join(", ")),
+        requested_schema: schema,
+    })
+}
+
 #[tool_router]
 impl Records {
+    #[tool(description = "Review items")]
+    async fn review(
+        &self,
+        Parameters(args): Parameters<Fields>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, String> {
+        let form = review_form(&args.fields).map_err(|e| e.to_string())?;
+        let result = context.peer.create_elicitation(form).await.map_err(|e| e.to_string())?;
+        let decision = result
+            .content
+            .as_ref()
+            .and_then(|c| c.get("decision"))
+            .and_then(|d| d.as_str())
+            .unwrap_or("deny")
+            .to_string();
+        Ok(text(decision))
+    }
+
     #[tool(description = "Fill in a record with the given fields")]
     async fn register(
         &self,
