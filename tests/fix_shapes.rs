@@ -62,7 +62,7 @@ async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
 "#;
 
 #[test]
-fn a_helper_called_from_a_function_that_is_not_a_handler_is_left_and_the_caller_named() {
+fn a_chain_of_helpers_that_reaches_no_handler_is_left_and_its_last_link_named() {
     let (applicability, message) = helper_fix(&format!(
         "{HELPER}
 async fn audit(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {{
@@ -73,7 +73,18 @@ async fn audit(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {{
     ));
     assert_eq!(applicability, "display-only");
     assert!(
-        message.contains("`audit` calls `confirm` and is not a request handler"),
+        message.contains("`audit` is called from no request handler of this file"),
+        "{message}"
+    );
+    let (_, message) = helper_fix(&format!(
+        "{HELPER}
+fn sync_caller(peer: &Peer<RoleServer>) {{
+    let _ = confirm(peer);
+}}
+"
+    ));
+    assert!(
+        message.contains("`sync_caller` calls `confirm`, but `sync_caller` is not an `async fn`"),
         "{message}"
     );
 }

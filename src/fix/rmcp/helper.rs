@@ -61,19 +61,7 @@ pub(super) fn plan(
 in its place"
         )));
     }
-    let (position, param) = site
-        .sig
-        .inputs
-        .iter()
-        .filter(|a| matches!(a, syn::FnArg::Typed(_)))
-        .enumerate()
-        .find_map(|(i, a)| match a {
-            syn::FnArg::Typed(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) if pi.ident == receiver => Some((i, pt)),
-                _ => None,
-            },
-            _ => None,
-        })
+    let (position, param) = typed_param(site, &receiver)
         .ok_or_else(|| fail(format!("`{receiver}` is not a parameter of `{name}`")))?;
 
     let mut edits = Vec::new();
@@ -87,69 +75,20 @@ in its place"
         imports.extend(c.imports.iter().copied());
     }
 
-    // Every call of the helper in the file, each caller made a handler.
-    let sites = call_sites(fns, site);
-    if sites.is_empty() {
-        return Err(fail(format!(
-            "`{name}` is called from no request handler of this file"
-        )));
-    }
-    let mut callers: Vec<usize> = sites.iter().map(|s| s.caller).collect();
-    callers.dedup();
-    for &ci in &callers {
-        let caller = &fns[ci];
-        let caller_name = caller.sig.ident.to_string();
-        if ci == fi {
-            return Err(fail(format!("`{name}` calls itself")));
-        }
-        if !matches!(caller.kind, Kind::Tool | Kind::HandWritten(_)) {
-            return Err(fail(format!(
-                "`{caller_name}` calls `{name}` and is not a request handler (a `#[tool]` or a \
-hand-written `call_tool`); make it an asking helper too, by hand"
-            )));
-        }
-        if asking.contains(&ci) {
-            return Err(fail(format!(
-                "`{caller_name}` calls `{name}` and sends requests of its own; its fix comes \
-first, then this one"
-            )));
-        }
-        let caller_brace = caller.block.brace_token.span;
-        let caller_body = text::Uses::in_text(
-            cx.idx
-                .slice(caller_brace.open().end(), caller_brace.close().start()),
-        );
-        let mut caller_taken = Vec::new();
-        let mut replaced: Vec<(String, usize)> = Vec::new();
-        for s in sites.iter().filter(|s| s.caller == ci) {
-            let (call_edits, via) = rewrite_call(
-                cx,
-                caller,
-                s,
-                position,
-                &name,
-                &caller_body,
-                &mut caller_taken,
-            )
-            .map_err(|why| fail(format!("`{caller_name}` calls `{name}`, but {why}")))?;
-            edits.extend(call_edits);
-            match replaced.iter_mut().find(|(n, _)| *n == via) {
-                Some((_, k)) => *k += 1,
-                None => replaced.push((via, 1)),
-            }
-        }
-        // A context the calls were its only use of becomes the `Mrtr` parameter.
-        let replace = replaced
-            .iter()
-            .find(|(param, k)| caller_body.count(param) == *k)
-            .map(|(param, _)| param.clone());
-        let (caller_edits, names) = handler::edits(caller, cx.src, cx.idx, replace.as_deref())
-            .map_err(|why| fail(format!("`{caller_name}` calls `{name}`, but {why}")))?;
-        edits.extend(caller_edits);
-        imports.extend(names);
-    }
-
-    let count = callers.len();
+    // Every call of the helper in the file, each caller made a handler (or, when it is a helper
+    // itself, an asking helper, up to the handlers).
+    let mut visited = vec![fi];
+    let count = rewrite_callers(
+        cx,
+        fns,
+        fi,
+        position,
+        asking,
+        &mut visited,
+        &mut edits,
+        &mut imports,
+    )
+    .map_err(fail)?;
     let messages = calls
         .into_iter()
         .map(|c| {
@@ -170,13 +109,168 @@ first, then this one"
             format!("{head} in asking helper `{name}` (`#[mrtr_helper]`); {callers} `&mrtr`{rest}")
         })
         .collect();
-    let self_ty = callers.iter().find_map(|&ci| fns[ci].self_ty.clone());
+    let self_ty = visited.iter().find_map(|&ci| fns[ci].self_ty.clone());
     Ok(HandlerPlan {
         edits,
         messages,
         imports,
         self_ty,
     })
+}
+
+/// Rewrites every call of `fns[target]` in the file to pass `&mrtr` (the argument at
+/// `position`), makes each calling handler a `#[mrtr_handler]` and each calling helper an asking
+/// helper in turn. Returns how many functions call the target.
+#[allow(clippy::too_many_arguments)]
+fn rewrite_callers(
+    cx: &Cx,
+    fns: &[FnSite],
+    target: usize,
+    position: usize,
+    asking: &[usize],
+    visited: &mut Vec<usize>,
+    edits: &mut Vec<Edit>,
+    imports: &mut Vec<&'static str>,
+) -> Result<usize, String> {
+    let name = fns[target].sig.ident.to_string();
+    let sites = call_sites(fns, &fns[target]);
+    if sites.is_empty() {
+        return Err(format!(
+            "`{name}` is called from no request handler of this file"
+        ));
+    }
+    let mut callers: Vec<usize> = sites.iter().map(|s| s.caller).collect();
+    callers.dedup();
+    for &ci in &callers {
+        let caller = &fns[ci];
+        let caller_name = caller.sig.ident.to_string();
+        if visited.contains(&ci) {
+            return Err(format!("`{caller_name}` and `{name}` call each other"));
+        }
+        visited.push(ci);
+        let handler = matches!(caller.kind, Kind::Tool | Kind::HandWritten(_));
+        if !handler && caller.kind != Kind::Other {
+            return Err(format!(
+                "`{caller_name}` calls `{name}` and is not a request handler (a `#[tool]` or a \
+hand-written `call_tool`)"
+            ));
+        }
+        if asking.contains(&ci) {
+            return Err(format!(
+                "`{caller_name}` calls `{name}` and sends requests of its own; its fix comes \
+first, then this one"
+            ));
+        }
+        if !handler {
+            check_signature(caller)
+                .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
+        }
+        let caller_brace = caller.block.brace_token.span;
+        let caller_body = text::Uses::in_text(
+            cx.idx
+                .slice(caller_brace.open().end(), caller_brace.close().start()),
+        );
+        let mut caller_taken = Vec::new();
+        let mut replaced: Vec<(String, usize)> = Vec::new();
+        let handle = if handler { "&mrtr" } else { "mrtr" };
+        for s in sites.iter().filter(|s| s.caller == ci) {
+            let (call_edits, via) = rewrite_call(
+                cx,
+                caller,
+                s,
+                position,
+                &name,
+                handle,
+                &caller_body,
+                &mut caller_taken,
+            )
+            .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
+            edits.extend(call_edits);
+            match replaced.iter_mut().find(|(n, _)| *n == via) {
+                Some((_, k)) => *k += 1,
+                None => replaced.push((via, 1)),
+            }
+        }
+        // A context the calls were its only use of becomes the `Mrtr` parameter.
+        let replace = replaced
+            .iter()
+            .find(|(param, k)| caller_body.count(param) == *k)
+            .map(|(param, _)| param.clone());
+        if handler {
+            let (caller_edits, names) = handler::edits(caller, cx.src, cx.idx, replace.as_deref())
+                .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
+            edits.extend(caller_edits);
+            imports.extend(names);
+            continue;
+        }
+        // A helper calling the helper: an asking helper too, its callers in turn.
+        let (Some(param), [_]) = (replace, replaced.as_slice()) else {
+            return Err(format!(
+                "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
+cannot take `&Mrtr` in its place"
+            ));
+        };
+        let (caller_position, typed) = typed_param(caller, &param)
+            .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
+        let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
+        edits.push(cx.idx.edit(ps, pe, "mrtr: &Mrtr".into()));
+        edits.push(attribute(cx, caller, "mrtr_helper")?);
+        rewrite_callers(
+            cx,
+            fns,
+            ci,
+            caller_position,
+            asking,
+            visited,
+            edits,
+            imports,
+        )?;
+    }
+    Ok(callers.len())
+}
+
+/// The position among the typed parameters of `site` of the one named `name`, and it.
+fn typed_param<'a>(site: &'a FnSite, name: &str) -> Option<(usize, &'a syn::PatType)> {
+    site.sig
+        .inputs
+        .iter()
+        .filter(|a| matches!(a, syn::FnArg::Typed(_)))
+        .enumerate()
+        .find_map(|(i, a)| match a {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.ident == name => Some((i, pt)),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// Whether the awaited call at the end of `path` (with its `?`, if any) already stands where the
+/// macro takes an ask: a statement, a `let` initializer, a block's tail or the body of a `match`
+/// arm, reached from the body through blocks, branches and loops only.
+fn stands_as_an_ask(path: &[locate::Node]) -> bool {
+    use locate::Node;
+    let n = path.len();
+    if n < 3 {
+        return false;
+    }
+    let Node::Expr(aw @ syn::Expr::Await(_)) = path[n - 2] else {
+        return false;
+    };
+    let (top, k) = match path[n - 3] {
+        Node::Expr(t @ syn::Expr::Try(tr)) if std::ptr::eq(&*tr.expr, aw) => (t, n - 3),
+        _ => (aw, n - 2),
+    };
+    if k == 0 {
+        return false;
+    }
+    let above = match path[k - 1] {
+        Node::Stmt(syn::Stmt::Expr(e, _)) if std::ptr::eq(e, top) => k - 1,
+        Node::Local(l) if l.init.as_ref().is_some_and(|i| std::ptr::eq(&*i.expr, top)) => k - 1,
+        Node::Arm(a) if std::ptr::eq(&*a.body, top) => k - 1,
+        _ => return false,
+    };
+    locate::check_outer(&path[..=above]).is_ok()
 }
 
 /// An `async fn` private to this file, returning a `Result` whose error can hold an
@@ -337,6 +431,7 @@ fn rewrite_call(
     site: &CallSite,
     position: usize,
     helper: &str,
+    handle: &str,
     caller_body: &text::Uses,
     taken: &mut Vec<String>,
 ) -> Result<(Vec<Edit>, String), String> {
@@ -365,6 +460,11 @@ binding)",
         _ => return Err("a call without a name".into()),
     };
     let at = name_span.start();
+    if let Some(path) = locate::path_to(caller.block, at.line, at.column + 1) {
+        if stands_as_an_ask(&path) {
+            return Ok((vec![cx.idx.edit(as_, ae, handle.into())], via));
+        }
+    }
     let found = locate::find(caller.block, at.line, at.column + 1)?;
     let Some(locate::Node::Expr(aw @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err("the call is not awaited where it is made".into());
@@ -373,18 +473,10 @@ binding)",
         Some(locate::Node::Expr(t @ syn::Expr::Try(tr))) if std::ptr::eq(&*tr.expr, aw) => t,
         _ => aw,
     };
-    let own_statement = match found.statement() {
-        syn::Stmt::Local(l) => l.init.as_ref().is_some_and(|i| std::ptr::eq(&*i.expr, top)),
-        syn::Stmt::Expr(e, _) => std::ptr::eq(e, top),
-        _ => false,
-    };
-    if own_statement {
-        return Ok((vec![cx.idx.edit(as_, ae, "&mrtr".into())], via));
-    }
     // `if !helper(&ctx.peer).await? { .. }`: the call (with its `?`) is hoisted into its own
     // `let`, and its value read in place.
     let (ws, we) = range_of(top, cx.idx).ok_or("an expression without a position")?;
-    let call_text = format!("{}&mrtr{}", &cx.src[ws..as_], &cx.src[ae..we]);
+    let call_text = format!("{}{handle}{}", &cx.src[ws..as_], &cx.src[ae..we]);
     let name = caller_body.fresh_name(&format!("{helper}_answer"), taken);
     taken.push(name.clone());
     let (ss, _) = range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;

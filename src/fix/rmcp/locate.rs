@@ -109,8 +109,9 @@ impl<'a> Visit<'a> for Finder<'a> {
     }
 }
 
-/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
-pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
+/// The nodes from `body` down to the call whose name starts at 1-based `line`/`column`,
+/// unchecked.
+pub fn path_to<'a>(body: &'a syn::Block, line: usize, column: usize) -> Option<Vec<Node<'a>>> {
     let mut f = Finder {
         line,
         column,
@@ -118,7 +119,12 @@ pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site
         found: None,
     };
     f.visit_block(body);
-    let Some(path) = f.found else {
+    f.found
+}
+
+/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
+pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
+    let Some(path) = path_to(body, line, column) else {
         return Err(
             "the call sits inside a macro invocation (`tokio::join!`, `select!`, \
 `format!`, ...), which the rewrite cannot see into; bind the answer with its own `let` first"
@@ -140,7 +146,7 @@ fn same<T>(a: &T, b: &T) -> bool {
 
 /// From the body down to the hoisting statement: only blocks, statements and the branches of
 /// `if` / `match` statements.
-fn check_outer(path: &[Node]) -> Result<(), String> {
+pub fn check_outer(path: &[Node]) -> Result<(), String> {
     for w in path.windows(2) {
         let ok = match (w[0], w[1]) {
             (Node::Block(_), Node::Stmt(_)) => true,

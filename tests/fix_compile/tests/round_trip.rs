@@ -254,6 +254,7 @@ async fn asking_helpers_complete_their_rounds_for_every_caller() {
         call(&client, "drop_database", target.clone()).await,
         "dropped"
     );
+    assert_eq!(call(&client, "truncate", target.clone()).await, "truncated");
     assert_eq!(
         *client.service().asked.lock().unwrap(),
         [
@@ -262,6 +263,7 @@ async fn asking_helpers_complete_their_rounds_for_every_caller() {
             "Really purge the cache?",
             "Really drop orders?",
             "Type the name to confirm",
+            "Really drop rows of orders?",
         ],
         "one question per round, none asked twice"
     );
@@ -276,13 +278,22 @@ async fn asking_helpers_complete_their_rounds_for_every_caller() {
 #[tokio::test]
 async fn a_declined_helper_question_reaches_each_caller_as_the_legacy_code_read_it() {
     let declined = Client {
-        decline: vec!["Really drop table orders?", "Really delete user orders?"],
+        decline: vec![
+            "Really drop table orders?",
+            "Really delete user orders?",
+            "Really drop rows of orders?",
+        ],
         ..Client::default()
     };
     let client = connect(Ops::default(), declined);
     let target = json!({ "name": "orders" });
     assert_eq!(call(&client, "drop_table", target.clone()).await, "kept");
-    assert_eq!(call(&client, "delete_user", target).await, "kept");
+    assert_eq!(call(&client, "delete_user", target.clone()).await, "kept");
+    assert_eq!(
+        call(&client, "truncate", target).await,
+        "kept",
+        "through two helpers"
+    );
 }
 
 #[tokio::test]

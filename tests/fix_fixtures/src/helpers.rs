@@ -46,6 +46,30 @@ async fn confirm_destructive(peer: &Peer<RoleServer>, what: &str) -> Result<bool
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    AlwaysAsk,
+    Auto,
+}
+
+/// A helper calling the helper, from the arms of a `match`: it becomes an asking helper too.
+async fn check_permission(
+    mode: Mode,
+    context: &RequestContext<RoleServer>,
+    what: &str,
+) -> Result<bool, McpError> {
+    match mode {
+        Mode::AlwaysAsk => confirm_destructive(&context.peer, what).await,
+        Mode::Auto => {
+            if what.starts_with("drop") {
+                confirm_destructive(&context.peer, what).await
+            } else {
+                Ok(true)
+            }
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Ops {
     tool_router: ToolRouter<Ops>,
@@ -101,6 +125,17 @@ impl Ops {
     async fn purge(&self, peer: Peer<RoleServer>) -> Result<CallToolResult, McpError> {
         confirm_destructive(&peer, "purge the cache").await?;
         Ok(text("purged"))
+    }
+
+    #[tool(description = "Truncate a table, confirmed in the automatic mode")]
+    async fn truncate(
+        &self,
+        Parameters(target): Parameters<Target>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let what = format!("drop rows of {}", target.name);
+        let allowed = check_permission(Mode::Auto, &context, &what).await?;
+        Ok(text(if allowed { "truncated" } else { "kept" }))
     }
 
     #[tool(description = "Drop a database, confirmed by typing its name")]
