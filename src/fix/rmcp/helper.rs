@@ -425,6 +425,7 @@ fn handed_over(caller: &FnSite, arg: &syn::Expr) -> Option<String> {
 /// The edits of one call: the peer argument becomes `&mrtr`, and a call that is not already
 /// its own statement is hoisted into a `let` before its statement. Returns the caller's
 /// parameter the argument named.
+#[allow(clippy::too_many_arguments)]
 fn rewrite_call(
     cx: &Cx,
     caller: &FnSite,
