@@ -276,3 +276,66 @@ fn a_state_suspended_inside_a_helper_of_another_shape_is_invalid_state() {
     assert_eq!(error.message, "Invalid or expired requestState");
     assert_eq!(transcript.rounds.len(), 2);
 }
+
+/// Helper shapes beyond the basic one: an explicit key, a batch, an associated function called
+/// through `Self::`, a call bound without `?`, and a `let`-`else` on its value.
+struct Desk;
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+struct Ticket {
+    id: String,
+}
+
+impl Desk {
+    #[mrtr_helper]
+    async fn ticket_and_notes(mrtr: &Mrtr) -> Result<(String, String), MrtrError> {
+        let (ticket, notes) = mrtr
+            .join(
+                mrtr.elicit::<Ticket>("Ticket?").key("ticket"),
+                mrtr.elicit::<Reason>("Notes?"),
+            )
+            .await?;
+        let ticket = ticket.accepted().map(|t| t.id).unwrap_or_default();
+        let notes = notes.accepted().map(|n| n.text).unwrap_or_default();
+        Ok((ticket, notes))
+    }
+
+    #[mrtr_helper]
+    async fn sure(mrtr: &Mrtr) -> Result<bool, MrtrError> {
+        let ok = mrtr.elicit::<Confirm>("Sure?").await?;
+        Ok(ok.accepted().is_some_and(|c| c.confirm))
+    }
+
+    #[mrtr_handler]
+    async fn file(mrtr: Mrtr) -> Result<Value, MrtrError> {
+        let true = Self::sure(&mrtr).await? else {
+            return Ok(json!("not sure"));
+        };
+        let pair = Self::ticket_and_notes(&mrtr).await;
+        let (ticket, notes) = pair?;
+        Ok(json!({ "ticket": ticket, "notes": notes }))
+    }
+}
+
+#[test]
+fn keys_batches_associated_helpers_and_let_else_on_a_helper_call() {
+    let transcript = client()
+        .answer("s1.s1.ok", Answer::accept(json!({ "confirm": true })))
+        .answer("ticket", Answer::accept(json!({ "id": "CHG-7" })))
+        .answer("s2.s1.notes", Answer::accept(json!({ "text": "fixes" })))
+        .run_blocking(Desk::file);
+    assert_eq!(
+        transcript.end,
+        End::Complete(json!({ "ticket": "CHG-7", "notes": "fixes" }))
+    );
+    let batch = transcript.asked(1).expect("round 2 asks the batch");
+    assert_eq!(
+        batch.input_requests.keys().collect::<Vec<_>>(),
+        ["s2.s1.notes", "ticket"],
+        "an explicit key is used as written, a default one gets the caller's prefix"
+    );
+    let declined = client()
+        .answer("s1.s1.ok", Answer::Decline)
+        .run_blocking(Desk::file);
+    assert_eq!(declined.end, End::Complete(json!("not sure")));
+}
