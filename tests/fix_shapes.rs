@@ -208,3 +208,37 @@ impl S {
     );
     assert!(!fixed.contains("self.stored.elicit"), "{fixed}");
 }
+
+#[test]
+fn an_old_result_matched_in_place_gets_its_own_let_not_a_match_of_a_match() {
+    let dir = package(
+        r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn pick(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let text = match ctx.peer.elicit::<Yes>("Sure?").await {
+            Ok(answer) => format!("{answer:?}"),
+            Err(e) => e.to_string(),
+        };
+        let roots = ctx.peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{text} {roots}"))]))
+    }
+}
+"#,
+    );
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(err.contains("fixed 2 findings"), "{err}\n{fixed}");
+    assert!(!fixed.contains("match match"), "{fixed}");
+    assert!(
+        fixed.contains("let text_result = match text_answer {"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("let text = match text_result {"), "{fixed}");
+    assert!(
+        fixed.contains("let roots = roots_result.map(|r| r.roots.len())"),
+        "{fixed}"
+    );
+}

@@ -184,7 +184,7 @@ impl Ask {
     }
 
     /// The value inside the old call's `Ok(..)`, built from the answer, for the asks whose old
-    /// result the code reads after a `?` (a run-time form's `ElicitResult`).
+    /// result the code reads after a `?` (a run-time form's `ElicitResult`, a `ListRootsResult`).
     pub fn legacy_ok_value(&self, answer: &str, indent: &str) -> Option<String> {
         let i = indent;
         match self {
@@ -195,6 +195,17 @@ impl Ask {
 {i}    Elicitation::Decline => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline),\n\
 {i}    Elicitation::Cancel => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel),\n\
 {i}}}"
+            )),
+            Ask::Roots => Some(format!(
+                "rmcp::model::ListRootsResult::new(\n\
+{i}    {answer}\n\
+{i}        .into_iter()\n\
+{i}        .map(|root| match root.name {{\n\
+{i}            Some(name) => rmcp::model::Root::new(root.uri).with_name(name),\n\
+{i}            None => rmcp::model::Root::new(root.uri),\n\
+{i}        }})\n\
+{i}        .collect(),\n\
+{i})"
             )),
             _ => None,
         }

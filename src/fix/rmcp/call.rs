@@ -220,11 +220,11 @@ await it in its own `let` first"
             replaced = Some((s, e, value));
         }
     }
+    let mut hoisted = format!("let {name} = {ask_text}.await?;");
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
-            let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
-            let bare = matches!(
+            let in_place = matches!(
                 parent,
                 Some(Node::Local(_))
                     | Some(Node::Stmt(_))
@@ -234,19 +234,33 @@ await it in its own `let` first"
                             | syn::Expr::Array(_)
                             | syn::Expr::Return(_)
                     ))
-            ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr))
-                || matches!(ask, Ask::Sample { .. });
+            ) || matches!(ask, Ask::Sample { .. });
             message.push_str("; the old result type is kept");
-            (aw_s, aw_e, if bare { value } else { format!("({value})") })
+            if in_place {
+                let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
+                (aw_s, aw_e, value)
+            } else {
+                // The old result gets a `let` of its own, so the code reading it (a `match`, a
+                // method chain) reads a name, not a nested `match match ..`.
+                let (stmt_start, _) =
+                    range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
+                let indent = indent_at(cx.src, stmt_start);
+                let base = name
+                    .strip_suffix("answer")
+                    .map_or("result".to_string(), |p| format!("{p}result"));
+                let legacy = body.fresh_name(&base, taken);
+                taken.push(legacy.clone());
+                hoisted.push_str(&format!(
+                    "\n{indent}let {legacy} = {};",
+                    ask.legacy_value(&name, indent)
+                ));
+                (aw_s, aw_e, legacy)
+            }
         }
     };
     taken.push(name.clone());
     edits.push(cx.idx.edit(s, e, with));
-    edits.push(hoist(
-        cx,
-        found.statement(),
-        &format!("let {name} = {ask_text}.await?;"),
-    )?);
+    edits.push(hoist(cx, found.statement(), &hoisted)?);
     Ok(CallPlan {
         edits,
         message,
