@@ -339,3 +339,35 @@ fn keys_batches_associated_helpers_and_let_else_on_a_helper_call() {
         .run_blocking(Desk::file);
     assert_eq!(declined.end, End::Complete(json!("not sure")));
 }
+
+/// Not an asking helper: it only reads the request's handle.
+async fn can_elicit(mrtr: &Mrtr) -> Result<bool, MrtrError> {
+    Ok(mrtr.supports_elicitation())
+}
+
+#[mrtr_handler]
+async fn gated(counters: Arc<Counters>, mrtr: Mrtr) -> Result<Value, MrtrError> {
+    counters.before.fetch_add(1, Ordering::SeqCst);
+    let can = can_elicit(&mrtr).await?;
+    if !can {
+        return Ok(json!("no elicitation"));
+    }
+    let ok = mrtr.elicit::<Confirm>("Go?").await?;
+    Ok(json!(ok.accepted().is_some_and(|c| c.confirm)))
+}
+
+#[test]
+fn a_plain_async_fn_taking_the_handle_is_called_as_a_step_that_never_suspends() {
+    let counters = Arc::new(Counters::default());
+    let c = counters.clone();
+    let transcript = client()
+        .answer("s2.ok", Answer::accept(json!({ "confirm": true })))
+        .run_blocking(move |mrtr| gated(c.clone(), mrtr));
+    assert_eq!(transcript.end, End::Complete(json!(true)));
+    assert_eq!(transcript.rounds.len(), 2);
+    assert_eq!(count(&counters.before), 1);
+    let without = client()
+        .capabilities(json!({}))
+        .run_blocking(|mrtr| gated(Arc::new(Counters::default()), mrtr));
+    assert_eq!(without.end, End::Complete(json!("no elicitation")));
+}

@@ -83,6 +83,17 @@ impl Frame {
     }
 }
 
+/// A plain `async fn` taking `&Mrtr` (one that reads capabilities but does not ask) is called
+/// like a helper, with the frame in place of `&mrtr`: it reads the request's handle through
+/// this, and, never suspending, completes its step in the round it runs.
+impl std::ops::Deref for Frame {
+    type Target = Mrtr;
+
+    fn deref(&self) -> &Mrtr {
+        &self.mrtr
+    }
+}
+
 /// The `&Mrtr` parameter of an asking helper, as `#[mrtr_helper]` rewrites it.
 #[diagnostic::on_unimplemented(
     message = "an asking helper (`#[mrtr_helper]`) is called outside a handler's state machine",
