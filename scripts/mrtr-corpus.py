@@ -130,7 +130,7 @@ def main():
                 fixed += 1
                 print(f"  fixed  {path}:{lineno} {method}: {fix['message']}")
             else:
-                why = fix.get("message", "no fix offered")
+                why = fix.get("message") or f"no fix for {hit[0]['code']} ({hit[0]['name']})"
                 print(f"  left   {path}:{lineno} {method}: {why}")
         fixed_total += fixed
         print(f"  found {found}/{len(listed)}, fixed {fixed}, left {len(listed) - fixed}")
