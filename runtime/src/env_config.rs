@@ -20,10 +20,11 @@ pub fn for_server(server_name: &'static str) -> &'static MrtrConfig {
     configs.entry(server_name).or_insert_with(|| {
         let config = MrtrConfig::from_env(server_name).unwrap_or_else(|error| {
             eprintln!("ERROR mrtr: {error}; requests that need a requestState will fail");
-            // No key is used: sealing refuses with the reason.
-            let placeholder =
-                SecretKey::new("unusable", vec![0u8; 32]).expect("valid id and length");
-            let mut config = MrtrConfig::new(server_name, KeyRing::single(placeholder));
+            // Sealing refuses with the reason, so this key is never used.
+            let mut config = match SecretKey::random("unusable") {
+                Ok(key) => MrtrConfig::new(server_name, KeyRing::single(key)),
+                Err(_) => MrtrConfig::ephemeral(server_name),
+            };
             config.unusable = Some(Arc::from(error.to_string()));
             config
         });
