@@ -26,8 +26,10 @@ use crate::shape::{classify, normalize, StmtClass};
 
 mod branch;
 mod looping;
+mod nested;
 
 use branch::branch_arms;
+pub use nested::with_frame;
 
 /// A binding that can be restored from the state, in scope at the current point.
 struct Kept {
@@ -345,7 +347,11 @@ impl<'m> Rewriter<'m> {
                             used_after.extend(free_in_expr(diverge));
                         }
                     }
-                    out.extend(self.ask(ask, used_after, depth));
+                    out.extend(if ask.ask.nested {
+                        self.nested_call(ask, used_after, depth)
+                    } else {
+                        self.ask(ask, used_after, depth)
+                    });
                 }
                 Ok(StmtClass::Loop(looped)) => {
                     // Inside the loop, later iterations read what the whole loop reads.

@@ -69,7 +69,10 @@ pub trait LegacyCarrier: Send + Sync {
 /// needs, without its answer type (a round may mix asks of several types).
 #[derive(Debug, Clone)]
 pub struct Outgoing {
+    /// The explicit key, or the step's default key (which a helper's flow prefixes).
     pub key: String,
+    /// True when the key was given with `Ask::key`, and so is used as it is.
+    pub explicit_key: bool,
     pub request: Value,
     pub capability: Value,
     /// Err when the ask itself cannot be sent (a server bug, e.g. a form that is not flat).

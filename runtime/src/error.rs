@@ -107,3 +107,11 @@ impl fmt::Display for MrtrError {
 }
 
 impl std::error::Error for MrtrError {}
+
+/// Handlers and helpers whose error type is a plain `String` (common in servers that format
+/// their errors) can propagate an ask's error with `?`: it becomes its message.
+impl From<MrtrError> for String {
+    fn from(error: MrtrError) -> String {
+        error.message()
+    }
+}

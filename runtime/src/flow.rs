@@ -30,6 +30,9 @@ pub use crate::context::{Mrtr, StateBody};
 pub use crate::error::MrtrError;
 pub use crate::wire::{Completes, InputRequired};
 
+mod nest;
+pub use nest::{Frame, HelperFrame};
+
 const SAVED: &str = "v:";
 const BRANCH: &str = "b:";
 const ITERATION: &str = "i:";
@@ -122,6 +125,8 @@ pub struct Flow {
     /// Pre-2026 sessions: the answers (or failures) of the round [`Flow::carry`] just sent,
     /// by key, until the step's polls take them.
     carried: BTreeMap<String, Result<Value, MrtrError>>,
+    /// Set in the child flow of an asking helper (`#[mrtr_helper]`).
+    nested: Option<nest::Nesting>,
 }
 
 impl std::fmt::Debug for Flow {
@@ -195,6 +200,7 @@ impl Flow {
             step_keys: (0, BTreeSet::new()),
             suspended: None,
             carried: BTreeMap::new(),
+            nested: None,
         }
     }
 
@@ -207,10 +213,14 @@ impl Flow {
     /// and keeps their answers for the step's polls. When an ask cannot be sent (a server bug,
     /// or a capability the client did not declare at `initialize`), none of the step's asks is
     /// sent, as on 2026-07-28, where such a step fails before anything reaches the client.
-    pub async fn carry(&mut self, asks: Vec<crate::carrier::Outgoing>) {
+    pub async fn carry(&mut self, mut asks: Vec<crate::carrier::Outgoing>) {
         let Some(carrier) = self.mrtr.carrier().cloned() else {
             return;
         };
+        // The keys the step's polls will look under (a helper's default keys are prefixed).
+        for ask in asks.iter_mut().filter(|ask| !ask.explicit_key) {
+            ask.key = format!("{}{}", self.key_prefix(), ask.key);
+        }
         self.carried.clear();
         let mut failed = false;
         for ask in &asks {
@@ -306,7 +316,10 @@ impl Flow {
     /// Looks up the answer to `ask` at `step`. Answers count only for the step the state was
     /// suspended at (an answer to another step's key is ignored); unknown answers are ignored.
     pub fn poll<T>(&mut self, step: u32, default_key: &str, ask: &Ask<T>) -> Polled<T> {
-        let key = ask.explicit_key().unwrap_or(default_key).to_string();
+        let key = match ask.explicit_key() {
+            Some(key) => key.to_string(),
+            None => format!("{}{default_key}", self.key_prefix()),
+        };
         if self.step_keys.0 != step {
             self.step_keys = (step, BTreeSet::new());
             self.answered.clear();
@@ -404,6 +417,9 @@ impl Flow {
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {
             self.data.insert(format!("{ANSWER}{key}"), raw);
+        }
+        if self.nested.is_some() {
+            return self.park(step);
         }
         let flow_id = match &self.flow_id {
             Some(id) => id.clone(),

@@ -5,13 +5,20 @@ pub mod ask;
 pub mod carrier;
 pub mod config;
 pub mod context;
+#[cfg(feature = "rmcp")]
+mod env_config;
 pub mod error;
 pub mod flow;
 mod kept;
 pub mod keys;
 #[cfg(feature = "redis-guard")]
 pub mod redis_guard;
+#[cfg(feature = "rmcp")]
+mod rmcp_json;
+#[cfg(feature = "rmcp")]
+mod rmcp_params;
 mod schema;
+mod schema_ask;
 pub mod seal;
 pub mod testing;
 pub mod wire;
@@ -43,6 +50,8 @@ pub use crate::rmcp::{MrtrServer, Principal};
 pub mod __private {
     pub use crate::flow::*;
     pub use crate::kept::*;
+    #[cfg(feature = "rmcp")]
+    pub use crate::rmcp::assert_mrtr_server;
     pub use serde;
     pub use serde_json;
 }

@@ -26,8 +26,19 @@ use crate::wire::{Completes, InputRequired};
 pub use crate::context::CLIENT_CAPABILITIES_META_KEY;
 
 /// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
+/// `impl MrtrServer for MyServer {}` is enough: the default configuration reads `MRTR_KEYS`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has `#[mrtr_handler]` handlers but does not implement `mrtr::MrtrServer`",
+    label = "the server type of a handler that asks",
+    note = "add `impl mrtr::MrtrServer for {Self} {{}}` (its keys then come from the `MRTR_KEYS` environment variable), or implement `mrtr_config` to return your own `MrtrConfig`"
+)]
 pub trait MrtrServer {
-    fn mrtr_config(&self) -> &MrtrConfig;
+    /// The MRTR configuration. The default is one configuration per server type for the whole
+    /// process, from the environment (`MRTR_KEYS`, see [`MrtrConfig::from_env`]), with the
+    /// type's name as the audience states are bound to.
+    fn mrtr_config(&self) -> &MrtrConfig {
+        crate::env_config::for_server(std::any::type_name::<Self>())
+    }
 
     /// The authenticated principal of a request, which states are bound to. The default reads
     /// a [`Principal`] from the request's extensions, or (feature `http`) from the extensions
@@ -37,6 +48,12 @@ pub trait MrtrServer {
         principal(context)
     }
 }
+
+/// Compiles only when `S` implements [`MrtrServer`]; the `#[mrtr_handler]` expansion of an rmcp
+/// tool calls it so that a missing impl is reported at the handler, naming the impl to write.
+#[doc(hidden)]
+#[inline]
+pub fn assert_mrtr_server<S: MrtrServer + ?Sized>() {}
 
 /// The authenticated principal of a request. An auth layer inserts it into the request's
 /// extensions (`RequestContext::extensions`); states are then bound to it.

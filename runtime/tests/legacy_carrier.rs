@@ -305,3 +305,63 @@ fn a_request_state_sent_on_a_pre_2026_session_is_ignored() {
     );
     assert_eq!(runs.before_first_ask.load(Ordering::SeqCst), 1);
 }
+
+/// An asking helper: on a pre-2026 session its asks go out in process too, under the same
+/// (prefixed) keys the MRTR rounds use.
+#[mrtr::mrtr_helper]
+async fn confirm_twice(mrtr: &Mrtr, what: String) -> Result<bool, MrtrError> {
+    let first = mrtr.elicit::<Confirm>(format!("{what}?")).await?;
+    let Elicitation::Accept(Confirm { confirm: true }) = first else {
+        return Ok(false);
+    };
+    let ticket = mrtr.elicit::<Ticket>("Ticket?").await?;
+    Ok(ticket.accepted().is_some())
+}
+
+#[mrtr_handler]
+async fn guarded(runs: Arc<Runs>, mrtr: Mrtr) -> Result<Value, MrtrError> {
+    runs.before_first_ask.fetch_add(1, Ordering::SeqCst);
+    let ok = confirm_twice(&mrtr, "Delete".to_string()).await?;
+    let roots = mrtr.list_roots().await?;
+    runs.after_last_ask.fetch_add(1, Ordering::SeqCst);
+    Ok(json!({ "ok": ok, "roots": roots.len() }))
+}
+
+#[test]
+fn an_asking_helper_runs_in_process_on_a_pre_2026_session() {
+    let client = Arc::new(full_client());
+    let config = MrtrConfig::ephemeral("legacy-test");
+    let runs = Arc::new(Runs::default());
+    let mrtr = legacy_mrtr(client.clone(), ALL_CAPABILITIES, &config);
+    let outcome = block_on(guarded(runs.clone(), mrtr)).expect("completes");
+    assert_eq!(outcome.complete(), Some(json!({ "ok": true, "roots": 2 })));
+    let methods: Vec<Vec<String>> = client
+        .rounds()
+        .iter()
+        .map(|round| {
+            round
+                .iter()
+                .map(|r| {
+                    let field = r["params"]["requestedSchema"]["properties"]
+                        .as_object()
+                        .and_then(|p| p.keys().next().cloned());
+                    format!(
+                        "{}{}",
+                        r["method"].as_str().unwrap(),
+                        field.map(|f| format!(":{f}")).unwrap_or_default()
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            vec!["elicitation/create:confirm".to_string()],
+            vec!["elicitation/create:id".to_string()],
+            vec!["roots/list".to_string()],
+        ]
+    );
+    assert_eq!(runs.before_first_ask.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.after_last_ask.load(Ordering::SeqCst), 1);
+}
