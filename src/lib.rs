@@ -12,6 +12,7 @@ pub mod config;
 pub mod discover;
 pub mod engine;
 pub mod finding;
+pub mod item_index;
 pub mod fix;
 pub mod lexer;
 pub mod lint;
