@@ -278,9 +278,7 @@ impl<'a> Scanner<'a> {
 
     /// `->`: a `>` right after a `-` closes no angle bracket.
     fn is_arrow_head(&self, i: usize) -> bool {
-        i > 0
-            && self.punct(i - 1) == Some(b'-')
-            && self.toks[i - 1].1.end == self.toks[i].1.start
+        i > 0 && self.punct(i - 1) == Some(b'-') && self.toks[i - 1].1.end == self.toks[i].1.start
     }
 
     /// From an opening `(`, `[` or `{` at `i`: the index just past its match.
@@ -424,7 +422,9 @@ impl<'a> Scanner<'a> {
                     self.at += 1;
                     continue;
                 }
-                "const" if !matches!(self.word(i + 1), Some("fn" | "unsafe" | "async" | "extern")) => {
+                "const"
+                    if !matches!(self.word(i + 1), Some("fn" | "unsafe" | "async" | "extern")) =>
+                {
                     // `const X: T = ..;` (not `const fn`): skipped.
                     self.at = self.scan_to(i + 1, |s, j| s.punct(j) == Some(b';')) + 1;
                 }
@@ -565,7 +565,9 @@ impl<'a> Scanner<'a> {
             self.at = from;
             return;
         };
-        let open = self.scan_to(from + 1, |s, j| matches!(s.punct(j), Some(b'{' | b';' | b'(')));
+        let open = self.scan_to(from + 1, |s, j| {
+            matches!(s.punct(j), Some(b'{' | b';' | b'('))
+        });
         match self.punct(open) {
             Some(b'{') => {
                 let close = self.skip_group(open) - 1;
@@ -784,7 +786,10 @@ mod tests {
             texts(ix.aliases.get("Registry")),
             ["Arc<RwLock<HashMap<String, Peer<Server>>>>"]
         );
-        assert!(!ix.aliases.contains_key("Out"), "associated types are not aliases");
+        assert!(
+            !ix.aliases.contains_key("Out"),
+            "associated types are not aliases"
+        );
         let field = |s: &str, f: &str| texts(ix.fields.get(&(s.to_string(), f.to_string())));
         assert_eq!(field("App", "peers"), ["Registry"]);
         assert_eq!(field("App", "cb"), ["Box<dyn Fn(u8, u8) -> Vec<u8>>"]);
@@ -795,7 +800,10 @@ mod tests {
         assert_eq!(texts(ix.fn_returns.get("peer")), ["Option<Peer<Server>>"]);
         assert_eq!(texts(ix.fn_returns.get("get")), ["Peer<Server>"]);
         assert!(!ix.fn_returns.contains_key("unit"));
-        assert!(!ix.fn_returns.contains_key("nested"), "fn bodies are not read");
+        assert!(
+            !ix.fn_returns.contains_key("nested"),
+            "fn bodies are not read"
+        );
         assert!(!ix.fn_returns.contains_key("fake"));
         assert_eq!(
             ix.trait_impls,
@@ -822,7 +830,10 @@ mod tests {
         ]);
         let test = |p: &str| ix.test_files.contains(Path::new(p));
         assert!(test("/p/src/server_tests.rs"));
-        assert!(test("/p/src/server_tests/support.rs"), "below a test module");
+        assert!(
+            test("/p/src/server_tests/support.rs"),
+            "below a test module"
+        );
         assert!(test("/p/src/server/helpers.rs"));
         assert!(test("/p/src/a/b/mod.rs"), "inside an inline module");
         assert!(test("/p/src/t/inner.rs"), "inside an inline test module");

@@ -81,3 +81,8 @@ fn raw_jsonrpc_server() {
 fn proxy_gateway_forwarding_is_reported() {
     check("proxy-gateway");
 }
+
+#[test]
+fn cross_file_server_types_come_from_the_crate_index() {
+    check("cross-file-server");
+}
