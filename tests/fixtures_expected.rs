@@ -86,3 +86,8 @@ fn proxy_gateway_forwarding_is_reported() {
 fn cross_file_server_types_come_from_the_crate_index() {
     check("cross-file-server");
 }
+
+#[test]
+fn sdk_own_package_examples_depend_on_the_sdk() {
+    check("sdk-own-package");
+}
