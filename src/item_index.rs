@@ -694,8 +694,7 @@ impl<'a> Scanner<'a> {
             top.iter()
                 .filter(|&&j| j >= a && j < b)
                 .filter_map(|&j| s.word(j))
-                .filter(|w| !matches!(*w, "dyn" | "mut" | "const"))
-                .last()
+                .rfind(|w| !matches!(*w, "dyn" | "mut" | "const"))
                 .map(str::to_string)
         };
         if let (Some(f), Some(ty)) = (for_at, last_segment(self, self_from, open)) {

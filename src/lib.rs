@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod parse;
 pub mod prefilter;
 pub mod report;
+pub mod request_helpers;
 pub mod rules;
 mod scan;
 pub mod scope;

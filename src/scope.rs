@@ -173,6 +173,8 @@ pub struct FileFacts {
     pub spawned_names: HashSet<String>,
     /// Which of the file's handlers call which of its helpers.
     pub callgraph: crate::callgraph::CallGraph,
+    /// The file's fns that build a request object or forward a method name to a sender.
+    pub helpers: crate::request_helpers::RequestHelpers,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
     pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
@@ -248,6 +250,7 @@ impl FileFacts {
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
         facts.crate_handler_impls();
+        facts.helpers = crate::request_helpers::RequestHelpers::gather(file, text);
         let callgraph = crate::callgraph::CallGraph::build(file, &facts);
         facts.callgraph = callgraph;
         facts
@@ -263,6 +266,14 @@ impl FileFacts {
     /// The package's dependency on `sdk`; `None` without a manifest or without the dependency.
     pub fn dependency(&self, sdk: &SdkTable) -> Option<&Dependency> {
         self.package.as_deref()?.dependency_on(sdk.packages)
+    }
+
+    /// The file is part of an SDK's own implementation (its package's `src/`): the SDK's request
+    /// methods send these requests by name, and that is no server's call.
+    pub fn in_sdk_itself(&self) -> bool {
+        self.package
+            .as_deref()
+            .is_some_and(|p| p.as_sdk_user.is_some())
     }
 
     /// The manifest is known and does not depend on `sdk`: nothing in the file can be its.

@@ -392,6 +392,12 @@ impl<'a> State<'a> {
 
     fn resolve_raw(&self, scan: RawScan) -> Vec<RawRequest> {
         let mut out = scan.raw;
+        // `send(roots_request(id))`: a fn of the file that returns a hand-written request.
+        for (name, span) in scan.calls {
+            if let Some(&method) = self.facts.helpers.builders.get(&name) {
+                out.push(RawRequest { method, span });
+            }
+        }
         for id in scan.idents {
             if let Some(v) = self.lookup(&id) {
                 out.extend(v.raw.iter().copied());

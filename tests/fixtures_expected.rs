@@ -91,3 +91,8 @@ fn cross_file_server_types_come_from_the_crate_index() {
 fn sdk_own_package_examples_depend_on_the_sdk() {
     check("sdk-own-package");
 }
+
+#[test]
+fn custom_requester_method_strings_and_helper_built_requests() {
+    check("custom-requester-server");
+}
