@@ -21,6 +21,12 @@ pub struct TypeText {
     /// Index into [`ItemIndex::files`].
     pub file: usize,
     pub text: String,
+    /// The struct a field belongs to (empty for other entries).
+    pub owner: String,
+    /// The text names an SDK's peer or context type, or an alias of the package that may be one
+    /// (directly, through an import rename, or through other aliases). Only such types are
+    /// parsed: the rest cannot be a peer or a context, whatever file reads them.
+    pub sdk: bool,
 }
 
 /// One file of the package, as far as the index is concerned.
@@ -37,14 +43,14 @@ pub struct ItemIndex {
     pub files: Vec<FileItems>,
     /// `type Name = ..;` at module level → every definition of that name.
     pub aliases: HashMap<String, Vec<TypeText>>,
-    /// `(struct, field)` → type (tuple fields are named `0`, `1`, ..).
-    pub fields: HashMap<(String, String), Vec<TypeText>>,
-    /// field name → the types of every field of that name.
+    /// field name → the types of every field of that name, each with its struct (tuple fields
+    /// are named `0`, `1`, ..).
     pub fields_by_name: HashMap<String, Vec<TypeText>>,
     pub statics: HashMap<String, Vec<TypeText>>,
     /// fn or method name → the return types of every fn of that name.
     pub fn_returns: HashMap<String, Vec<TypeText>>,
-    /// `impl Trait for Type`: (last segment of the trait path, last segment of the type).
+    /// `impl Trait for Type` where `Trait` is named like an SDK's handler trait: (last segment
+    /// of the trait path, last segment of the type).
     pub trait_impls: Vec<(String, String)>,
     /// Files declared by a `mod x;` under `#[cfg(test)]`, and every file below one.
     pub test_files: HashSet<PathBuf>,
@@ -72,7 +78,62 @@ impl ItemIndex {
             scanner.items(&mut Vec::new(), Ctx::Module, false);
         }
         index.test_files = test_files(&index.files, &mods);
+        index.mark_sdk_types();
         index
+    }
+
+    /// Sets [`TypeText::sdk`] on every entry: the SDK tables' peer and context type names, then
+    /// the aliases whose text names one, until no alias changes.
+    fn mark_sdk_types(&mut self) {
+        let mut names: HashSet<String> = crate::sdk::SDKS
+            .iter()
+            .flat_map(|s| {
+                s.peer_types
+                    .iter()
+                    .map(|p| p.name)
+                    .chain(s.context_types.iter().map(|c| c.name))
+            })
+            .map(str::to_string)
+            .collect();
+        let files = &self.files;
+        let names_sdk = |t: &TypeText, names: &HashSet<String>| {
+            t.text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .any(|w| {
+                    names.contains(w)
+                        || files[t.file]
+                            .imports
+                            .get(w)
+                            .and_then(|p| p.last())
+                            .is_some_and(|real| names.contains(real))
+                })
+        };
+        loop {
+            let mut grew = false;
+            for (name, defs) in self.aliases.iter_mut() {
+                for d in defs.iter_mut() {
+                    if !d.sdk && names_sdk(d, &names) {
+                        d.sdk = true;
+                    }
+                }
+                if defs.iter().any(|d| d.sdk) && names.insert(name.clone()) {
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        for map in [
+            &mut self.fields_by_name,
+            &mut self.statics,
+            &mut self.fn_returns,
+        ] {
+            for d in map.values_mut().flatten() {
+                d.sdk = names_sdk(d, &names);
+            }
+        }
     }
 
     /// Reads and indexes every `.rs` file of the package whose manifest is `manifest`: the files
@@ -363,9 +424,12 @@ impl<'a> Scanner<'a> {
         text: Option<String>,
     ) {
         if let Some(text) = text {
-            map.entry(name.to_string())
-                .or_default()
-                .push(TypeText { file, text });
+            map.entry(name.to_string()).or_default().push(TypeText {
+                file,
+                text,
+                owner: String::new(),
+                sdk: false,
+            });
         }
     }
 
@@ -620,20 +684,16 @@ impl<'a> Scanner<'a> {
         let Some(text) = self.text_of(ty_from, to) else {
             return;
         };
-        let t = TypeText {
-            file: self.file,
-            text,
-        };
         self.index
             .fields_by_name
-            .entry(name.clone())
+            .entry(name)
             .or_default()
-            .push(t.clone());
-        self.index
-            .fields
-            .entry((owner.to_string(), name))
-            .or_default()
-            .push(t);
+            .push(TypeText {
+                file: self.file,
+                text,
+                owner: owner.to_string(),
+                sdk: false,
+            });
     }
 
     fn static_item(&mut self, from: usize) {
@@ -699,7 +759,12 @@ impl<'a> Scanner<'a> {
         };
         if let (Some(f), Some(ty)) = (for_at, last_segment(self, self_from, open)) {
             if let Some(tr) = last_segment(self, from, f) {
-                self.index.trait_impls.push((tr, ty));
+                let handler = crate::sdk::SDKS
+                    .iter()
+                    .any(|s| s.handler_traits.iter().any(|h| h.name == tr));
+                if handler {
+                    self.index.trait_impls.push((tr, ty));
+                }
             }
         }
         let body = self.scan_to(open, |s, j| matches!(s.punct(j), Some(b'{' | b';')));
@@ -789,7 +854,17 @@ mod tests {
             !ix.aliases.contains_key("Out"),
             "associated types are not aliases"
         );
-        let field = |s: &str, f: &str| texts(ix.fields.get(&(s.to_string(), f.to_string())));
+        let field = |s: &str, f: &str| -> Vec<String> {
+            ix.fields_by_name
+                .get(f)
+                .map(|v| {
+                    v.iter()
+                        .filter(|t| t.owner == s)
+                        .map(|t| t.text.clone())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         assert_eq!(field("App", "peers"), ["Registry"]);
         assert_eq!(field("App", "cb"), ["Box<dyn Fn(u8, u8) -> Vec<u8>>"]);
         assert_eq!(field("App", "other"), ["T"]);
@@ -813,6 +888,12 @@ mod tests {
         assert_eq!(imports["Peer"], ["rmcp", "Peer"]);
         assert_eq!(imports["Arc"], ["std", "sync", "Arc"]);
         assert!(!imports.contains_key("*"));
+        let sdk = |v: Option<&Vec<TypeText>>| v.unwrap()[0].sdk;
+        assert!(sdk(ix.aliases.get("Registry")));
+        assert!(sdk(ix.fields_by_name.get("peers")), "through the alias");
+        assert!(!sdk(ix.fields_by_name.get("cb")));
+        assert!(!sdk(ix.fields_by_name.get("1")));
+        assert!(sdk(ix.fn_returns.get("peer")));
     }
 
     #[test]

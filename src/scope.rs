@@ -307,6 +307,19 @@ impl FileFacts {
         let Some(items) = self.items.as_deref() else {
             return Kind::Unknown;
         };
+        let all: &[TypeText] = match table {
+            IndexTable::Alias => items.aliases.get(key),
+            IndexTable::Field | IndexTable::FieldByName => items.fields_by_name.get(key),
+            IndexTable::Static => items.statics.get(key),
+            IndexTable::FnReturn => items.fn_returns.get(key),
+        }
+        .map_or(&[], Vec::as_slice);
+        let mine = |t: &&TypeText| owner.is_none_or(|o| t.owner == o);
+        // A definition that names no SDK type cannot be a peer: then the name is not one for sure.
+        // (Most lookups end here, before any allocation: the rules ask about every method call.)
+        if all.is_empty() || all.iter().filter(mine).any(|t| !t.sdk) {
+            return Kind::Unknown;
+        }
         let cache_key = (
             table,
             owner.map_or_else(|| key.to_string(), |o| format!("{o}.{key}")),
@@ -314,21 +327,12 @@ impl FileFacts {
         if let Some(k) = self.index_kinds.borrow().get(&cache_key) {
             return k.clone();
         }
-        let entries: Option<&Vec<TypeText>> = match table {
-            IndexTable::Alias => items.aliases.get(key),
-            IndexTable::Field => items
-                .fields
-                .get(&(owner.unwrap_or_default().to_string(), key.to_string())),
-            IndexTable::FieldByName => items.fields_by_name.get(key),
-            IndexTable::Static => items.statics.get(key),
-            IndexTable::FnReturn => items.fn_returns.get(key),
-        };
         // Marked first, so an alias that names itself (through other aliases) ends as unknown.
         self.index_kinds
             .borrow_mut()
             .insert(cache_key.clone(), Kind::Unknown);
         let mut kind: Option<Kind> = None;
-        for t in entries.map(Vec::as_slice).unwrap_or(&[]) {
+        for t in all.iter().filter(mine) {
             let k = match syn::parse_str::<syn::Type>(&t.text) {
                 Ok(mut ty) => {
                     qualify(&mut ty, &items.files[t.file].imports);
@@ -365,9 +369,11 @@ impl FileFacts {
     /// The kind of `owner.field` (`owner: None`: every field of that name in the package).
     pub fn crate_field(&self, owner: Option<&str>, field: &str) -> Kind {
         let declared = |o: &str| {
-            self.items
-                .as_deref()
-                .is_some_and(|i| i.fields.contains_key(&(o.to_string(), field.to_string())))
+            self.items.as_deref().is_some_and(|i| {
+                i.fields_by_name
+                    .get(field)
+                    .is_some_and(|v| v.iter().any(|t| t.owner == o))
+            })
         };
         match owner {
             Some(o) if declared(o) => self.index_kind(IndexTable::Field, field, Some(o)),
