@@ -54,9 +54,19 @@ pub struct ItemIndex {
     pub trait_impls: Vec<(String, String)>,
     /// Files declared by a `mod x;` under `#[cfg(test)]`, and every file below one.
     pub test_files: HashSet<PathBuf>,
+    /// Sorted names (of any table) with a definition that names an SDK type: the only names a
+    /// lookup can answer. Usually a handful, so a miss costs a few compares, not a hash.
+    sdk_keys: Vec<String>,
 }
 
 impl ItemIndex {
+    /// Whether some definition of `name` names an SDK type (otherwise no table can answer).
+    pub fn may_answer(&self, name: &str) -> bool {
+        self.sdk_keys
+            .binary_search_by(|k| k.as_str().cmp(name))
+            .is_ok()
+    }
+
     /// Whether `path` (absolute, or relative to the working directory) is a module file declared
     /// under `#[cfg(test)]` somewhere in the package.
     pub fn is_test_file(&self, path: &Path) -> bool {
@@ -68,24 +78,28 @@ impl ItemIndex {
     pub fn build(files: Vec<(PathBuf, String)>) -> ItemIndex {
         let mut index = ItemIndex::default();
         let mut mods: Vec<ModDecl> = Vec::new();
-        for (path, text) in files {
-            let file = index.files.len();
+        let mut pending: Vec<Pending> = Vec::new();
+        for (file, (path, text)) in files.iter().enumerate() {
             index.files.push(FileItems {
-                path: normalize(&path),
+                path: normalize(path),
                 imports: HashMap::new(),
             });
-            let mut scanner = Scanner::new(&text, file, &mut index, &mut mods);
+            let mut scanner = Scanner::new(text, file, &mut index, &mut mods, &mut pending);
             scanner.items(&mut Vec::new(), Ctx::Module, false);
         }
         index.test_files = test_files(&index.files, &mods);
-        index.mark_sdk_types();
+        index.keep_sdk_types(&files, pending);
         index
     }
 
-    /// Sets [`TypeText::sdk`] on every entry: the SDK tables' peer and context type names, then
-    /// the aliases whose text names one, until no alias changes.
-    fn mark_sdk_types(&mut self) {
-        let mut names: HashSet<String> = crate::sdk::SDKS
+    /// Keeps, of what the scanner found, the definitions that may name an SDK peer or context:
+    /// those whose text names one of the SDK tables' peer or context types (directly, through an
+    /// import rename, or through an alias that does, to any depth), and for the names that have
+    /// one, every other definition too (which makes the name ambiguous). Everything else is
+    /// dropped before it costs an allocation: most of a package's fields and fns are of no
+    /// interest, and this runs on every file of it.
+    fn keep_sdk_types(&mut self, files: &[(PathBuf, String)], pending: Vec<Pending>) {
+        let mut names: Vec<String> = crate::sdk::SDKS
             .iter()
             .flat_map(|s| {
                 s.peer_types
@@ -95,45 +109,94 @@ impl ItemIndex {
             })
             .map(str::to_string)
             .collect();
-        let files = &self.files;
-        let names_sdk = |t: &TypeText, names: &HashSet<String>| {
-            t.text
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        names.sort_unstable();
+        names.dedup();
+        // `use rmcp::Peer as P;`: local name → real name, per file (usually none).
+        let renames: Vec<Vec<(String, String)>> = self
+            .files
+            .iter()
+            .map(|f| {
+                f.imports
+                    .iter()
+                    .filter_map(|(local, path)| {
+                        let real = path.last()?;
+                        (real != local).then(|| (local.clone(), real.clone()))
+                    })
+                    .collect()
+            })
+            .collect();
+        let names_sdk = |text: &str, file: usize, names: &[String]| {
+            let known = |w: &str| names.binary_search_by(|n| n.as_str().cmp(w)).is_ok();
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .filter(|w| !w.is_empty())
                 .any(|w| {
-                    names.contains(w)
-                        || files[t.file]
-                            .imports
-                            .get(w)
-                            .and_then(|p| p.last())
-                            .is_some_and(|real| names.contains(real))
+                    known(w)
+                        || renames[file]
+                            .iter()
+                            .any(|(local, real)| local == w && known(real))
                 })
         };
+        let text_of = |p: &Pending| &files[p.file].1[p.ty.clone()];
+        let name_of = |p: &Pending| match p.tuple {
+            Some(n) => n.to_string(),
+            None => files[p.file].1[p.name.clone()].to_string(),
+        };
+        let mut sdk = vec![false; pending.len()];
+        // Aliases first (few), until no alias changes.
         loop {
             let mut grew = false;
-            for (name, defs) in self.aliases.iter_mut() {
-                for d in defs.iter_mut() {
-                    if !d.sdk && names_sdk(d, &names) {
-                        d.sdk = true;
+            for (i, p) in pending.iter().enumerate() {
+                if p.table == Table::Alias && !sdk[i] && names_sdk(text_of(p), p.file, &names) {
+                    sdk[i] = true;
+                    let name = name_of(p);
+                    if let Err(at) = names.binary_search(&name) {
+                        names.insert(at, name);
+                        grew = true;
                     }
-                }
-                if defs.iter().any(|d| d.sdk) && names.insert(name.clone()) {
-                    grew = true;
                 }
             }
             if !grew {
                 break;
             }
         }
-        for map in [
-            &mut self.fields_by_name,
-            &mut self.statics,
-            &mut self.fn_returns,
-        ] {
-            for d in map.values_mut().flatten() {
-                d.sdk = names_sdk(d, &names);
+        for (i, p) in pending.iter().enumerate() {
+            if p.table != Table::Alias {
+                sdk[i] = names_sdk(text_of(p), p.file, &names);
             }
         }
+        let mut keys: Vec<String> = pending
+            .iter()
+            .zip(&sdk)
+            .filter(|(_, s)| **s)
+            .map(|(p, _)| name_of(p))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let wanted = |p: &Pending| match p.tuple {
+            Some(n) => keys.binary_search(&n.to_string()).is_ok(),
+            None => keys
+                .binary_search_by(|k| k.as_str().cmp(&files[p.file].1[p.name.clone()]))
+                .is_ok(),
+        };
+        for (p, &is_sdk) in pending.iter().zip(&sdk) {
+            if !is_sdk && !wanted(p) {
+                continue;
+            }
+            let entry = TypeText {
+                file: p.file,
+                text: text_of(p).to_string(),
+                owner: files[p.file].1[p.owner.clone()].to_string(),
+                sdk: is_sdk,
+            };
+            let map = match p.table {
+                Table::Alias => &mut self.aliases,
+                Table::Field => &mut self.fields_by_name,
+                Table::Static => &mut self.statics,
+                Table::FnReturn => &mut self.fn_returns,
+            };
+            map.entry(name_of(p)).or_default().push(entry);
+        }
+        self.sdk_keys = keys;
     }
 
     /// Reads and indexes every `.rs` file of the package whose manifest is `manifest`: the files
@@ -208,6 +271,27 @@ pub fn normalize(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Which table a definition goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Alias,
+    Field,
+    Static,
+    FnReturn,
+}
+
+/// A definition as the scanner finds it: offsets into its file's text.
+struct Pending {
+    table: Table,
+    file: usize,
+    name: Range<usize>,
+    /// A tuple struct's field number (then `name` is empty).
+    tuple: Option<usize>,
+    /// A field's struct (empty for other definitions).
+    owner: Range<usize>,
+    ty: Range<usize>,
 }
 
 /// A `mod name;` declaration.
@@ -287,11 +371,12 @@ enum Tok {
 /// The item-level reader of one file.
 struct Scanner<'a> {
     text: &'a str,
-    toks: Vec<(Tok, Range<usize>)>,
+    toks: Vec<(Tok, Range<u32>)>,
     at: usize,
     file: usize,
     index: &'a mut ItemIndex,
     mods: &'a mut Vec<ModDecl>,
+    pending: &'a mut Vec<Pending>,
 }
 
 impl<'a> Scanner<'a> {
@@ -300,11 +385,15 @@ impl<'a> Scanner<'a> {
         file: usize,
         index: &'a mut ItemIndex,
         mods: &'a mut Vec<ModDecl>,
+        pending: &'a mut Vec<Pending>,
     ) -> Self {
         let mut lexer = Lexer::new(text.as_bytes());
-        let mut toks = Vec::with_capacity(text.len() / 5);
+        // About one token per four bytes of Rust: one allocation, no regrowth.
+        let mut toks = Vec::with_capacity(text.len() / 4);
         while let Some(t) = lexer.next() {
-            let range = lexer.start()..lexer.offset();
+            // Files over 4 GiB are not Rust anyone wrote; their offsets wrap and the index is wrong
+            // for them, nothing worse.
+            let range = lexer.start() as u32..lexer.offset() as u32;
             let t = match t {
                 Token::Ident(_) => Tok::Ident,
                 Token::Punct(b) => Tok::Punct(b),
@@ -320,12 +409,18 @@ impl<'a> Scanner<'a> {
             file,
             index,
             mods,
+            pending,
         }
+    }
+
+    fn range(&self, i: usize) -> Range<usize> {
+        let r = &self.toks[i].1;
+        r.start as usize..r.end as usize
     }
 
     fn word(&self, i: usize) -> Option<&'a str> {
         match self.toks.get(i)? {
-            (Tok::Ident, r) => Some(&self.text[r.clone()]),
+            (Tok::Ident, r) => Some(&self.text[r.start as usize..r.end as usize]),
             _ => None,
         }
     }
@@ -410,25 +505,23 @@ impl<'a> Scanner<'a> {
         out
     }
 
-    fn text_of(&self, from: usize, to: usize) -> Option<String> {
+    /// The text of tokens `from..to`, as offsets.
+    fn span_of(&self, from: usize, to: usize) -> Option<Range<usize>> {
         if from >= to || to > self.toks.len() {
             return None;
         }
-        Some(self.text[self.toks[from].1.start..self.toks[to - 1].1.end].to_string())
+        Some(self.range(from).start..self.range(to - 1).end)
     }
 
-    fn record(
-        map: &mut HashMap<String, Vec<TypeText>>,
-        name: &str,
-        file: usize,
-        text: Option<String>,
-    ) {
-        if let Some(text) = text {
-            map.entry(name.to_string()).or_default().push(TypeText {
-                file,
-                text,
-                owner: String::new(),
-                sdk: false,
+    fn record(&mut self, table: Table, name_tok: usize, ty: Option<Range<usize>>) {
+        if let Some(ty) = ty {
+            self.pending.push(Pending {
+                table,
+                file: self.file,
+                name: self.range(name_tok),
+                tuple: None,
+                owner: 0..0,
+                ty,
             });
         }
     }
@@ -616,19 +709,22 @@ impl<'a> Scanner<'a> {
         if ctx != Ctx::Module {
             return;
         }
-        let Some(name) = self.word(from) else { return };
+        if self.word(from).is_none() {
+            return;
+        }
         let eq = self.scan_to(from + 1, |s, j| s.punct(j) == Some(b'='));
         if eq < end {
-            let text = self.text_of(eq + 1, end);
-            Self::record(&mut self.index.aliases, name, self.file, text);
+            let ty = self.span_of(eq + 1, end);
+            self.record(Table::Alias, from, ty);
         }
     }
 
     fn struct_item(&mut self, from: usize) {
-        let Some(name) = self.word(from).map(str::to_string) else {
+        if self.word(from).is_none() {
             self.at = from;
             return;
-        };
+        }
+        let name = self.range(from);
         let open = self.scan_to(from + 1, |s, j| {
             matches!(s.punct(j), Some(b'{' | b';' | b'('))
         });
@@ -638,7 +734,7 @@ impl<'a> Scanner<'a> {
                 let mut k = open + 1;
                 while k < close {
                     let end = self.scan_to(k, |s, x| s.punct(x) == Some(b',')).min(close);
-                    self.field(&name, None, k, end);
+                    self.field(name.clone(), None, k, end);
                     k = end + 1;
                 }
                 self.at = close + 1;
@@ -649,7 +745,7 @@ impl<'a> Scanner<'a> {
                 let mut n = 0;
                 while k < close {
                     let end = self.scan_to(k, |s, x| s.punct(x) == Some(b',')).min(close);
-                    self.field(&name, Some(n), k, end);
+                    self.field(name.clone(), Some(n), k, end);
                     n += 1;
                     k = end + 1;
                 }
@@ -661,7 +757,7 @@ impl<'a> Scanner<'a> {
 
     /// One field, tokens `from..to`: attributes, visibility, `name: Type` (or a tuple field's
     /// type, numbered `n`).
-    fn field(&mut self, owner: &str, n: Option<usize>, mut from: usize, to: usize) {
+    fn field(&mut self, owner: Range<usize>, n: Option<usize>, mut from: usize, to: usize) {
         loop {
             if self.punct(from) == Some(b'#') {
                 from = self.skip_group(from + 1);
@@ -675,25 +771,23 @@ impl<'a> Scanner<'a> {
             }
         }
         let (name, ty_from) = match n {
-            Some(n) => (n.to_string(), from),
+            Some(_) => (0..0, from),
             None => match (self.word(from), self.punct(from + 1)) {
-                (Some(w), Some(b':')) => (w.to_string(), from + 2),
+                (Some(_), Some(b':')) => (self.range(from), from + 2),
                 _ => return,
             },
         };
-        let Some(text) = self.text_of(ty_from, to) else {
+        let Some(ty) = self.span_of(ty_from, to) else {
             return;
         };
-        self.index
-            .fields_by_name
-            .entry(name)
-            .or_default()
-            .push(TypeText {
-                file: self.file,
-                text,
-                owner: owner.to_string(),
-                sdk: false,
-            });
+        self.pending.push(Pending {
+            table: Table::Field,
+            file: self.file,
+            name,
+            tuple: n,
+            owner,
+            ty,
+        });
     }
 
     fn static_item(&mut self, from: usize) {
@@ -704,21 +798,20 @@ impl<'a> Scanner<'a> {
         };
         let end = self.scan_to(from, |s, j| s.punct(j) == Some(b';'));
         self.at = end + 1;
-        let Some(name) = self.word(from) else { return };
-        if self.punct(from + 1) != Some(b':') {
+        if self.word(from).is_none() || self.punct(from + 1) != Some(b':') {
             return;
         }
         let eq = self.scan_to(from + 2, |s, j| s.punct(j) == Some(b'='));
-        let text = self.text_of(from + 2, eq.min(end));
-        Self::record(&mut self.index.statics, name, self.file, text);
+        let ty = self.span_of(from + 2, eq.min(end));
+        self.record(Table::Static, from, ty);
     }
 
     /// After `fn`: `name<..>(..) -> Type where .. { body }`; the body is skipped.
     fn fn_item(&mut self, from: usize) {
-        let Some(name) = self.word(from).map(str::to_string) else {
+        if self.word(from).is_none() {
             self.at = from;
             return;
-        };
+        }
         let end = self.scan_to(from + 1, |s, j| {
             matches!(s.punct(j), Some(b'{' | b';')) || s.word(j) == Some("where")
         });
@@ -729,8 +822,8 @@ impl<'a> Scanner<'a> {
                 && self.toks[j].1.end == self.toks[j + 1].1.start
         });
         if let Some(a) = arrow {
-            let text = self.text_of(a + 2, end);
-            Self::record(&mut self.index.fn_returns, &name, self.file, text);
+            let ty = self.span_of(a + 2, end);
+            self.record(Table::FnReturn, from, ty);
         }
         let open = self.scan_to(end, |s, j| matches!(s.punct(j), Some(b'{' | b';')));
         self.at = match self.punct(open) {
@@ -828,7 +921,8 @@ mod tests {
             #[derive(Clone)]
             pub struct App<T: Clone> where T: Send {
                 #[serde(skip)] pub(crate) peers: Registry,
-                cb: Box<dyn Fn(u8, u8) -> Vec<u8>>,
+                cb: Box<dyn Fn(u8, u8) -> Vec<Peer<Server>>>,
+                count: u64,
                 pub other: T,
             }
             struct Pair(pub Peer<Server>, String);
@@ -841,6 +935,7 @@ mod tests {
                     "} fn fake() -> Bad {"
                 }
                 fn unit(&self) {}
+                fn text(&self) -> String { String::new() }
             }
             impl<T> rmcp::ServerHandler for App<T> {}
             trait T { fn get(&self) -> Peer<Server>; }
@@ -866,14 +961,19 @@ mod tests {
                 .unwrap_or_default()
         };
         assert_eq!(field("App", "peers"), ["Registry"]);
-        assert_eq!(field("App", "cb"), ["Box<dyn Fn(u8, u8) -> Vec<u8>>"]);
-        assert_eq!(field("App", "other"), ["T"]);
+        assert_eq!(
+            field("App", "cb"),
+            ["Box<dyn Fn(u8, u8) -> Vec<Peer<Server>>>"]
+        );
         assert_eq!(field("Pair", "0"), ["Peer<Server>"]);
-        assert_eq!(field("Pair", "1"), ["String"]);
+        // Types that name no SDK type, directly or through an alias, are not kept.
+        assert!(field("App", "other").is_empty() && field("App", "count").is_empty());
+        assert!(field("Pair", "1").is_empty());
         assert_eq!(texts(ix.statics.get("GLOBAL")), ["OnceLock<Peer<Server>>"]);
         assert_eq!(texts(ix.fn_returns.get("peer")), ["Option<Peer<Server>>"]);
         assert_eq!(texts(ix.fn_returns.get("get")), ["Peer<Server>"]);
         assert!(!ix.fn_returns.contains_key("unit"));
+        assert!(!ix.fn_returns.contains_key("text"), "names no SDK type");
         assert!(
             !ix.fn_returns.contains_key("nested"),
             "fn bodies are not read"
@@ -891,9 +991,28 @@ mod tests {
         let sdk = |v: Option<&Vec<TypeText>>| v.unwrap()[0].sdk;
         assert!(sdk(ix.aliases.get("Registry")));
         assert!(sdk(ix.fields_by_name.get("peers")), "through the alias");
-        assert!(!sdk(ix.fields_by_name.get("cb")));
-        assert!(!sdk(ix.fields_by_name.get("1")));
         assert!(sdk(ix.fn_returns.get("peer")));
+        assert!(ix.may_answer("peers") && ix.may_answer("Registry") && ix.may_answer("GLOBAL"));
+        assert!(!ix.may_answer("count") && !ix.may_answer("unit"));
+    }
+
+    #[test]
+    fn a_name_with_another_definition_keeps_it_so_the_lookup_sees_the_ambiguity() {
+        let ix = index(&[
+            (
+                "/p/src/a.rs",
+                "use rmcp::{Peer as P, RoleServer}; fn peer() -> P<RoleServer> {}",
+            ),
+            (
+                "/p/src/b.rs",
+                "fn peer() -> MyPeer {} fn other() -> MyPeer {}",
+            ),
+        ]);
+        let defs = ix.fn_returns.get("peer").unwrap();
+        assert_eq!(defs.len(), 2);
+        assert!(defs[0].sdk, "through the import rename");
+        assert!(!defs[1].sdk);
+        assert!(!ix.fn_returns.contains_key("other"));
     }
 
     #[test]

@@ -304,7 +304,7 @@ impl FileFacts {
     /// What the crate index says of a name this file does not declare: the kind every entry of
     /// that name agrees on, `Unknown` when there is none or they disagree.
     fn index_kind(&self, table: IndexTable, key: &str, owner: Option<&str>) -> Kind {
-        let Some(items) = self.items.as_deref() else {
+        let Some(items) = self.items.as_deref().filter(|i| i.may_answer(key)) else {
             return Kind::Unknown;
         };
         let all: &[TypeText] = match table {
@@ -581,15 +581,18 @@ impl FileFacts {
     /// name the file neither imports nor defines, or one imported from (or spelled through) the
     /// crate itself.
     fn crate_alias_name(&self, tp: &syn::TypePath) -> Option<String> {
-        self.items.as_ref()?;
         let segs = &tp.path.segments;
-        let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
         let last = segs.last()?.ident.to_string();
+        // Most types are no alias of the package's: a few compares, no hash lookup.
+        if !self.items.as_deref()?.may_answer(&last) {
+            return None;
+        }
+        let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
         if segs.len() > 1 {
             return crate_root(&segs[0].ident.to_string()).then_some(last);
         }
         match self.imports.get(&last) {
-            Some(imp) => crate_root(&imp.root).then(|| imp.name.clone()),
+            Some(imp) => (crate_root(&imp.root) && imp.name == last).then_some(last),
             None if self.local_types.contains(&last) => None,
             None => Some(last),
         }
