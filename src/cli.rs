@@ -213,7 +213,7 @@ pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
 }
 
 fn run_lint(args: &LintArgs) -> Result<i32, String> {
-    let settings = settings_from_args(args)?;
+    let mut settings = settings_from_args(args)?;
     let paths = if args.paths.is_empty() {
         vec![crate::discover::default_root(&settings.base_dir)]
     } else {
@@ -230,6 +230,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
     phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;
+    settings.test_code = gate::test_code_policy(&files, &mut resolver)?;
     phases.mark("exclude");
     let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
     phases.mark("lint");

@@ -60,6 +60,11 @@ impl<'a> Lexer<'a> {
         self.at
     }
 
+    /// Goes on lexing at `at` (a caller that skipped a stretch of text by other means).
+    pub fn seek(&mut self, at: usize) {
+        self.at = at.min(self.bytes.len());
+    }
+
     fn peek(&self, ahead: usize) -> Option<u8> {
         self.bytes.get(self.at + ahead).copied()
     }

@@ -33,6 +33,33 @@ pub struct Settings {
     pub threads: Option<usize>,
     /// Paths in findings are relative to this directory.
     pub base_dir: PathBuf,
+    /// Whether legacy requests in test code are reported (the `report-test-code` setting).
+    pub test_code: TestCode,
+}
+
+/// Where legacy requests (MCP001-004, MCP006) in test code are reported. Quiet by default: on
+/// public servers, those findings were mock servers and fixtures nobody migrates.
+#[derive(Debug, Clone, Default)]
+pub enum TestCode {
+    #[default]
+    Quiet,
+    Report,
+    /// Reported in these files only (absolute, normalized): their configuration asks for it.
+    ReportIn(std::sync::Arc<BTreeSet<PathBuf>>),
+}
+
+impl TestCode {
+    /// Whether legacy requests in test code are reported in the file at `path` (absolute, or
+    /// relative to `base`).
+    pub fn reports(&self, path: &Path, base: &Path) -> bool {
+        match self {
+            TestCode::Quiet => false,
+            TestCode::Report => true,
+            TestCode::ReportIn(files) => {
+                files.contains(&crate::item_index::normalize(&base.join(path)))
+            }
+        }
+    }
 }
 
 impl Default for Settings {
@@ -42,6 +69,7 @@ impl Default for Settings {
             prefilter: true,
             threads: None,
             base_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            test_code: TestCode::default(),
         }
     }
 }
@@ -237,7 +265,15 @@ fn analyse(
     package: Option<std::sync::Arc<Package>>,
 ) -> Vec<Finding> {
     let mut facts = FileFacts::gather_in(file, text, package);
-    facts.test_file = FileFacts::is_test_path(path);
+    // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
+    facts.test_file = FileFacts::is_test_path(path)
+        || facts
+            .items
+            .as_deref()
+            .is_some_and(|i| i.is_test_file(&settings.base_dir.join(path)));
+    facts.report_test_code = settings
+        .test_code
+        .reports(Path::new(path), &settings.base_dir);
     let lines = LineIndex::new(text);
     let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
     walker.visit_file(file);

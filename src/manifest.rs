@@ -116,15 +116,32 @@ pub struct Package {
     /// Names the package gives an SDK in paths other than the crate's own
     /// (`mcp = { package = "rmcp" }`) → index into `SDKS`; worked out once per package.
     pub sdk_aliases: HashMap<String, usize>,
+    /// For an SDK's own package: the same package depending on itself, which its examples,
+    /// tests and benches do (they `use rmcp::..` without a dependency on it). Its `src/`, the SDK
+    /// itself, keeps the plain package: the SDK's own request methods are not legacy calls.
+    pub as_sdk_user: Option<Arc<Package>>,
 }
 
 impl Package {
+    /// The package as the file at `path` (absolute) sees it: for an SDK's own package, a file outside its
+    /// `src/` depends on the SDK.
+    pub fn seen_from(self: &Arc<Package>, path: &Path) -> Arc<Package> {
+        let Some(user) = &self.as_sdk_user else {
+            return self.clone();
+        };
+        match self.manifest.parent().map(|d| d.join("src")) {
+            Some(src) if !path.starts_with(&src) => user.clone(),
+            _ => self.clone(),
+        }
+    }
+
     fn new(manifest: PathBuf, name: String, dependencies: Vec<Dependency>) -> Package {
         let mut package = Package {
             manifest,
             name,
             dependencies,
             sdk_aliases: HashMap::new(),
+            as_sdk_user: None,
         };
         for (i, sdk) in crate::sdk::SDKS.iter().enumerate() {
             if let Some(dep) = package.dependency_on(sdk.packages) {
@@ -211,7 +228,34 @@ impl Package {
                 }
             }
         }
-        Ok(Some(Package::new(manifest.to_path_buf(), name, deps)))
+        let mut package = Package::new(manifest.to_path_buf(), name.clone(), deps);
+        let own_sdk = crate::sdk::SDKS
+            .iter()
+            .any(|s| s.packages.contains(&name.as_str()));
+        if own_sdk && package.dependency_on(&[name.as_str()]).is_none() {
+            let mut user = package.clone();
+            let features = table
+                .get("features")
+                .and_then(|f| f.as_table())
+                .map(|f| f.keys().cloned().collect())
+                .unwrap_or_default();
+            user.dependencies.push(Dependency {
+                name: name.replace('-', "_"),
+                package: name.clone(),
+                requirement: None,
+                version: pkg
+                    .get("version")
+                    .and_then(|v| v.as_str())
+                    .and_then(Version::parse),
+                version_source: Some(VersionSource::Requirement),
+                // Examples and tests turn on the features they need (`required-features`).
+                features,
+                default_features: true,
+                dev_only: false,
+            });
+            package.as_sdk_user = Some(Arc::new(user));
+        }
+        Ok(Some(package))
     }
 }
 
@@ -565,10 +609,12 @@ impl Packages {
     pub fn for_file(&self, path: &Path) -> Option<Arc<Package>> {
         let abs = std::path::absolute(path).ok()?;
         let dir = abs.parent()?;
-        self.cache
+        let package = self
+            .cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .for_dir(dir)
+            .for_dir(dir)?;
+        Some(package.seen_from(&abs))
     }
 
     /// Whether the package of the file at `path` certainly has no MCP SDK among its dependencies,

@@ -12,6 +12,9 @@ use std::sync::Arc;
 use proc_macro2::Span;
 use syn::visit::Visit;
 
+use std::cell::RefCell;
+
+use crate::item_index::{ItemIndex, TypeText};
 use crate::manifest::{Dependency, Package};
 use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
@@ -170,6 +173,8 @@ pub struct FileFacts {
     pub spawned_names: HashSet<String>,
     /// Which of the file's handlers call which of its helpers.
     pub callgraph: crate::callgraph::CallGraph,
+    /// The file's fns that build a request object or forward a method name to a sender.
+    pub helpers: crate::request_helpers::RequestHelpers,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
     pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
@@ -177,8 +182,26 @@ pub struct FileFacts {
     /// Names a renamed dependency gives an SDK in paths (`mcp = { package = "rmcp" }`) → index
     /// into `SDKS`.
     pub crate_aliases: HashMap<String, usize>,
-    /// The file sits under a `tests/` or `benches/` folder (set by the caller, from the path).
+    /// The file sits under a `tests/` or `benches/` folder, or is a module declared under
+    /// `#[cfg(test)]` in another file (set by the caller, from the path and the crate index).
     pub test_file: bool,
+    /// Report legacy requests in test code (the `report-test-code` setting of the file).
+    pub report_test_code: bool,
+    /// What the other files of the package declare (`item_index.rs`), for names this file does
+    /// not declare.
+    pub items: Option<Arc<ItemIndex>>,
+    /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
+    index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
+}
+
+/// The tables of the crate index a lookup reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum IndexTable {
+    Alias,
+    Field,
+    FieldByName,
+    Static,
+    FnReturn,
 }
 
 impl FileFacts {
@@ -221,8 +244,13 @@ impl FileFacts {
                 facts.mentioned_sdks.push(i);
             }
         }
+        if let Some(package) = facts.package.as_deref() {
+            facts.items = Some(crate::item_index::for_package(&package.manifest));
+        }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
+        facts.crate_handler_impls();
+        facts.helpers = crate::request_helpers::RequestHelpers::gather(file, text);
         let callgraph = crate::callgraph::CallGraph::build(file, &facts);
         facts.callgraph = callgraph;
         facts
@@ -240,9 +268,117 @@ impl FileFacts {
         self.package.as_deref()?.dependency_on(sdk.packages)
     }
 
+    /// The file is part of an SDK's own implementation (its package's `src/`): the SDK's request
+    /// methods send these requests by name, and that is no server's call.
+    pub fn in_sdk_itself(&self) -> bool {
+        self.package
+            .as_deref()
+            .is_some_and(|p| p.as_sdk_user.is_some())
+    }
+
     /// The manifest is known and does not depend on `sdk`: nothing in the file can be its.
     pub fn absent(&self, sdk: &SdkTable) -> bool {
         self.package.is_some() && self.dependency(sdk).is_none()
+    }
+
+    /// `impl <HandlerTrait> for T` in other files of the package: `T` is a handler here too.
+    fn crate_handler_impls(&mut self) {
+        let Some(items) = self.items.clone() else {
+            return;
+        };
+        for (tr, ty) in &items.trait_impls {
+            if self.handler_impls.contains_key(ty) || self.local_types.contains(tr) {
+                continue;
+            }
+            let side = SDKS
+                .iter()
+                .filter(|s| !self.absent(s) && (s.bare_names || self.dependency(s).is_some()))
+                .find_map(|sdk| sdk.handler_traits.iter().find(|h| h.name == tr))
+                .map(|h| h.side);
+            if let Some(side) = side {
+                self.handler_impls.insert(ty.clone(), side);
+            }
+        }
+    }
+
+    /// What the crate index says of a name this file does not declare: the kind every entry of
+    /// that name agrees on, `Unknown` when there is none or they disagree.
+    fn index_kind(&self, table: IndexTable, key: &str, owner: Option<&str>) -> Kind {
+        let Some(items) = self.items.as_deref().filter(|i| i.may_answer(key)) else {
+            return Kind::Unknown;
+        };
+        let all: &[TypeText] = match table {
+            IndexTable::Alias => items.aliases.get(key),
+            IndexTable::Field | IndexTable::FieldByName => items.fields_by_name.get(key),
+            IndexTable::Static => items.statics.get(key),
+            IndexTable::FnReturn => items.fn_returns.get(key),
+        }
+        .map_or(&[], Vec::as_slice);
+        let mine = |t: &&TypeText| owner.is_none_or(|o| t.owner == o);
+        // A definition that names no SDK type cannot be a peer: then the name is not one for sure.
+        // (Most lookups end here, before any allocation: the rules ask about every method call.)
+        if all.is_empty() || all.iter().filter(mine).any(|t| !t.sdk) {
+            return Kind::Unknown;
+        }
+        let cache_key = (
+            table,
+            owner.map_or_else(|| key.to_string(), |o| format!("{o}.{key}")),
+        );
+        if let Some(k) = self.index_kinds.borrow().get(&cache_key) {
+            return k.clone();
+        }
+        // Marked first, so an alias that names itself (through other aliases) ends as unknown.
+        self.index_kinds
+            .borrow_mut()
+            .insert(cache_key.clone(), Kind::Unknown);
+        let mut kind: Option<Kind> = None;
+        for t in all.iter().filter(mine) {
+            let k = match syn::parse_str::<syn::Type>(&t.text) {
+                Ok(mut ty) => {
+                    qualify(&mut ty, &items.files[t.file].imports);
+                    self.classify_type(&ty, &HashSet::new())
+                }
+                Err(_) => Kind::Unknown,
+            };
+            match &kind {
+                None => kind = Some(k),
+                Some(prev) if *prev == k => {}
+                Some(_) => {
+                    kind = Some(Kind::Unknown);
+                    break;
+                }
+            }
+        }
+        let kind = kind.unwrap_or(Kind::Unknown);
+        self.index_kinds
+            .borrow_mut()
+            .insert(cache_key, kind.clone());
+        kind
+    }
+
+    /// The kind of a static declared in another file of the package.
+    pub fn crate_static(&self, name: &str) -> Kind {
+        self.index_kind(IndexTable::Static, name, None)
+    }
+
+    /// The kind a fn or method of that name returns, from every file of the package.
+    pub fn crate_fn_return(&self, name: &str) -> Kind {
+        self.index_kind(IndexTable::FnReturn, name, None)
+    }
+
+    /// The kind of `owner.field` (`owner: None`: every field of that name in the package).
+    pub fn crate_field(&self, owner: Option<&str>, field: &str) -> Kind {
+        let declared = |o: &str| {
+            self.items.as_deref().is_some_and(|i| {
+                i.fields_by_name
+                    .get(field)
+                    .is_some_and(|v| v.iter().any(|t| t.owner == o))
+            })
+        };
+        match owner {
+            Some(o) if declared(o) => self.index_kind(IndexTable::Field, field, Some(o)),
+            _ => self.index_kind(IndexTable::FieldByName, field, None),
+        }
     }
 
     /// Whether `root` (the first segment of a path) names `sdk`'s crate here.
@@ -381,6 +517,13 @@ impl FileFacts {
                         None => Kind::Unknown,
                     };
                 }
+                // `HashMap<String, Peer<RoleServer>>`: what `get`, `values` and `iter` reach.
+                if MAPS.contains(&real.as_str()) {
+                    return match last_type_arg(&last.arguments) {
+                        Some(inner) => self.classify_type(inner, generics),
+                        None => Kind::Unknown,
+                    };
+                }
                 // `type ServerPeer = Peer<RoleServer>;`. Aliases can form a cycle
                 // (`type A = B; type B = A;` does not compile, but the file may still say it).
                 if tp.path.segments.len() == 1 {
@@ -406,6 +549,15 @@ impl FileFacts {
                         return Kind::Context { sdk, side };
                     }
                 }
+                // An alias another file of the package declares (`use crate::state::Registry`,
+                // `crate::state::Registry`, or a glob import).
+                if let Some(alias) = self.crate_alias_name(tp) {
+                    if let k @ (Kind::Peer { .. } | Kind::Context { .. }) =
+                        self.index_kind(IndexTable::Alias, &alias, None)
+                    {
+                        return k;
+                    }
+                }
                 // A type from elsewhere in this crate (`use crate::types::ServerPeer`) may be an
                 // alias or re-export of an SDK type the file cannot see: unknown, not foreign.
                 let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
@@ -422,6 +574,27 @@ impl FileFacts {
                 Kind::Foreign
             }
             _ => Kind::Unknown,
+        }
+    }
+
+    /// The name under which the crate index may declare the alias a type path names: a bare
+    /// name the file neither imports nor defines, or one imported from (or spelled through) the
+    /// crate itself.
+    fn crate_alias_name(&self, tp: &syn::TypePath) -> Option<String> {
+        let segs = &tp.path.segments;
+        let last = segs.last()?.ident.to_string();
+        // Most types are no alias of the package's: a few compares, no hash lookup.
+        if !self.items.as_deref()?.may_answer(&last) {
+            return None;
+        }
+        let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
+        if segs.len() > 1 {
+            return crate_root(&segs[0].ident.to_string()).then_some(last);
+        }
+        match self.imports.get(&last) {
+            Some(imp) => (crate_root(&imp.root) && imp.name == last).then_some(last),
+            None if self.local_types.contains(&last) => None,
+            None => Some(last),
         }
     }
 
@@ -456,6 +629,112 @@ fn mentions_word(text: &str, word: &str) -> bool {
         let after = text[at + word.len()..].chars().next();
         !before.is_some_and(ident) && !after.is_some_and(ident)
     })
+}
+
+/// Map types: the value type (their last generic argument) is what matters.
+const MAPS: &[&str] = &[
+    "HashMap",
+    "BTreeMap",
+    "DashMap",
+    "IndexMap",
+    "FxHashMap",
+    "AHashMap",
+];
+
+fn last_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {
+    let syn::PathArguments::AngleBracketed(ab) = args else {
+        return None;
+    };
+    ab.args.iter().rev().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// Spells out, in a type taken from another file, the paths that file imports
+/// (`Peer<RoleServer>` after `use rmcp::{Peer, RoleServer}` → `rmcp::Peer<rmcp::RoleServer>`), so
+/// the current file's scope model reads it as its own file did. Names imported from the crate
+/// itself keep their bare (real) name: the crate index answers for those.
+fn qualify(ty: &mut syn::Type, imports: &HashMap<String, Vec<String>>) {
+    match ty {
+        syn::Type::Path(tp) => {
+            if let Some(q) = &mut tp.qself {
+                qualify(&mut q.ty, imports);
+            }
+            for seg in tp.path.segments.iter_mut() {
+                if let syn::PathArguments::AngleBracketed(ab) = &mut seg.arguments {
+                    for a in ab.args.iter_mut() {
+                        if let syn::GenericArgument::Type(t) = a {
+                            qualify(t, imports);
+                        }
+                    }
+                }
+            }
+            if tp.qself.is_some() || tp.path.leading_colon.is_some() {
+                return;
+            }
+            let Some(first) = tp.path.segments.first() else {
+                return;
+            };
+            let Some(full) = imports.get(&first.ident.to_string()) else {
+                return;
+            };
+            let (Some(root), Some(real)) = (full.first(), full.last()) else {
+                return;
+            };
+            let span = first.ident.span();
+            let head: Vec<&String> = if matches!(root.as_str(), "crate" | "self" | "super") {
+                vec![real]
+            } else {
+                full.iter().collect()
+            };
+            let Ok(idents) = head
+                .iter()
+                .map(|n| {
+                    syn::parse_str::<syn::Ident>(n).map(|i| syn::Ident::new(&i.to_string(), span))
+                })
+                .collect::<Result<Vec<_>, _>>()
+            else {
+                return;
+            };
+            let mut segs: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
+                syn::punctuated::Punctuated::new();
+            let mut rest = std::mem::take(&mut tp.path.segments).into_iter();
+            let Some(first) = rest.next() else { return };
+            let n = idents.len();
+            for (i, ident) in idents.into_iter().enumerate() {
+                let mut seg = syn::PathSegment::from(ident);
+                if i + 1 == n {
+                    seg.arguments = first.arguments.clone();
+                }
+                segs.push(seg);
+            }
+            segs.extend(rest);
+            tp.path.segments = segs;
+        }
+        syn::Type::Reference(r) => qualify(&mut r.elem, imports),
+        syn::Type::Paren(p) => qualify(&mut p.elem, imports),
+        syn::Type::Group(g) => qualify(&mut g.elem, imports),
+        syn::Type::Slice(s) => qualify(&mut s.elem, imports),
+        syn::Type::Array(a) => qualify(&mut a.elem, imports),
+        syn::Type::Tuple(t) => t.elems.iter_mut().for_each(|e| qualify(e, imports)),
+        syn::Type::TraitObject(syn::TypeTraitObject { bounds, .. })
+        | syn::Type::ImplTrait(syn::TypeImplTrait { bounds, .. }) => {
+            for b in bounds.iter_mut() {
+                if let syn::TypeParamBound::Trait(t) = b {
+                    let mut ty = syn::Type::Path(syn::TypePath {
+                        qself: None,
+                        path: t.path.clone(),
+                    });
+                    qualify(&mut ty, imports);
+                    if let syn::Type::Path(tp) = ty {
+                        t.path = tp.path;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 pub fn first_type_arg(args: &syn::PathArguments) -> Option<&syn::Type> {

@@ -183,6 +183,10 @@ impl<'a> State<'a> {
                 if let Some(ty) = self.facts.statics.get(&id) {
                     return Value::of(self.classify(ty), Origin::Stored).with_hint(&id);
                 }
+                if let k @ (Kind::Peer { .. } | Kind::Context { .. }) = self.facts.crate_static(&id)
+                {
+                    return Value::of(k, Origin::Stored).with_hint(&id);
+                }
                 if let Some(side) = self.facts.handler_impls.get(&id) {
                     return Value::of(Kind::Handler(*side), Origin::Unknown);
                 }
@@ -217,11 +221,8 @@ impl<'a> State<'a> {
                     }
                     _ => {}
                 }
-                if let Some(ty) = self.facts.fn_returns.get(&name) {
-                    let kind = self.classify(ty);
-                    if kind != Kind::Unknown {
-                        return Value::of(kind, Origin::Stored).with_hint(&name);
-                    }
+                if let Some(v) = self.returned_by(&name) {
+                    return v;
                 }
                 // An accessor defined elsewhere (`self.client_peer()`): its name is the hint.
                 if mc.args.is_empty() {
@@ -248,11 +249,8 @@ impl<'a> State<'a> {
                         );
                     }
                 }
-                if let Some(ty) = self.facts.fn_returns.get(&name) {
-                    let kind = self.classify(ty);
-                    if kind != Kind::Unknown {
-                        return Value::of(kind, Origin::Stored).with_hint(&name);
-                    }
+                if let Some(v) = self.returned_by(&name) {
+                    return v;
                 }
                 if let Some(side) = self.handler_side(e) {
                     return Value::of(Kind::Handler(side), Origin::Unknown);
@@ -281,6 +279,16 @@ impl<'a> State<'a> {
         }
     }
 
+    /// The value a call of the fn or method `name` returns, when its return type says: the
+    /// file's own fn of that name, else every fn of that name in the package.
+    fn returned_by(&self, name: &str) -> Option<Value> {
+        let kind = match self.facts.fn_returns.get(name) {
+            Some(ty) => self.classify(ty),
+            None => self.facts.crate_fn_return(name),
+        };
+        (kind != Kind::Unknown).then(|| Value::of(kind, Origin::Stored).with_hint(name))
+    }
+
     /// `base.name` (a field, or a no-argument accessor).
     fn member_value(&self, base: Value, name: &str) -> Value {
         match &base.kind {
@@ -289,10 +297,12 @@ impl<'a> State<'a> {
                     .as_ref()
                     .and_then(|o| self.facts.fields.get(&(o.clone(), name.to_string())))
                     .or_else(|| self.unique_field(name));
-                match ty {
-                    Some(ty) => Value::of(self.classify(ty), Origin::Stored).with_hint(name),
-                    None => Value::of(Kind::Unknown, Origin::Stored).with_hint(name),
-                }
+                let kind = match ty {
+                    Some(ty) => self.classify(ty),
+                    // The struct is declared in another file of the package.
+                    None => self.facts.crate_field(owner.as_deref(), name),
+                };
+                Value::of(kind, Origin::Stored).with_hint(name)
             }
             Kind::Context { sdk, side } => {
                 if sdk
@@ -313,11 +323,15 @@ impl<'a> State<'a> {
             }
             Kind::Peer { .. } if name == "peer" => base,
             Kind::Unknown => {
-                if let Some(ty) = self.unique_field(name) {
-                    let kind = self.classify(ty);
-                    if kind != Kind::Unknown {
-                        return Value::of(kind, Origin::Stored).with_hint(name);
+                let kind = match self.unique_field(name) {
+                    Some(ty) => self.classify(ty),
+                    None if !self.facts.fields_by_name.contains_key(name) => {
+                        self.facts.crate_field(None, name)
                     }
+                    None => Kind::Unknown,
+                };
+                if kind != Kind::Unknown {
+                    return Value::of(kind, Origin::Stored).with_hint(name);
                 }
                 let origin = base.origin;
                 Value {
@@ -378,6 +392,12 @@ impl<'a> State<'a> {
 
     fn resolve_raw(&self, scan: RawScan) -> Vec<RawRequest> {
         let mut out = scan.raw;
+        // `send(roots_request(id))`: a fn of the file that returns a hand-written request.
+        for (name, span) in scan.calls {
+            if let Some(&method) = self.facts.helpers.builders.get(&name) {
+                out.push(RawRequest { method, span });
+            }
+        }
         for id in scan.idents {
             if let Some(v) = self.lookup(&id) {
                 out.extend(v.raw.iter().copied());

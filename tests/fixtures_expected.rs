@@ -81,3 +81,18 @@ fn raw_jsonrpc_server() {
 fn proxy_gateway_forwarding_is_reported() {
     check("proxy-gateway");
 }
+
+#[test]
+fn cross_file_server_types_come_from_the_crate_index() {
+    check("cross-file-server");
+}
+
+#[test]
+fn sdk_own_package_examples_depend_on_the_sdk() {
+    check("sdk-own-package");
+}
+
+#[test]
+fn custom_requester_method_strings_and_helper_built_requests() {
+    check("custom-requester-server");
+}

@@ -129,7 +129,7 @@ fn exclude_and_per_file_ignores_are_relative_to_the_config() {
     p.write("src/generated/api.rs", common::TOOLS);
     p.write(
         "mcp-lint.toml",
-        "exclude = [\"src/generated\"]\n\n[per-file-ignores]\n\"tests/**\" = [\"MCP001\", \"MCP002\"]\n",
+        "exclude = [\"src/generated\"]\nreport-test-code = true\n\n[per-file-ignores]\n\"tests/**\" = [\"MCP001\", \"MCP002\"]\n",
     );
     let r = p.run(&["--format", "concise", "src", "tests"]);
     let got: Vec<String> = r
@@ -246,4 +246,72 @@ fn unanchored_globs_match_names_at_any_depth() {
     let r = p.run(&["--format", "concise", "src"]);
     let paths: std::collections::BTreeSet<String> = r.concise().into_iter().map(|c| c.0).collect();
     assert_eq!(paths.into_iter().collect::<Vec<_>>(), vec!["src/tools.rs"]);
+}
+
+/// Legacy requests in test code: a `#[cfg(test)] mod tests` in a file, and a module file
+/// declared under `#[cfg(test)]` in lib.rs (nothing in the file itself says it is a test).
+fn with_test_code(p: &Project) {
+    p.write(
+        "src/lib.rs",
+        "mod tools;\n#[cfg(test)]\nmod server_tests;\n",
+    );
+    p.write(
+        "src/server_tests.rs",
+        "use rmcp::{Peer, RoleServer};\npub async fn mock(peer: Peer<RoleServer>) {\n    let _ = peer.list_roots().await;\n}\n",
+    );
+    p.write(
+        "src/inline.rs",
+        "#[cfg(test)]\nmod tests {\n    use rmcp::{Peer, RoleServer};\n    async fn mock(peer: Peer<RoleServer>) {\n        let _ = peer.list_roots().await;\n    }\n}\n",
+    );
+}
+
+#[test]
+fn test_code_is_quiet_by_default_and_reported_on_request() {
+    let p = Project::new();
+    with_test_code(&p);
+    let quiet = p.run(&["--format", "concise", "."]);
+    let paths = |r: &common::Run| {
+        let mut v: Vec<String> = r
+            .concise()
+            .into_iter()
+            .map(|(p, _, c)| format!("{p} {c}"))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert!(
+        paths(&quiet).iter().all(|l| l.starts_with("src/tools.rs ")),
+        "{}",
+        quiet.stdout
+    );
+    assert!(!paths(&quiet).is_empty(), "{}", quiet.stdout);
+    let reported = p.run(&[
+        "--format",
+        "concise",
+        "--config",
+        "report-test-code=true",
+        ".",
+    ]);
+    let got = paths(&reported);
+    assert!(
+        got.iter()
+            .any(|l| l.starts_with("src/server_tests.rs MCP00")),
+        "{got:?}"
+    );
+    assert!(
+        got.iter().any(|l| l.starts_with("src/inline.rs MCP00")),
+        "{got:?}"
+    );
+    // The same from a config file.
+    p.write("mcp-lint.toml", "report-test-code = true\n");
+    assert_eq!(paths(&p.run(&["--format", "concise", "."])), got);
+    p.write("mcp-lint.toml", "report-test-code = \"yes\"\n");
+    let bad = p.run(&["--format", "concise", "."]);
+    assert!(
+        bad.stderr
+            .contains("`report-test-code` must be true or false"),
+        "{}",
+        bad.stderr
+    );
 }

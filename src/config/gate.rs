@@ -123,6 +123,28 @@ pub fn drop_excluded(files: Vec<PathBuf>, resolver: &mut Resolver) -> Result<Vec
     Ok(kept)
 }
 
+/// Which files' configuration asks for legacy requests in test code to be reported
+/// (`report-test-code`), for the engine, which decides while it still knows what is test code.
+pub fn test_code_policy(
+    files: &[PathBuf],
+    resolver: &mut Resolver,
+) -> Result<crate::lint::TestCode, String> {
+    let mut report = std::collections::BTreeSet::new();
+    for f in files {
+        let cfg = resolver.for_file(f).map_err(|e| e.0)?;
+        if cfg.settings.report_test_code {
+            report.insert(resolver.absolute(&f.to_string_lossy()));
+        }
+    }
+    Ok(if report.is_empty() {
+        crate::lint::TestCode::Quiet
+    } else if report.len() == files.len() {
+        crate::lint::TestCode::Report
+    } else {
+        crate::lint::TestCode::ReportIn(std::sync::Arc::new(report))
+    })
+}
+
 /// Applies configuration, suppressions and the baseline to the engine's report. `files` are the
 /// display paths of every linted file, so suppressions in files without findings are checked too.
 pub fn apply(

@@ -37,6 +37,7 @@ const KEYS: &[&str] = &[
     "per-file-ignores",
     "target-protocol",
     "require-suppression-reason",
+    "report-test-code",
 ];
 
 pub const CONFIG_FILE: &str = "mcp-lint.toml";
@@ -50,6 +51,9 @@ pub struct Settings {
     pub exclude: Vec<String>,
     pub target_protocol: String,
     pub require_suppression_reason: bool,
+    /// Report legacy requests (MCP001-004, MCP006) in test code too: `#[test]` fns,
+    /// `#[cfg(test)]` items and the module files they declare, `tests/` and `benches/`.
+    pub report_test_code: bool,
     pub rules: BTreeMap<String, String>,
     pub per_file_ignores: BTreeMap<String, Vec<String>>,
 }
@@ -62,6 +66,7 @@ impl Default for Settings {
             exclude: Vec::new(),
             target_protocol: MRTR_PROTOCOL.into(),
             require_suppression_reason: false,
+            report_test_code: false,
             rules: BTreeMap::new(),
             per_file_ignores: BTreeMap::new(),
         }
@@ -337,6 +342,14 @@ impl Resolved {
                         return err(format!(
                         "{ctx}: `require-suppression-reason` must be true or false, found {other}"
                     ))
+                    }
+                },
+                "report-test-code" => match v {
+                    Value::Boolean(b) => s.report_test_code = *b,
+                    other => {
+                        return err(format!(
+                            "{ctx}: `report-test-code` must be true or false, found {other}"
+                        ))
                     }
                 },
                 "rules" => {

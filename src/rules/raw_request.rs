@@ -4,8 +4,9 @@
 
 use super::receiver::server_peer;
 use crate::engine::{Cx, Draft, HandlerKind, Placement, Rule};
-use crate::scope::{Origin, RawRequest as RawLit};
-use crate::sdk::{raw, McpMethod, SdkTable, SDKS};
+use crate::request_helpers::is_method_sender;
+use crate::scope::{Kind, Origin, RawRequest as RawLit};
+use crate::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
 
 pub struct RawRequest;
 
@@ -48,6 +49,21 @@ impl Rule for RawRequest {
                         report_literals(cx, lits, &name);
                     }
                 }
+                // A client's own peer asks the server; it never sends these.
+                let client_side = matches!(
+                    cx.value_of(&mc.receiver).kind,
+                    Kind::Peer {
+                        side: Some(Side::Client),
+                        ..
+                    } | Kind::Context {
+                        side: Some(Side::Client),
+                        ..
+                    }
+                );
+                if !client_side {
+                    let lits = method_strings(cx, &name, &mc.args);
+                    report_literals(cx, lits, &name);
+                }
             }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else { return };
@@ -61,6 +77,8 @@ impl Rule for RawRequest {
                         report_literals(cx, lits, &name);
                     }
                 }
+                let lits = method_strings(cx, &name, &c.args);
+                report_literals(cx, lits, &name);
             }
             _ => {}
         }
@@ -76,6 +94,39 @@ impl Rule for RawRequest {
             report_literals(cx, lits, &format!("{name}!"));
         }
     }
+}
+
+/// Legacy method names passed as strings to a callee that sends them: one whose name says so
+/// (`requester.send_request("roots/list", params)`), or a fn of the file that forwards that
+/// parameter to a sender or into a JSON-RPC object (`request_helpers.rs`). A call that also
+/// takes a closure registers a handler for an incoming method instead.
+fn method_strings(
+    cx: &Cx<'_>,
+    name: &str,
+    args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
+) -> Vec<RawLit> {
+    if cx.facts().in_sdk_itself() || args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) {
+        return Vec::new();
+    }
+    let positions: Vec<usize> = if is_method_sender(name) {
+        (0..args.len()).collect()
+    } else {
+        match cx.facts().helpers.forwarders.get(name) {
+            Some(p) => p.clone(),
+            None => return Vec::new(),
+        }
+    };
+    positions
+        .into_iter()
+        .filter_map(|i| {
+            let lit = crate::scan::string_lit(args.iter().nth(i)?)?;
+            let method = McpMethod::from_wire(&lit.value())?;
+            Some(RawLit {
+                method,
+                span: lit.span(),
+            })
+        })
+        .collect()
 }
 
 /// The string a method argument is: `"roots/list"`, through `.into()`, `.to_string()`,

@@ -39,3 +39,20 @@ pub const SINK_MACROS: &[&str] = &["print", "println", "write", "writeln"];
 
 /// Wrappers that turn a literal into a `String`: `"roots/list".into()`, `String::from(..)`.
 pub const STRING_CONVERSIONS: &[&str] = &["into", "to_string", "to_owned", "from", "new"];
+
+/// Callees whose name says they send a request given its method name as a string:
+/// `requester.send_request("roots/list", params)`. A legacy method string passed to one of them
+/// in server code is a request sent.
+pub const METHOD_SENDERS: &[&str] = &[
+    "send_request",
+    "request",
+    "send",
+    "send_client_request",
+    "send_to_client",
+    "client_request",
+    "request_client",
+    "call_client",
+    "send_raw",
+    "send_json",
+    "send_request_raw",
+];

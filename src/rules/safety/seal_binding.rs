@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 use super::body::{last_name, Met, Step};
 use super::{emit, on_codec, FnView};
 use crate::engine::Cx;
+use crate::scope::Kind;
 
 const CALL: u8 = 1;
 
@@ -30,10 +31,28 @@ fn empty_binding(e: &syn::Expr) -> bool {
 
 const HELP: &str = "seal with `codec.seal_json_with(&state, &SealOptions::new().associated_data(binding.as_bytes()).ttl(Duration::from_secs(600)))` where `binding` names the principal, the method, the tool/prompt/URI and a digest of the arguments, and open with `open_json_with(&state, binding.as_bytes())`; or use `#[mrtr_handler]`, whose runtime binds all of these";
 
+/// Inside an impl of a type named like a codec (`impl StateCodec { .. }`).
+fn on_codec_type(cx: &Cx<'_>) -> bool {
+    let this: syn::Expr = syn::parse_quote!(self);
+    matches!(cx.value_of(&this).kind, Kind::SelfOf(Some(name)) if name.to_ascii_lowercase().contains("codec"))
+}
+
+/// The fn seals or opens through `self` itself: it is a codec's method.
+fn calls_own_seal(b: &super::body::Body<'_>) -> bool {
+    b.methods.iter().any(|m| {
+        let name = m.method.to_string();
+        (name.starts_with("seal") || name.starts_with("open"))
+            && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"))
+    })
+}
+
 pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     // `fn seal(&self, p) { self.seal_with(p, &SealOptions::new()) }`: a codec's own wrapper; the
-    // options are its caller's business.
-    if f.name.starts_with("seal") || f.name.starts_with("open") {
+    // options are its caller's business. A helper of the server type named the same way
+    // (`fn seal_state(&self, s) { self.codec.seal_json(s) }`) is where the options are chosen.
+    let wrapper = (f.name.starts_with("seal") || f.name.starts_with("open"))
+        && (on_codec_type(cx) || calls_own_seal(&f.body));
+    if wrapper {
         return;
     }
     let b = &f.body;
