@@ -13,6 +13,7 @@ pub mod apply;
 pub mod diff;
 pub mod driver;
 pub mod rmcp;
+pub mod upgrade;
 
 use crate::finding::{Applicability, Finding};
 
@@ -21,6 +22,11 @@ use crate::finding::{Applicability, Finding};
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
 pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    for f in findings.iter_mut() {
+        if f.fix.is_none() && upgrade::wants(f) {
+            f.fix = upgrade::plan(lines, file, f);
+        }
+    }
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();

@@ -1,0 +1,173 @@
+//! Fixes for the rmcp upgrade findings (MCP201-203, `rules::rmcp_upgrade`): a rename is a splice
+//! of the old name, a dropped call is deleted, a handler's result type is changed and its body's
+//! result converted; a removed API gets the guidance only.
+
+use crate::finding::{Applicability, Finding, Fix};
+use crate::rules::rmcp_upgrade::{HANDLER_RESULT, REMOVED, RENAMED};
+use crate::sdk::rmcp_upgrade::{changes_named, Kind};
+use crate::source::LineIndex;
+
+pub fn wants(f: &Finding) -> bool {
+    [RENAMED, HANDLER_RESULT, REMOVED].contains(&f.code.as_str())
+}
+
+/// The finding's byte range in `idx`'s text.
+fn span_of(idx: &LineIndex, f: &Finding) -> (usize, usize) {
+    let start = idx.offset(f.line, f.column.saturating_sub(1));
+    let end = idx
+        .offset(f.end_line, f.end_column.saturating_sub(1))
+        .max(start);
+    (start, end)
+}
+
+/// The fix of one upgrade finding, or `None` when the text under it is not what the rule saw.
+pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
+    let (start, end) = span_of(idx, f);
+    let text = idx.text().get(start..end)?;
+    match f.code.as_str() {
+        c if c == RENAMED => {
+            if let Some(call) = text.strip_prefix('.') {
+                let name = call.split('(').next()?.trim();
+                changes_named(name).find(|c| c.kind == Kind::DropCall)?;
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!("drop `.{name}()`"),
+                    edits: vec![idx.edit(start, end, String::new())],
+                });
+            }
+            let change = changes_named(text)
+                .find(|c| matches!(c.kind, Kind::Item | Kind::Variant { .. } | Kind::Method))?;
+            Some(Fix {
+                applicability: Applicability::Safe,
+                message: format!("rename `{}` to `{}`", change.old, change.new),
+                edits: vec![idx.edit(start, end, change.new.to_string())],
+            })
+        }
+        c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
+        _ => Some(Fix {
+            applicability: Applicability::DisplayOnly,
+            message: f.help.clone().unwrap_or_default(),
+            edits: Vec::new(),
+        }),
+    }
+}
+
+/// `async fn read_resource(..) -> Result<ReadResourceResult, E> { BODY }` becomes
+/// `-> Result<ReadResourceResponse, E> { let result: Result<ReadResourceResult, E> = async move
+/// BODY.await; result.map(Into::into) }`: the body, its `return`s and `?`s keep their meaning, and
+/// the old result converts into the new one (rmcp implements `From`). Unsafe: the code's shape
+/// changes, and a body that relies on the fn's own `async` context (none does today) may differ.
+fn handler_result(
+    idx: &LineIndex,
+    file: &syn::File,
+    start: usize,
+    end: usize,
+    old: &str,
+) -> Option<Fix> {
+    let change = changes_named(old).find(|c| matches!(c.kind, Kind::HandlerResult { .. }))?;
+    let f = find_fn(idx, &file.items, start)?;
+    if f.sig.asyncness.is_none() {
+        return None;
+    }
+    let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+        return None;
+    };
+    let ty_range = idx.range_between(first_span(ty), last_span(ty));
+    let old_ty = idx.text().get(ty_range.start..ty_range.end)?;
+    let open = idx.range(f.block.brace_token.span.open()).start;
+    let close = idx.range(f.block.brace_token.span.close()).end;
+    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
+    // (a glob of `rmcp::model`), or through its own `use` line otherwise.
+    let new_name = change.new.to_string();
+    let import =
+        needs_import(file, old).then(|| format!("use rmcp::model::{};\n        ", change.new));
+    let mut head = String::from("{\n        ");
+    if let Some(i) = import {
+        head.push_str(&i);
+    }
+    head.push_str(&format!("let result: {old_ty} = async move "));
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "return `{}` and convert the body's `{}` into it",
+            change.new, change.old
+        ),
+        edits: vec![
+            idx.edit(start, end, new_name),
+            idx.edit(open, open, head),
+            idx.edit(
+                close,
+                close,
+                ".await;\n        result.map(Into::into)\n    }".to_string(),
+            ),
+        ],
+    })
+}
+
+fn first_span(ty: &syn::Type) -> proc_macro2::Span {
+    use quote::ToTokens;
+    ty.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+fn last_span(ty: &syn::Type) -> proc_macro2::Span {
+    use quote::ToTokens;
+    ty.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+/// Whether `name` reaches the file only through a `use` line naming it (not a glob), so the new
+/// name needs its own.
+fn needs_import(file: &syn::File, name: &str) -> bool {
+    fn names(tree: &syn::UseTree, name: &str) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => names(&p.tree, name),
+            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
+            syn::UseTree::Name(n) => n.ident == name,
+            syn::UseTree::Rename(r) => r.ident == name,
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    file.items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Use(u) if names(&u.tree, name)))
+}
+
+/// The method of an `impl` (at any module depth) whose return type holds byte `at`.
+fn find_fn<'f>(idx: &LineIndex, items: &'f [syn::Item], at: usize) -> Option<&'f syn::ImplItemFn> {
+    for item in items {
+        match item {
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    let syn::ImplItem::Fn(f) = it else { continue };
+                    let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+                        continue;
+                    };
+                    let r = idx.range_between(first_span(ty), last_span(ty));
+                    if r.start <= at && at < r.end {
+                        return Some(f);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    if let Some(f) = find_fn(idx, items, at) {
+                        return Some(f);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether a fix is an upgrade fix: those go first in a pass, so the MRTR rewrite plans on code
+/// that already speaks rmcp 3.x.
+pub fn is_upgrade(f: &Finding) -> bool {
+    wants(f)
+}
