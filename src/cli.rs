@@ -97,6 +97,10 @@ pub struct LintArgs {
     /// change, 1: some file would change, 2: a file could not be fixed.
     #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
+    /// With --fix or --diff: also raise the rmcp requirement (and its renamed features) in
+    /// Cargo.toml to the rmcp the upgrade rules (MCP201-203) target.
+    #[arg(long)]
+    pub upgrade_rmcp: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -334,12 +338,28 @@ fn run_fix(
         &mut out,
         &mut err,
     )?;
+    let bumped = if args.upgrade_rmcp {
+        let starts = if args.paths.is_empty() {
+            vec![settings.base_dir.clone()]
+        } else {
+            args.paths.clone()
+        };
+        crate::fix::upgrade::bump_manifests(
+            &starts,
+            &settings.base_dir,
+            args.diff,
+            &mut out,
+            &mut err,
+        )?
+    } else {
+        0
+    };
     drop((out, err));
     let failed = done.failed > 0 || !report.errors.is_empty();
     if args.diff {
         return Ok(if failed {
             EXIT_ERROR
-        } else if done.changed > 0 {
+        } else if done.changed + bumped > 0 {
             EXIT_FINDINGS
         } else {
             EXIT_CLEAN

@@ -12,6 +12,7 @@
 pub mod apply;
 pub mod diff;
 pub mod driver;
+pub mod manifest_edit;
 pub mod rmcp;
 pub mod upgrade;
 

@@ -171,3 +171,123 @@ fn find_fn<'f>(idx: &LineIndex, items: &'f [syn::Item], at: usize) -> Option<&'f
 pub fn is_upgrade(f: &Finding) -> bool {
     wants(f)
 }
+
+/// `--upgrade-rmcp` on one manifest's text: the rmcp requirement raised to
+/// [`TARGET_REQUIREMENT`](crate::sdk::rmcp_upgrade::TARGET_REQUIREMENT) when it admits an older
+/// rmcp, and the features rmcp no longer has renamed or dropped. Returns the new text (`None`:
+/// nothing to change) and one line per change; [`Outcome::Inherited`] when the version lives in
+/// the workspace's manifest.
+pub fn bump_manifest(
+    text: &str,
+) -> Result<(Option<String>, Vec<String>, super::manifest_edit::Outcome), String> {
+    use super::manifest_edit::{ManifestEdit, Outcome};
+    use crate::sdk::rmcp_upgrade::{FEATURES, TARGET, TARGET_REQUIREMENT};
+    let mut m = ManifestEdit::parse(text)?;
+    let mut notes = Vec::new();
+    let old = m.dependency_version("rmcp");
+    let below = old
+        .as_deref()
+        .and_then(crate::manifest::Version::lowest_admitted)
+        .is_some_and(|v| v < TARGET);
+    let mut outcome = Outcome::Unchanged;
+    if below || old.is_none() {
+        outcome = m.set_dependency_version("rmcp", TARGET_REQUIREMENT);
+        if outcome == Outcome::Changed {
+            notes.push(format!(
+                "rmcp {} -> {TARGET_REQUIREMENT}",
+                old.as_deref().unwrap_or("(no version)")
+            ));
+        }
+    }
+    for f in FEATURES {
+        if m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed {
+            notes.push(match f.new {
+                Some(n) => format!("rmcp feature `{}` -> `{n}` (rmcp PR #{})", f.old, f.pr),
+                None => format!("rmcp feature `{}` dropped (rmcp PR #{})", f.old, f.pr),
+            });
+        }
+    }
+    let new = m.text();
+    Ok(((new != text).then_some(new), notes, outcome))
+}
+
+/// The nearest `Cargo.toml` at or above `start` (a file or a folder).
+fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = if start.is_dir() {
+        Some(start)
+    } else {
+        start.parent()
+    };
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if m.is_file() {
+            return Some(m);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The manifest of the workspace above `manifest`'s package (one with `[workspace]`).
+fn workspace_manifest(manifest: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = manifest.parent()?.parent();
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if std::fs::read_to_string(&m).is_ok_and(|t| t.contains("[workspace")) {
+            return Some(m);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// `--upgrade-rmcp`: bumps the manifests of the packages `starts` (files and folders of the run)
+/// belong to, and the workspace manifest they inherit rmcp from. Writes atomically, or prints the
+/// diff with `diff_only`. Returns how many manifests changed (or would).
+pub fn bump_manifests(
+    starts: &[std::path::PathBuf],
+    base: &std::path::Path,
+    diff_only: bool,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<usize, String> {
+    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+    let mut manifests: Vec<std::path::PathBuf> = starts
+        .iter()
+        .filter_map(|s| nearest_manifest(&base.join(s)))
+        .collect();
+    manifests.sort();
+    manifests.dedup();
+    let mut changed = 0;
+    let mut i = 0;
+    while i < manifests.len() {
+        let path = manifests[i].clone();
+        i += 1;
+        let shown = crate::source::display_path(&path, base);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
+        let (new, notes, outcome) = bump_manifest(&text).map_err(|e| format!("{shown}: {e}"))?;
+        if outcome == super::manifest_edit::Outcome::Inherited {
+            if let Some(ws) = workspace_manifest(&path) {
+                if !manifests.contains(&ws) {
+                    manifests.push(ws);
+                }
+            }
+        }
+        let Some(new) = new else { continue };
+        changed += 1;
+        if diff_only {
+            out.write_all(super::diff::unified(&shown, &text, &new).as_bytes())
+                .map_err(io)?;
+        } else {
+            crate::baseline::write_atomically(&path, new.as_bytes())
+                .map_err(|e| format!("{shown}: cannot write: {e}"))?;
+        }
+        let verb = if diff_only {
+            "would upgrade"
+        } else {
+            "upgraded"
+        };
+        writeln!(err, "{shown}: {verb} {}", notes.join(", ")).map_err(io)?;
+    }
+    Ok(changed)
+}

@@ -28,6 +28,16 @@ pub mod handwritten;
 #[path = "../../fix_fixtures/src/tool_sampling.fixed"]
 pub mod tool_sampling;
 
+// The rmcp 1.x and 2.x servers of ../upgrade_fixtures after `--fix --unsafe-fixes --upgrade-rmcp`:
+// upgraded to rmcp 3.x and migrated to MRTR in one run.
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/rmcp1/src/lib.fixed"]
+pub mod upgraded_rmcp1;
+
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/rmcp2/src/lib.fixed"]
+pub mod upgraded_rmcp2;
+
 /// One key for every server of the crate: a test process plays one deployment.
 pub fn config() -> &'static MrtrConfig {
     static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
@@ -46,6 +56,18 @@ impl MrtrServer for tool_elicit::Deployer {
 }
 
 impl MrtrServer for tool_sampling::Assistant {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        config()
+    }
+}
+
+impl MrtrServer for upgraded_rmcp1::Notes {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        config()
+    }
+}
+
+impl MrtrServer for upgraded_rmcp2::Notes {
     fn mrtr_config(&self) -> &MrtrConfig {
         config()
     }

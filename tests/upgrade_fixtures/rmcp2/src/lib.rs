@@ -61,6 +61,11 @@ impl Notes {
         }
     }
 
+    fn joined(&self) -> String {
+        let notes = self.notes.lock().unwrap();
+        notes.iter().map(|(t, b)| format!("{t}: {b}")).collect::<Vec<_>>().join("\n")
+    }
+
     #[tool(description = "Add a note")]
     async fn add_note(
         &self,
@@ -123,15 +128,7 @@ impl Notes {
 
     #[tool(description = "Summarize the notes with the client's model")]
     async fn summarize(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
-        let text = self
-            .notes
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(t, b)| format!("{t}: {b}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(text)], 200)
+        let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(self.joined())], 200)
             .with_system_prompt("Summarize these notes.");
         let reply = context
             .peer
