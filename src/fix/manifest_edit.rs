@@ -132,7 +132,13 @@ impl ManifestEdit {
                     }
                 }
                 _ => {
-                    arr.remove(at);
+                    // The next item takes the removed one's leading space: `["a", "b"]` minus
+                    // `a` is `["b"]`, not `[ "b"]`.
+                    let removed = arr.remove(at);
+                    let prefix = removed.decor().prefix().cloned();
+                    if let (Some(p), Some(next)) = (prefix, arr.get_mut(at)) {
+                        next.decor_mut().set_prefix(p);
+                    }
                 }
             }
             Some(true)

@@ -272,9 +272,19 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
                 report(cx, change, f.sig.ident.span(), f.sig.ident.span());
             }
         }
+        // `#[mrtr_handler]` declares the old result type on purpose and converts it itself.
+        let mrtr = f.attrs.iter().any(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "mrtr_handler")
+        });
         let syn::ReturnType::Type(_, ty) = &f.sig.output else {
             continue;
         };
+        if mrtr {
+            continue;
+        }
         if let Some(ident) = old_result_in(ty, &fn_name, version) {
             let change = changes_named(&ident.to_string())
                 .find(|c| matches!(c.kind, Kind::HandlerResult { method } if method == fn_name))

@@ -61,7 +61,7 @@ impl Legacy {
     /// Elicitation with a schema built at run time.
     #[tool(description = "Free-form form")]
     async fn form(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
-        let params = CreateElicitationRequestParams::FormElicitationParams {
+        let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: "Anything?".into(),
             requested_schema: ElicitationSchema::builder().build().expect("schema"),
