@@ -23,11 +23,12 @@ use crate::finding::{Applicability, Finding};
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
 pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
-    for f in findings.iter_mut() {
-        if f.fix.is_none() && upgrade::wants(f) {
-            f.fix = upgrade::plan(lines, file, f);
-        }
-    }
+    mrtr_pass(lines, file, findings);
+    // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
+    upgrade::attach(lines, file, findings);
+}
+
+fn mrtr_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();

@@ -20,6 +20,45 @@ fn span_of(idx: &LineIndex, f: &Finding) -> (usize, usize) {
     (start, end)
 }
 
+/// Attaches the fixes of the upgrade findings of one file, once the MRTR rewrite's are planned.
+pub fn attach(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    for i in 0..findings.len() {
+        if findings[i].fix.is_some() || !wants(&findings[i]) {
+            continue;
+        }
+        let fix = if findings[i].code == HANDLER_RESULT && mrtr_rewrites(idx, file, findings, i) {
+            Some(Fix {
+                applicability: Applicability::DisplayOnly,
+                message: "the MRTR rewrite of this handler (`--unsafe-fixes`) puts it under \
+`#[mrtr_handler]`, which declares the old result type and converts it"
+                    .into(),
+                edits: Vec::new(),
+            })
+        } else {
+            plan(idx, file, &findings[i])
+        };
+        findings[i].fix = fix;
+    }
+}
+
+/// Whether the handler holding finding `at` is rewritten by the MRTR fix of another finding in it.
+fn mrtr_rewrites(idx: &LineIndex, file: &syn::File, findings: &[Finding], at: usize) -> bool {
+    let (start, _) = span_of(idx, &findings[at]);
+    let Some(f) = find_fn(idx, &file.items, start) else {
+        return false;
+    };
+    let open = idx.range(f.block.brace_token.span.open()).start;
+    let close = idx.range(f.block.brace_token.span.close()).end;
+    findings.iter().any(|g| {
+        let (s, _) = span_of(idx, g);
+        super::rmcp::wants(g)
+            && (open..close).contains(&s)
+            && g.fix.as_ref().is_some_and(|x| {
+                x.applicability != Applicability::DisplayOnly && !x.edits.is_empty()
+            })
+    })
+}
+
 /// The fix of one upgrade finding, or `None` when the text under it is not what the rule saw.
 pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
     let (start, end) = span_of(idx, f);
