@@ -1,0 +1,171 @@
+//! MCP201-203 by the package's rmcp: the same source needs an upgrade under rmcp 1.x/2.x, is stale
+//! code under a requirement already raised to 3.x, and is nobody's business in a package without
+//! rmcp. The fixes of `tests/upgrade_fixed.rs` ride on these findings.
+
+use std::path::Path;
+
+use mcp_lint::finding::Report;
+use mcp_lint::{fix, lint_paths, Settings};
+
+const SOURCE: &str = r#"use rmcp::model::*;
+use rmcp::task_manager::OperationProcessor;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use rmcp::service::RequestContext;
+
+struct S {
+    processor: OperationProcessor,
+}
+
+fn hello() -> CallToolResult {
+    CallToolResult::success(vec![Content::text("hi")])
+}
+
+impl ServerHandler for S {
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParam,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, McpError> {
+        if request.uri.is_empty() {
+            return Err(McpError::invalid_params("empty", None));
+        }
+        Ok(ReadResourceResult::new(vec![ResourceContents::text("x", request.uri)]))
+    }
+}
+"#;
+
+fn lint(deps: &str, lock: Option<&str>) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!("[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n"),
+    )
+    .unwrap();
+    if let Some(v) = lock {
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            format!("version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/lib.rs"), SOURCE).unwrap();
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let report = lint_paths(&[dir.path().to_path_buf()], &settings);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    report
+}
+
+fn codes(r: &Report) -> Vec<(usize, &str)> {
+    r.findings
+        .iter()
+        .filter(|f| f.code.starts_with("MCP2"))
+        .map(|f| (f.line, f.code.as_str()))
+        .collect()
+}
+
+#[test]
+fn below_the_changing_release_everything_fires() {
+    let r = lint(r#"rmcp = "2.2""#, None);
+    assert_eq!(
+        codes(&r),
+        vec![
+            (2, "MCP203"),
+            (7, "MCP203"),
+            (11, "MCP201"),
+            (17, "MCP201"),
+            (19, "MCP202")
+        ]
+    );
+    let f = &r.findings.iter().find(|f| f.line == 11).unwrap();
+    assert!(
+        f.message
+            .contains("`Content` is `ContentBlock` in rmcp 2.0"),
+        "{}",
+        f.message
+    );
+    assert!(f.help.as_deref().unwrap().contains("#927"));
+}
+
+#[test]
+fn the_lock_decides_over_the_requirement() {
+    // The requirement admits 2.2, but cargo resolved 3.11: the removed tasks API is not rmcp's.
+    let r = lint(r#"rmcp = ">=2.2""#, None);
+    assert!(codes(&r).contains(&(2, "MCP203")), "{:?}", codes(&r));
+    let r = lint(r#"rmcp = ">=2.2""#, Some("3.11.0"));
+    assert!(!codes(&r).contains(&(2, "MCP203")), "{:?}", codes(&r));
+}
+
+#[test]
+fn after_the_bump_stale_names_still_fire_but_removed_ones_are_not_rmcp_s() {
+    // On rmcp 3.11 `Content` and the old handler result do not compile: the requirement was raised
+    // ahead of the code. `OperationProcessor` is not an rmcp name there: it must be the package's.
+    let r = lint(r#"rmcp = "3.11""#, Some("3.11.0"));
+    assert_eq!(
+        codes(&r),
+        vec![(11, "MCP201"), (17, "MCP201"), (19, "MCP202")]
+    );
+}
+
+#[test]
+fn a_package_without_rmcp_is_left_alone() {
+    let r = lint(r#"serde = "1""#, None);
+    assert_eq!(codes(&r), vec![]);
+}
+
+#[test]
+fn the_handler_fix_keeps_the_body_and_converts_its_result() {
+    let r = lint(r#"rmcp = "2.2""#, None);
+    let f = r.findings.iter().find(|f| f.code == "MCP202").unwrap();
+    let fix = f.fix.as_ref().unwrap();
+    assert_eq!(fix.applicability, mcp_lint::finding::Applicability::Unsafe);
+    let settings = Settings::default();
+    let out = fix::driver::fix_source(
+        "lib.rs",
+        SOURCE,
+        &settings,
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let want = "    ) -> Result<ReadResourceResponse, McpError> {\n        let result: Result<ReadResourceResult, McpError> = async move {\n        if request.uri.is_empty() {";
+    assert!(out.text.contains(want), "{}", out.text);
+    assert!(
+        out.text
+            .contains("    }.await;\n        result.map(Into::into)\n    }\n}\n"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("vec![ContentBlock::text(\"hi\")]"));
+    assert!(out.text.contains("request: ReadResourceRequestParams,"));
+    // The removed API has guidance, never an edit.
+    let removed = r.findings.iter().find(|f| f.code == "MCP203").unwrap();
+    let fix = removed.fix.as_ref().unwrap();
+    assert!(
+        fix.edits.is_empty() && fix.message.contains("TaskManager"),
+        "{fix:?}"
+    );
+    assert!(Path::new(&removed.path).ends_with("src/lib.rs"));
+}
+
+#[test]
+fn catalog_fixed_examples_are_what_the_fix_writes() {
+    for code in ["MCP201", "MCP202"] {
+        let doc = mcp_lint::catalog::catalog().get(code).unwrap();
+        let mut checked = 0;
+        for ex in &doc.fire {
+            let Some(want) = &ex.fixed else { continue };
+            let out = fix::driver::fix_source(
+                "example.rs",
+                &ex.code,
+                &Settings::default(),
+                fix::Allowed { unsafe_fixes: true },
+            );
+            assert_eq!(&out.text, want, "{code}: {:?}", ex.description);
+            checked += 1;
+        }
+        assert!(checked > 0, "{code} has no fixed example");
+    }
+}
