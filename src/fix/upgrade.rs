@@ -105,9 +105,8 @@ fn handler_result(
 ) -> Option<Fix> {
     let change = changes_named(old).find(|c| matches!(c.kind, Kind::HandlerResult { .. }))?;
     let f = find_fn(idx, &file.items, start)?;
-    if f.sig.asyncness.is_none() {
-        return None;
-    }
+    // Only an `async fn` body can be wrapped in an `async move` block as it is.
+    f.sig.asyncness?;
     let syn::ReturnType::Type(_, ty) = &f.sig.output else {
         return None;
     };
