@@ -169,3 +169,21 @@ fn catalog_fixed_examples_are_what_the_fix_writes() {
         assert!(checked > 0, "{code} has no fixed example");
     }
 }
+
+#[test]
+fn struct_literals_of_non_exhaustive_structs_get_guidance_only() {
+    let src = "use rmcp::model::*;\n\nfn r() -> CallToolResult {\n    CallToolResult { content: vec![], is_error: None, ..Default::default() }\n}\n";
+    let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
+    let f: Vec<_> = r.findings.iter().filter(|f| f.code == "MCP204").collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!((f[0].line, f[0].column), (4, 5));
+    let fix = f[0].fix.as_ref().unwrap();
+    assert_eq!(
+        fix.applicability,
+        mcp_lint::finding::Applicability::DisplayOnly
+    );
+    assert!(
+        fix.edits.is_empty() && fix.message.contains("#715"),
+        "{fix:?}"
+    );
+}

@@ -3,12 +3,12 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Finding, Fix};
-use crate::rules::rmcp_upgrade::{HANDLER_RESULT, REMOVED, RENAMED};
+use crate::rules::rmcp_upgrade::{HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
 use crate::sdk::rmcp_upgrade::{changes_named, Kind};
 use crate::source::LineIndex;
 
 pub fn wants(f: &Finding) -> bool {
-    [RENAMED, HANDLER_RESULT, REMOVED].contains(&f.code.as_str())
+    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL].contains(&f.code.as_str())
 }
 
 /// The finding's byte range in `idx`'s text.

@@ -16,10 +16,11 @@ pub struct RmcpUpgrade;
 pub const RENAMED: &str = "MCP201";
 pub const HANDLER_RESULT: &str = "MCP202";
 pub const REMOVED: &str = "MCP203";
+pub const STRUCT_LITERAL: &str = "MCP204";
 
 impl Rule for RmcpUpgrade {
     fn codes(&self) -> &'static [&'static str] {
-        &[RENAMED, HANDLER_RESULT, REMOVED]
+        &[RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL]
     }
 
     fn check_item(&self, cx: &mut Cx<'_>, item: &syn::Item) {
@@ -44,7 +45,10 @@ impl Rule for RmcpUpgrade {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::Path(p) if p.qself.is_none() => check_path(cx, &p.path),
-            syn::Expr::Struct(s) => check_path(cx, &s.path),
+            syn::Expr::Struct(s) => {
+                check_path(cx, &s.path);
+                struct_literal(cx, &s.path);
+            }
             syn::Expr::MethodCall(mc) => method_call(cx, mc),
             _ => {}
         }
@@ -215,6 +219,23 @@ fn use_leaf(
     }
 }
 
+/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`.
+fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(last) = path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    for change in changes_named(&name) {
+        if change.kind == Kind::StructLiteral && applies(change, version) && is_rmcp(cx, path) {
+            report(cx, change, last.ident.span(), last.ident.span());
+            return;
+        }
+    }
+}
+
 fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     let Some(version) = rmcp_version(cx) else {
         return;
@@ -348,6 +369,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
                 change.new, change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::StructLiteral => (
+            STRUCT_LITERAL,
+            format!(
+                "a struct literal of `{}` does not compile on rmcp {since} and later",
+                change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),

@@ -30,6 +30,9 @@ pub enum Kind {
     HandlerResult { method: &'static str },
     /// A name that is gone with no mechanical replacement (MCP203, display-only).
     Removed,
+    /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
+    /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
+    StructLiteral,
 }
 
 /// One change of rmcp's API.
@@ -51,6 +54,7 @@ pub struct Change {
 }
 
 const V0_11: Version = Version(0, 11, 0);
+const V1: Version = Version(1, 0, 0);
 const V2: Version = Version(2, 0, 0);
 const V3: Version = Version(3, 0, 0);
 
@@ -91,11 +95,56 @@ const TASKS: &str = "rmcp 3.0 replaced its tasks API with the SEP-2663 tasks ext
 long-running work with `rmcp::task_manager::TaskManager` and answer `tasks/get`, `tasks/update` \
 and `tasks/cancel` through `ServerHandler::get_task`, `update_task` and `cancel_task`";
 
+const fn literal(old: &'static str) -> Change {
+    Change {
+        since: V1,
+        pr: 715,
+        kind: Kind::StructLiteral,
+        old,
+        new: "",
+        bare: true,
+        note: "rmcp 1.0 made the model structs `#[non_exhaustive]` (#715): build it with its \
+constructor (`::new(..)`, or `::default()`) and the `with_*` methods, or set fields on a built value",
+    }
+}
+
 /// Every change, oldest release first.
 pub static CHANGES: &[Change] = &[
     // 0.11: the SSE transport went (its features are in FEATURES).
     removed(V0_11, 562, "SseServer", "rmcp 0.11 removed the SSE transport; serve over streamable HTTP (`rmcp::transport::StreamableHttpService`, feature `transport-streamable-http-server`)"),
     removed(V0_11, 562, "SseClientTransport", "rmcp 0.11 removed the SSE transport; connect with `rmcp::transport::StreamableHttpClientTransport` (feature `transport-streamable-http-client-reqwest`)"),
+    // 1.0: model structs became `#[non_exhaustive]` (#715); `ServerInfo` and `ClientInfo` are
+    // aliases of two of them.
+    literal("CallToolResult"),
+    literal("CallToolRequestParams"),
+    literal("GetPromptResult"),
+    literal("GetPromptRequestParams"),
+    literal("ReadResourceResult"),
+    literal("ReadResourceRequestParams"),
+    literal("InitializeResult"),
+    literal("ServerInfo"),
+    literal("InitializeRequestParams"),
+    literal("ClientInfo"),
+    literal("Implementation"),
+    literal("ServerCapabilities"),
+    literal("ClientCapabilities"),
+    literal("Tool"),
+    literal("ToolAnnotations"),
+    literal("Prompt"),
+    literal("PromptArgument"),
+    literal("PromptMessage"),
+    literal("Annotations"),
+    literal("SamplingMessage"),
+    literal("CreateMessageRequestParams"),
+    literal("CreateMessageResult"),
+    literal("ModelPreferences"),
+    literal("ModelHint"),
+    literal("ListRootsResult"),
+    literal("Root"),
+    literal("Icon"),
+    literal("CompleteResult"),
+    literal("PaginatedRequestParams"),
+    literal("SetLevelRequestParams"),
     // 2.0 (#927, the 2025-11-25 model): the annotated wrappers and prompt roles went, no alias.
     item(V2, 927, "Content", "ContentBlock", MODEL_2_0),
     item(V2, 927, "PromptMessageRole", "Role", MODEL_2_0),
