@@ -149,8 +149,17 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
             let hit = match change.kind {
                 Kind::Item | Kind::Removed => {
                     let prefix = prefix_path(path, i);
-                    let bare = i == 0 && !cx.facts().imports.contains_key(&name);
-                    (change.bare || !bare) && is_rmcp(cx, &prefix)
+                    let head = path.segments[0].ident.to_string();
+                    let imported = cx.facts().imports.contains_key(&head);
+                    let sound = if i == 0 {
+                        change.bare || imported
+                    } else {
+                        // `rmcp::model::X`, `model::X` after `use rmcp::model`: a module head. A
+                        // type head that is not imported (`Self::Error`, a generic `S::Error`)
+                        // says nothing about where `X` comes from.
+                        imported || head.starts_with(|c: char| c.is_lowercase())
+                    };
+                    sound && is_rmcp(cx, &prefix)
                 }
                 Kind::Variant { of } => {
                     i > 0
