@@ -149,15 +149,14 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
             let hit = match change.kind {
                 Kind::Item | Kind::Removed => {
                     let prefix = prefix_path(path, i);
-                    let head = path.segments[0].ident.to_string();
-                    let imported = cx.facts().imports.contains_key(&head);
                     let sound = if i == 0 {
-                        change.bare || imported
+                        change.bare || cx.facts().imports.contains_key(&name)
                     } else {
-                        // `rmcp::model::X`, `model::X` after `use rmcp::model`: a module head. A
-                        // type head that is not imported (`Self::Error`, a generic `S::Error`)
-                        // says nothing about where `X` comes from.
-                        imported || head.starts_with(|c: char| c.is_lowercase())
+                        // `rmcp::model::X`, `model::X` after `use rmcp::model`: these items live
+                        // in modules. Under a type (`Self::Error`, a generic's `S::Error`, the
+                        // variant `LoggingLevel::Error`) the name is something else.
+                        let parent = path.segments[i - 1].ident.to_string();
+                        parent.starts_with(|c: char| c.is_lowercase())
                     };
                     sound && is_rmcp(cx, &prefix)
                 }
