@@ -339,11 +339,14 @@ fn run_fix(
         &mut err,
     )?;
     let bumped = if args.upgrade_rmcp {
-        let starts = if args.paths.is_empty() {
+        // The packages of the run's paths, and of every file with a finding (a member crate
+        // that declares rmcp itself, under a workspace root given as the path).
+        let mut starts = if args.paths.is_empty() {
             vec![settings.base_dir.clone()]
         } else {
             args.paths.clone()
         };
+        starts.extend(report.findings.iter().map(|f| PathBuf::from(&f.path)));
         crate::fix::upgrade::bump_manifests(
             &starts,
             &settings.base_dir,

@@ -123,3 +123,51 @@ fn without_the_flag_the_manifest_is_left_alone() {
         read(dir.path().join("src/lib.rs")).contains("ElicitRequestParams::FormElicitationParams")
     );
 }
+
+/// A workspace root with one member crate: `root` and `member` are the two manifests' texts.
+fn workspace(root: &str, member: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("Cargo.toml"), root).unwrap();
+    std::fs::create_dir_all(dir.path().join("srv/src")).unwrap();
+    std::fs::write(dir.path().join("srv/Cargo.toml"), member).unwrap();
+    std::fs::write(
+        dir.path().join("srv/src/lib.rs"),
+        "use rmcp::model::*;\n\npub fn t() -> ContentBlock {\n    Content::text(\"x\")\n}\n",
+    )
+    .unwrap();
+    dir
+}
+
+const MEMBER: &str =
+    "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
+
+#[test]
+fn a_member_crate_s_own_requirement_is_bumped_from_the_workspace_root() {
+    let root = "[workspace]\nmembers = [\"srv\"]\n";
+    let dir = workspace(root, &format!("{MEMBER}rmcp = \"2.2\" # the SDK\n"));
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read(dir.path().join("Cargo.toml")), root, "{err}");
+    assert_eq!(
+        read(dir.path().join("srv/Cargo.toml")),
+        format!("{MEMBER}rmcp = \"3.11\" # the SDK\n"),
+        "{err}"
+    );
+    assert!(read(dir.path().join("srv/src/lib.rs")).contains("ContentBlock::text(\"x\")"));
+}
+
+#[test]
+fn an_inherited_requirement_is_bumped_in_the_workspace_manifest() {
+    let root = "[workspace]\nmembers = [\"srv\"]\n\n[workspace.dependencies]\nrmcp = { version = \"1.7\", features = [\"server\", \"transport-sse-server\"] }\n";
+    let member = format!("{MEMBER}rmcp = {{ workspace = true }}\n");
+    let dir = workspace(root, &member);
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "srv"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read(dir.path().join("srv/Cargo.toml")), member, "{err}");
+    assert_eq!(
+        read(dir.path().join("Cargo.toml")),
+        "[workspace]\nmembers = [\"srv\"]\n\n[workspace.dependencies]\nrmcp = { version = \"3.11\", features = [\"server\", \"transport-streamable-http-server\"] }\n",
+        "{err}"
+    );
+    assert!(err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server` (rmcp PR #562)"), "{err}");
+}
