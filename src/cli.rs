@@ -192,6 +192,11 @@ pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
 }
 
 fn run_lint(args: &LintArgs) -> Result<i32, String> {
+    if args.upgrade_rmcp && !args.fix && !args.diff {
+        return Err(
+            "--upgrade-rmcp edits Cargo.toml: use it with --fix (or --diff to see the edit)".into(),
+        );
+    }
     let settings = settings_from_args(args)?;
     let paths = if args.paths.is_empty() {
         vec![crate::discover::default_root(&settings.base_dir)]
@@ -371,6 +376,7 @@ fn run_fix(
     // What is left, reported like a plain run over the files as they are now.
     let rest = LintArgs {
         fix: false,
+        upgrade_rmcp: false,
         ..args.clone()
     };
     let status = run_lint(&rest)?;

@@ -171,3 +171,13 @@ fn an_inherited_requirement_is_bumped_in_the_workspace_manifest() {
     );
     assert!(err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server` (rmcp PR #562)"), "{err}");
 }
+
+#[test]
+fn the_flag_alone_is_refused_and_writes_nothing() {
+    let dir = scratch("rmcp2");
+    let before = read(dir.path().join("Cargo.toml"));
+    let out = run(dir.path(), &["--upgrade-rmcp", "src"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use it with --fix"));
+    assert_eq!(read(dir.path().join("Cargo.toml")), before);
+}
