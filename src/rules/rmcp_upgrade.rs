@@ -55,7 +55,7 @@ impl Rule for RmcpUpgrade {
     }
 
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
-        if rmcp_version(cx).is_none() {
+        if rmcp_version(cx).is_none() || !names_a_change(cx, sig, block) {
             return;
         }
         // The walk visits neither a fn's signature nor patterns (`let r: Old = ..`,
@@ -64,6 +64,22 @@ impl Rule for RmcpUpgrade {
         types.visit_signature(sig);
         Pats { types }.visit_block(block);
     }
+}
+
+/// Whether the fn's text holds a name of the table: a byte scan, far cheaper than walking the
+/// signature and every pattern of the body again.
+fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
+    static NAMES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        let names: Vec<&str> = crate::sdk::rmcp_upgrade::CHANGES
+            .iter()
+            .map(|c| c.old)
+            .collect();
+        aho_corasick::AhoCorasick::new(names).expect("plain names")
+    });
+    let text = cx
+        .line_index()
+        .text_between(sig.fn_token.span, block.brace_token.span.close());
+    NAMES.is_match(text)
 }
 
 /// Every type path under a node.

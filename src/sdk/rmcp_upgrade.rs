@@ -279,9 +279,20 @@ pub static FEATURES: &[FeatureChange] = &[
     },
 ];
 
-/// The rows for an old name, in table order.
-pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> + '_ {
-    CHANGES.iter().filter(move |c| c.old == old)
+/// The rows for an old name, in table order. The rules ask for every path segment they see, so the
+/// table is indexed by name once.
+pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
+    static BY_NAME: std::sync::LazyLock<
+        std::collections::HashMap<&'static str, Vec<&'static Change>>,
+    > = std::sync::LazyLock::new(|| {
+        let mut m: std::collections::HashMap<&'static str, Vec<&'static Change>> =
+            Default::default();
+        for c in CHANGES {
+            m.entry(c.old).or_default().push(c);
+        }
+        m
+    });
+    BY_NAME.get(old).into_iter().flatten().copied()
 }
 
 /// Whether a change concerns a package whose rmcp is `version` (locked, else the lowest its
