@@ -16,6 +16,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # The linter built from this checkout (`cargo build`), or $MCP_LINT.
 lint=${MCP_LINT:-$here/target/debug/cargo-mcp-lint}
 work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
 # A pinned toolchain file would ask rustup for a download; use what is installed.
 export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
