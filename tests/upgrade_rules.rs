@@ -201,3 +201,51 @@ fn associated_items_named_like_old_rmcp_names_are_not_rmcp_s() {
     // (`Content` makes the file pass the prefilter: `Error` is too common to be a trigger.)
     assert_eq!(lines, vec![14, 20], "{:#?}", r.findings);
 }
+
+#[test]
+fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
+    use mcp_lint::finding::{Applicability, Edit, Finding, Fix, Level};
+    let text = "fn f() { Content::text(1) }\n";
+    let finding = |code: &str, end: usize, replacement: &str| Finding {
+        code: code.into(),
+        name: String::new(),
+        level: Level::Error,
+        path: "lib.rs".into(),
+        line: 1,
+        column: 10,
+        end_line: 1,
+        end_column: end + 1,
+        message: String::new(),
+        mcp_method: None,
+        sdk: Some("rmcp".into()),
+        help: None,
+        fix: Some(Fix {
+            applicability: Applicability::Unsafe,
+            message: String::new(),
+            edits: vec![Edit {
+                start: 9,
+                end,
+                line: 1,
+                column: 10,
+                end_line: 1,
+                end_column: end + 1,
+                replacement: replacement.into(),
+            }],
+        }),
+    };
+    // The MRTR finding comes first in the report; its edit covers the upgrade one's.
+    let findings = vec![
+        finding("MCP001", 25, "mrtr()"),
+        finding("MCP201", 16, "ContentBlock"),
+    ];
+    let out = fix::driver::fix_text(
+        "lib.rs",
+        text,
+        findings,
+        fix::Allowed { unsafe_fixes: true },
+        &mut |_| Vec::new(),
+    );
+    assert_eq!(out.text, "fn f() { ContentBlock::text(1) }\n");
+    assert_eq!(out.fixed.len(), 1);
+    assert_eq!(out.fixed[0].code, "MCP201");
+}

@@ -86,7 +86,7 @@ pub fn fix_text(
             .collect();
         // rmcp upgrade fixes first: an MRTR rewrite that overlaps one waits for the next pass and
         // is then planned on code that already speaks rmcp 3.x.
-        chosen.sort_by_key(|f| !super::upgrade::is_upgrade(f));
+        chosen.sort_by_key(|f| !super::upgrade::wants(f));
         if chosen.is_empty() {
             break;
         }

@@ -7,6 +7,8 @@ use crate::rules::rmcp_upgrade::{HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERA
 use crate::sdk::rmcp_upgrade::{changes_named, Kind};
 use crate::source::LineIndex;
 
+/// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
+/// on code that already speaks rmcp 3.x).
 pub fn wants(f: &Finding) -> bool {
     [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL].contains(&f.code.as_str())
 }
@@ -202,12 +204,6 @@ fn find_fn<'f>(idx: &LineIndex, items: &'f [syn::Item], at: usize) -> Option<&'f
         }
     }
     None
-}
-
-/// Whether a fix is an upgrade fix: those go first in a pass, so the MRTR rewrite plans on code
-/// that already speaks rmcp 3.x.
-pub fn is_upgrade(f: &Finding) -> bool {
-    wants(f)
 }
 
 /// `--upgrade-rmcp` on one manifest's text: the rmcp requirement raised to
