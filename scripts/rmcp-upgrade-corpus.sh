@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # By hand, not CI: how much of an rmcp 0.x-2.x -> 3.x upgrade `cargo mcp-lint` does on a real server.
 #   scripts/rmcp-upgrade-corpus.sh TREE PACKAGE
-# TREE is a laid-out server (../shared/scripts/lay-out-dev-corpus.sh), PACKAGE the cargo package that
+# TREE is a server's source tree (`git archive` of its commit: build scripts and `include_str!` may
+# read files the dev-corpus lay-out leaves out), PACKAGE the cargo package that
 # uses rmcp. Three copies of TREE under $WORK (default: a temp dir), each `cargo check -p PACKAGE`ed
 # with one shared target dir ($CARGO_TARGET_DIR, default $WORK/target):
 #   base   as it is (on its locked rmcp; must be clean for the numbers to mean anything)
@@ -32,4 +33,5 @@ echo "base:  $(check "$work/base" "$work/base.log" --locked)"
 echo "bump:  $(check "$work/bump" "$work/bump.log")"
 (cd "$work/fixed" && "$lint" --fix --unsafe-fixes --upgrade-rmcp . >"$work/lint.log" 2>&1)
 echo "fixed: $(check "$work/fixed" "$work/fixed.log")"
-echo "findings left after the fix: $(grep -oE 'MCP[0-9]+' "$work/lint.log" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')"
+left=$(cd "$work/fixed" && "$lint" --format concise . 2>/dev/null | grep -oE '\[MCP[0-9]+\]' | sort | uniq -c | tr -s ' []' ' ' | tr '\n' ' ')
+echo "findings left after the fix: $left"
