@@ -152,7 +152,7 @@ fn the_handler_fix_keeps_the_body_and_converts_its_result() {
 
 #[test]
 fn catalog_fixed_examples_are_what_the_fix_writes() {
-    for code in ["MCP201", "MCP202"] {
+    for code in ["MCP201", "MCP202", "MCP205"] {
         let doc = mcp_lint::catalog::catalog().get(code).unwrap();
         let mut checked = 0;
         for ex in &doc.fire {
@@ -248,4 +248,39 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
     assert_eq!(out.text, "fn f() { ContentBlock::text(1) }\n");
     assert_eq!(out.fixed.len(), 1);
     assert_eq!(out.fixed[0].code, "MCP201");
+}
+
+#[test]
+fn changed_arguments_are_rebuilt_from_the_old_ones_or_left_alone() {
+    let fixed = |call: &str| {
+        let src = format!("use rmcp::transport::auth::OAuthState;\n\nasync fn f(s: &mut OAuthState, uri: &str, name: Option<&str>) {{\n    let _ = s.{call}.await;\n}}\n");
+        let out = fix::driver::fix_source(
+            "lib.rs",
+            &src,
+            &Settings::default(),
+            fix::Allowed { unsafe_fixes: true },
+        );
+        let line = out.text.lines().nth(3).unwrap().trim().to_string();
+        (
+            line,
+            out.remaining
+                .iter()
+                .map(|f| f.code.clone())
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        fixed(r#"start_authorization(&["read", "write"], uri, None)"#),
+        (
+            r#"let _ = s.start_authorization(rmcp::transport::AuthorizationRequest::new(uri).with_scopes((&["read", "write"]).iter().copied())).await;"#.to_string(),
+            vec![]
+        )
+    );
+    // A client name that is neither `None` nor `Some(..)`: the template cannot read it.
+    let (line, left) = fixed(r#"start_authorization(&[], uri, name)"#);
+    assert_eq!(
+        line,
+        r#"let _ = s.start_authorization(&[], uri, name).await;"#
+    );
+    assert_eq!(left, vec!["MCP205".to_string()]);
 }

@@ -3,14 +3,14 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Finding, Fix};
-use crate::rules::rmcp_upgrade::{HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
+use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
 use crate::sdk::rmcp_upgrade::{changes_named, Kind};
 use crate::source::LineIndex;
 
 /// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
 /// on code that already speaks rmcp 3.x).
 pub fn wants(f: &Finding) -> bool {
-    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL].contains(&f.code.as_str())
+    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS].contains(&f.code.as_str())
 }
 
 /// The finding's byte range in `idx`'s text.
@@ -85,6 +85,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             })
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
+        c if c == CALL_ARGS => call_args(idx, file, start, text),
         _ => Some(Fix {
             applicability: Applicability::DisplayOnly,
             message: f.help.clone().unwrap_or_default(),
@@ -142,6 +143,113 @@ fn handler_result(
             ),
         ],
     })
+}
+
+/// `.old(a, b, c)` → `.old(TEMPLATE)` (see `Kind::CallArgs`).
+fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
+    use syn::visit::Visit;
+    struct Find<'i, 'a> {
+        idx: &'i LineIndex<'a>,
+        at: usize,
+        found: Option<syn::ExprMethodCall>,
+    }
+    impl<'ast> Visit<'ast> for Find<'_, '_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if self.found.is_none() && self.idx.range(m.method.span()).start == self.at {
+                self.found = Some(m.clone());
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let change = changes_named(name).find(|c| matches!(c.kind, Kind::CallArgs { .. }))?;
+    let Kind::CallArgs { arity, template } = change.kind else {
+        return None;
+    };
+    let mut find = Find {
+        idx,
+        at,
+        found: None,
+    };
+    find.visit_file(file);
+    let call = find.found?;
+    if call.args.len() != arity {
+        return None;
+    }
+    let args: Vec<&syn::Expr> = call.args.iter().collect();
+    let text_of = |e: &syn::Expr| {
+        let r = idx.range_between(first_token(e), last_token(e));
+        idx.text().get(r.start..r.end).map(str::to_string)
+    };
+    let rendered = render(template, &args, &text_of)?;
+    let open = idx.range(call.paren_token.span.open()).end;
+    let close = idx.range(call.paren_token.span.close()).start;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "pass `{name}` its rmcp {}.{} arguments",
+            change.since.0, change.since.1
+        ),
+        edits: vec![idx.edit(open, close, rendered)],
+    })
+}
+
+/// Fills a `Kind::CallArgs` template; `None` when an argument is not of the shape it needs.
+fn render(
+    template: &str,
+    args: &[&syn::Expr],
+    text_of: &dyn Fn(&syn::Expr) -> Option<String>,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = open + rest[open..].find('}')?;
+        let spec = &rest[open + 1..close];
+        rest = &rest[close + 1..];
+        let digits = spec.chars().take_while(char::is_ascii_digit).count();
+        let n: usize = spec[..digits].parse().ok()?;
+        let arg = *args.get(n.checked_sub(1)?)?;
+        let (mode, pattern) = spec[digits..].split_at(spec.len().min(digits + 1) - digits);
+        match mode {
+            "" => out.push_str(&text_of(arg)?),
+            "?" => match arg {
+                syn::Expr::Path(p) if p.path.is_ident("None") => {}
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+                {
+                    out.push_str(&pattern.replace('$', &text_of(&c.args[0])?));
+                }
+                _ => return None,
+            },
+            "*" => {
+                let empty = matches!(arg, syn::Expr::Reference(r)
+                    if matches!(&*r.expr, syn::Expr::Array(a) if a.elems.is_empty()));
+                if !empty {
+                    out.push_str(&pattern.replace('$', &text_of(arg)?));
+                }
+            }
+            _ => return None,
+        }
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+fn first_token(e: &syn::Expr) -> proc_macro2::Span {
+    use quote::ToTokens;
+    e.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+fn last_token(e: &syn::Expr) -> proc_macro2::Span {
+    use quote::ToTokens;
+    e.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
 fn first_span(ty: &syn::Type) -> proc_macro2::Span {

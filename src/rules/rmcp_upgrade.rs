@@ -17,10 +17,11 @@ pub const RENAMED: &str = "MCP201";
 pub const HANDLER_RESULT: &str = "MCP202";
 pub const REMOVED: &str = "MCP203";
 pub const STRUCT_LITERAL: &str = "MCP204";
+pub const CALL_ARGS: &str = "MCP205";
 
 impl Rule for RmcpUpgrade {
     fn codes(&self) -> &'static [&'static str] {
-        &[RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL]
+        &[RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS]
     }
 
     fn check_item(&self, cx: &mut Cx<'_>, item: &syn::Item) {
@@ -279,6 +280,10 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
+            Kind::CallArgs { arity, .. } if mc.args.len() == arity => {
+                report(cx, change, mc.method.span(), mc.method.span());
+                return;
+            }
             Kind::DropCall if mc.args.is_empty() => {
                 report(cx, change, mc.dot_token.span(), mc.paren_token.span.close());
                 return;
@@ -393,6 +398,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
                 change.new, change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::CallArgs { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}` takes other arguments in rmcp {since} and later",
+                change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),

@@ -30,6 +30,15 @@ pub enum Kind {
     HandlerResult { method: &'static str },
     /// A name that is gone with no mechanical replacement (MCP203, display-only).
     Removed,
+    /// A method whose arguments changed: a call `.old(a1, .., aN)` with the old `arity` is rewritten
+    /// to `.old(TEMPLATE)` (MCP205, unsafe). In the template `{N}` is argument N's text;
+    /// `{N?PAT}` is empty when argument N is `None` and PAT with `$` replaced by `e` when it is
+    /// `Some(e)` (anything else: no fix); `{N*PAT}` is empty when argument N is `&[]`, else PAT
+    /// with `$` replaced by the argument.
+    CallArgs {
+        arity: usize,
+        template: &'static str,
+    },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
@@ -236,6 +245,20 @@ pub static CHANGES: &[Change] = &[
         new: "with_legacy_session_mode",
         bare: true,
         note: "renamed in 3.0 (#999, #1015): the option only affects protocol versions before 2026-07-28",
+    },
+    // 3.0: the OAuth client takes one request value (#1009).
+    Change {
+        since: V3,
+        pr: 1009,
+        kind: Kind::CallArgs {
+            arity: 3,
+            template: "rmcp::transport::AuthorizationRequest::new({2}){1*.with_scopes(($).iter().copied())}{3?.with_client_name($)}",
+        },
+        old: "start_authorization",
+        new: "",
+        bare: true,
+        note: "`OAuthState::start_authorization` takes one `AuthorizationRequest` since 3.0 (#1009): \
+`AuthorizationRequest::new(redirect_uri)` with `.with_scopes(..)` and `.with_client_name(..)`",
     },
     // 3.0: the SEP-2663 tasks extension replaced the 1.x/2.x tasks API (#1020).
     removed(V3, 1020, "OperationProcessor", TASKS),
