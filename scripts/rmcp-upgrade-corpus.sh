@@ -22,7 +22,9 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
 # A pinned toolchain file would ask rustup for a download; use what is installed.
 export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 check() { # dir log
-  (cd "$1" && nice -n 19 cargo check -p "$pkg" --message-format short "${@:3}" >"$2" 2>&1)
+  # --keep-going: every crate that can be checked is, so the counts cover more than the first crate
+  # that fails (crates depending on a failed one are still not checked).
+  (cd "$1" && nice -n 19 cargo check -p "$pkg" --keep-going --message-format short "${@:3}" >"$2" 2>&1)
   local n; n=$(grep -c ': error' "$2")
   local kinds; kinds=$(grep -oE ': error\[E[0-9]+\]' "$2" | sort | uniq -c | sort -rn | awk '{printf "%s%s ", $2, $1}' | tr -d ':')
   echo "$n errors ${kinds}"

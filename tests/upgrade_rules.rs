@@ -284,3 +284,25 @@ fn changed_arguments_are_rebuilt_from_the_old_ones_or_left_alone() {
     );
     assert_eq!(left, vec!["MCP205".to_string()]);
 }
+
+#[test]
+fn a_client_handler_method_rmcp_removed_and_an_elicit_result_literal() {
+    let src = "use rmcp::model::*;\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn on_url_elicitation_notification_complete(&self) {}\n}\n\nfn cancel() -> CreateElicitationResult {\n    CreateElicitationResult { action: ElicitationAction::Cancel, content: None }\n}\n";
+    let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
+    let got: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .map(|f| (f.line, f.code.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (7, "MCP203"),
+            (10, "MCP201"),
+            (11, "MCP201"),
+            (11, "MCP204")
+        ],
+        "{:#?}",
+        r.findings
+    );
+}

@@ -297,14 +297,15 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
     let Some((_, trait_path, _)) = &i.trait_ else {
         return;
     };
-    let is_server_handler = trait_path
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "ServerHandler")
-        && is_rmcp(cx, trait_path);
-    if !is_server_handler {
+    let Some(trait_name) = trait_path.segments.last().map(|s| s.ident.to_string()) else {
+        return;
+    };
+    if !["ServerHandler", "ClientHandler"].contains(&trait_name.as_str())
+        || !is_rmcp(cx, trait_path)
+    {
         return;
     }
+    let is_server_handler = trait_name == "ServerHandler";
     for attr in &i.attrs {
         if let Some(last) = attr.path().segments.last() {
             for change in changes_named(&last.ident.to_string()) {
@@ -332,7 +333,7 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
         let syn::ReturnType::Type(_, ty) = &f.sig.output else {
             continue;
         };
-        if mrtr {
+        if mrtr || !is_server_handler {
             continue;
         }
         if let Some(ident) = old_result_in(ty, &fn_name, version) {

@@ -99,6 +99,9 @@ const fn removed(since: Version, pr: u32, old: &'static str, note: &'static str)
 
 const PARAM_0_13: &str = "renamed in 0.13 (#617, SEP-1319); the deprecated alias went in 3.0";
 const RENAMED_2_0: &str = "renamed in 2.0 (#927); the deprecated alias went in 3.0";
+const ELICIT_RESULT: &str = "`ElicitResult` (formerly `CreateElicitationResult`) is \
+`#[non_exhaustive]` since 2.0 (#927): build it with `ElicitResult::new(action)` and \
+`.with_content(..)`";
 const MODEL_2_0: &str = "renamed in 2.0 (#927), with no alias";
 const TASKS: &str = "rmcp 3.0 replaced its tasks API with the SEP-2663 tasks extension: spawn \
 long-running work with `rmcp::task_manager::TaskManager` and answer `tasks/get`, `tasks/update` \
@@ -155,6 +158,18 @@ pub static CHANGES: &[Change] = &[
     literal("PaginatedRequestParams"),
     literal("SetLevelRequestParams"),
     // 2.0 (#927, the 2025-11-25 model): the annotated wrappers and prompt roles went, no alias.
+    Change {
+        since: V2,
+        pr: 927,
+        note: ELICIT_RESULT,
+        ..literal("CreateElicitationResult")
+    },
+    Change {
+        since: V2,
+        pr: 927,
+        note: ELICIT_RESULT,
+        ..literal("ElicitResult")
+    },
     item(V2, 927, "Content", "ContentBlock", MODEL_2_0),
     item(V2, 927, "PromptMessageRole", "Role", MODEL_2_0),
     item(V2, 927, "RawResource", "Resource", "renamed in 2.0 (#927): `Resource` is no longer an `Annotated<RawResource>`"),
@@ -208,6 +223,7 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1066, "TokioChildProcessOut", "use `TokioChildProcess` as a `Transport` directly; its `split()` and `TokioChildProcessOut` were deprecated and 3.0 removed them"),
     removed(V3, 1066, "ExpectedInitializedNotification", "the server no longer waits for `notifications/initialized` (since 1.4); drop the match arm"),
     removed(V3, 1066, "UnsupportedProtocolVersion", "negotiation falls back to the server's version (since 1.8); drop the match arm"),
+    removed(V3, 915, "on_url_elicitation_notification_complete", "rmcp 3.0 removed `notifications/elicitation/complete` with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry; drop the `ClientHandler` method"),
     // 3.0: MRTR (#929): the three requests that may ask for input return a response enum.
     Change {
         since: V3,
