@@ -90,23 +90,56 @@ fn below_the_changing_release_everything_fires() {
     assert!(f.help.as_deref().unwrap().contains("#927"));
 }
 
-#[test]
-fn the_lock_decides_over_the_requirement() {
-    // The requirement admits 2.2, but cargo resolved 3.11: the removed tasks API is not rmcp's.
-    let r = lint(r#"rmcp = ">=2.2""#, None);
-    assert!(codes(&r).contains(&(2, "MCP203")), "{:?}", codes(&r));
-    let r = lint(r#"rmcp = ">=2.2""#, Some("3.11.0"));
-    assert!(!codes(&r).contains(&(2, "MCP203")), "{:?}", codes(&r));
+/// A removed name that only a glob import ties to rmcp.
+const GLOB_ONLY: &str = "use rmcp::model::*;\nuse rmcp::task_manager::*;\n\nfn p() -> OperationProcessor {\n    OperationProcessor::new()\n}\n";
+
+fn lint_text(deps: &str, lock: Option<&str>, text: &str) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!("[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n"),
+    )
+    .unwrap();
+    if let Some(v) = lock {
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            format!("version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    lint_paths(&[dir.path().to_path_buf()], &settings)
 }
 
 #[test]
-fn after_the_bump_stale_names_still_fire_but_removed_ones_are_not_rmcp_s() {
-    // On rmcp 3.11 `Content` and the old handler result do not compile: the requirement was raised
-    // ahead of the code. `OperationProcessor` is not an rmcp name there: it must be the package's.
+fn the_lock_decides_over_the_requirement() {
+    // The requirement admits 2.2; below 3.0 the glob-imported tasks API is rmcp's.
+    let r = lint_text(r#"rmcp = ">=2.2""#, None, GLOB_ONLY);
+    assert_eq!(codes(&r), vec![(4, "MCP203"), (5, "MCP203")]);
+    // Cargo resolved 3.11: rmcp has no `OperationProcessor`, so the glob's must be another.
+    let r = lint_text(r#"rmcp = ">=2.2""#, Some("3.11.0"), GLOB_ONLY);
+    assert_eq!(codes(&r), vec![]);
+}
+
+#[test]
+fn after_the_bump_stale_names_still_fire() {
+    // On rmcp 3.11 none of it compiles: the requirement was raised ahead of the code. The removed
+    // `OperationProcessor` is imported from rmcp by name, so it is stale code too.
     let r = lint(r#"rmcp = "3.11""#, Some("3.11.0"));
     assert_eq!(
         codes(&r),
-        vec![(11, "MCP201"), (17, "MCP201"), (19, "MCP202")]
+        vec![
+            (2, "MCP203"),
+            (7, "MCP203"),
+            (11, "MCP201"),
+            (17, "MCP201"),
+            (19, "MCP202")
+        ]
     );
 }
 

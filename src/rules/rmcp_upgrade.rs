@@ -159,8 +159,10 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     };
     for (i, seg) in path.segments.iter().enumerate() {
         let name = seg.ident.to_string();
+        // Imported by name, or under a module path: the code takes it from rmcp for sure.
+        let strong = i > 0 || cx.facts().imports.contains_key(&name);
         for change in changes_named(&name) {
-            if !applies(change, version) {
+            if !applies(change, version, strong) {
                 continue;
             }
             let hit = match change.kind {
@@ -235,7 +237,7 @@ fn use_leaf(
     let name = ident.to_string();
     for change in changes_named(&name) {
         if matches!(change.kind, Kind::Item | Kind::Removed)
-            && applies(change, version)
+            && applies(change, version, true)
             && is_rmcp(cx, &path)
         {
             report(cx, change, ident.span(), ident.span());
@@ -254,7 +256,10 @@ fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
     };
     let name = last.ident.to_string();
     for change in changes_named(&name) {
-        if change.kind == Kind::StructLiteral && applies(change, version) && is_rmcp(cx, path) {
+        if change.kind == Kind::StructLiteral
+            && applies(change, version, false)
+            && is_rmcp(cx, path)
+        {
             report(cx, change, last.ident.span(), last.ident.span());
             return;
         }
@@ -272,7 +277,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     }
     let name = mc.method.to_string();
     for change in changes_named(&name) {
-        if !applies(change, version) {
+        if !applies(change, version, false) {
             continue;
         }
         match change.kind {
@@ -309,7 +314,7 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
     for attr in &i.attrs {
         if let Some(last) = attr.path().segments.last() {
             for change in changes_named(&last.ident.to_string()) {
-                if change.kind == Kind::Removed && applies(change, version) {
+                if change.kind == Kind::Removed && applies(change, version, true) {
                     report(cx, change, last.ident.span(), last.ident.span());
                 }
             }
@@ -319,7 +324,7 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
         let syn::ImplItem::Fn(f) = it else { continue };
         let fn_name = f.sig.ident.to_string();
         for change in changes_named(&fn_name) {
-            if change.kind == Kind::Removed && applies(change, version) {
+            if change.kind == Kind::Removed && applies(change, version, true) {
                 report(cx, change, f.sig.ident.span(), f.sig.ident.span());
             }
         }
@@ -361,7 +366,7 @@ fn old_result_in<'t>(
             let name = seg.ident.to_string();
             let hit = changes_named(&name).any(|c| {
                 matches!(c.kind, Kind::HandlerResult { method } if method == self.method)
-                    && applies(c, self.version)
+                    && applies(c, self.version, true)
             });
             if hit && self.found.is_none() {
                 self.found = Some(&seg.ident);

@@ -337,12 +337,13 @@ pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
 /// Whether a change concerns a package whose rmcp is `version` (locked, else the lowest its
 /// requirement admits). Below the release that made it, the code has to change on the way up. At
 /// or above it, a renamed or reshaped spelling no longer compiles, so seeing it means the
-/// requirement was bumped ahead of the code: it still applies. A removed name at or above its
-/// release is not rmcp's (the package compiles against an rmcp without it), so it does not.
-/// Without a version (no manifest), the spelling alone decides.
-pub fn applies(change: &Change, version: Option<Version>) -> bool {
+/// requirement was bumped ahead of the code: it still applies. So does a removed name the code
+/// clearly takes from rmcp (`strong`: a `use` line or a module path from rmcp, a method of an rmcp
+/// handler trait); one that only a glob import or a method name ties to rmcp is not rmcp's on an
+/// rmcp without it. Without a version (no manifest), the spelling alone decides.
+pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool {
     match version {
-        Some(v) if v >= change.since => !matches!(change.kind, Kind::Removed),
+        Some(v) if v >= change.since => strong || !matches!(change.kind, Kind::Removed),
         _ => true,
     }
 }
