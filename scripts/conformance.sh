@@ -4,7 +4,7 @@
 #
 #   bash scripts/conformance.sh            # everything
 #   bash scripts/conformance.sh --install  # only install: Node 22, the pinned suite, and the Python
-#                                          # mcp SDK the wire tests drive (used by .ci/run)
+#                                          # mcp SDKs (2.x and 1.x) the wire tests drive (used by .ci/run)
 #   CONFORMANCE_SCENARIOS="input-required-result-multi-round" bash scripts/conformance.sh
 #
 # Installs (pinned, cached under .conformance/, idempotent): a Node 22 when the machine's Node is
@@ -19,6 +19,7 @@ ROOT=$PWD
 NODE_VERSION=22.23.3
 SUITE_VERSION=0.2.0-alpha.12
 PYTHON_MCP_VERSION=2.3.0
+PYTHON_MCP_LEGACY_VERSION=1.27.0
 CACHE=$ROOT/.conformance
 RESULTS=$ROOT/target/conformance
 SCENARIOS=${CONFORMANCE_SCENARIOS:-"server-stateless
@@ -83,19 +84,21 @@ ensure_suite() {
     echo "$stamp" >"$suite/.stamp"
 }
 
-# A venv at .conformance/py with the Python mcp SDK, for tests/wire (it looks there first).
+# A venv under .conformance/ with one pinned release of the Python mcp SDK, for tests/wire (it
+# looks there first): `py` holds the 2.x client (2026-07-28, MRTR), `py-legacy` the 1.x client
+# that negotiates 2025-11-25 and answers server-to-client requests.
 ensure_python_sdk() {
-    local venv=$CACHE/py python=${PYTHON:-python3}
-    local check="import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$PYTHON_MCP_VERSION')"
+    local venv=$CACHE/$1 version=$2 python=${PYTHON:-python3}
+    local check="import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$version')"
     if "$venv/bin/python" -c "$check" 2>/dev/null; then
         return
     fi
     command -v "$python" >/dev/null || die "$python is needed for the Python mcp SDK (set PYTHON=...)"
-    say "installing the Python mcp SDK $PYTHON_MCP_VERSION into $venv"
+    say "installing the Python mcp SDK $version into $venv"
     rm -rf "$venv"
     "$python" -m venv "$venv" || die "could not create a venv with $python (Debian: apt-get install python3-venv)"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$PYTHON_MCP_VERSION" >&2
-    "$venv/bin/python" -c "$check" || die "mcp $PYTHON_MCP_VERSION did not install into $venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$version" >&2
+    "$venv/bin/python" -c "$check" || die "mcp $version did not install into $venv"
 }
 
 SERVER_PID=
@@ -142,8 +145,9 @@ main() {
     ensure_suite
     say "node $("$NODE_BIN" --version), suite $SUITE_VERSION"
     if [[ ${1:-} == --install ]]; then
-        ensure_python_sdk
-        say "python mcp $PYTHON_MCP_VERSION at $CACHE/py"
+        ensure_python_sdk py "$PYTHON_MCP_VERSION"
+        ensure_python_sdk py-legacy "$PYTHON_MCP_LEGACY_VERSION"
+        say "python mcp $PYTHON_MCP_VERSION at $CACHE/py, $PYTHON_MCP_LEGACY_VERSION at $CACHE/py-legacy"
         return 0
     fi
 

@@ -2,6 +2,11 @@
 # The whole test suite: the README's test command. .ci/run installs what this needs, then calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The wire tests drive these binaries as servers: the migrated deploy example, and its legacy
+# rmcp 2.x original (a standalone crate, so its own target dir).
+cargo build --locked -p deploy-after
+cargo build --locked --manifest-path examples/deploy/before/Cargo.toml \
+    --target-dir "${CARGO_TARGET_DIR:-target}/deploy-before"
 cargo test --workspace --locked
 # The upgrade assistant's fixtures compile on their own rmcp (1.7, 2.2): checked, not built, in one
 # target dir so their common dependencies are checked once. (Their fixed forms build against rmcp

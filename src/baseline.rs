@@ -10,7 +10,6 @@
 //! result across unrelated edits too.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -235,8 +234,12 @@ impl Baseline {
     }
 
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        write_atomically(path, self.to_json().as_bytes())
-            .map_err(|e| format!("cannot write baseline {}: {e}", path.display()))
+        crate::atomic_write::write_file_atomic(
+            path,
+            self.to_json().as_bytes(),
+            crate::atomic_write::Kind::Report,
+        )
+        .map_err(|e| format!("cannot write baseline {e}"))
     }
 
     /// Hides the findings the baseline records; what is left is new.
@@ -331,43 +334,6 @@ pub fn stale_note(file: &str, applied: &Applied) -> Option<String> {
         if n == 1 { "y" } else { "ies" },
         listed.join("; ")
     ))
-}
-
-/// Writes through a temporary file in the same directory and renames it over `path`, so a reader
-/// never sees half a file; an existing file keeps its permissions.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // Renaming over a symlink would replace the link; write to what it points at instead.
-    let resolved;
-    let path = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            resolved = std::fs::canonicalize(path)?;
-            resolved.as_path()
-        }
-        _ => path,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file path"))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{name}.mcp-lint-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            f.set_permissions(meta.permissions())?;
-        }
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]
@@ -503,36 +469,5 @@ mod tests {
             .contains("not a valid baseline"));
         std::fs::write(&p, "{\"version\": 9, \"entries\": []}").unwrap();
         assert!(Baseline::load(&p).unwrap_err().contains("version 9"));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn atomic_write_through_a_symlink_keeps_the_link() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("real.rs");
-        let link = dir.path().join("link.rs");
-        std::fs::write(&target, "old").unwrap();
-        std::os::unix::fs::symlink(&target, &link).unwrap();
-        write_atomically(&link, b"new").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn atomic_write_keeps_permissions() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.rs");
-        std::fs::write(&p, "old").unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomically(&p, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o640);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

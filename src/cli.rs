@@ -41,6 +41,19 @@ pub enum Command {
     Rules,
     /// Print one rule's documentation (by code or name).
     Rule { code: String },
+    /// Run the language server on stdin/stdout (live findings, fixes and rule docs in editors).
+    Server(ServerArgs),
+}
+
+/// `cargo mcp-lint server`: the options of a lint run that apply to every buffer.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// As for a lint run: a config file, or KEY=VALUE beating every config file. Repeatable.
+    #[arg(long = "config", value_name = "FILE|KEY=VALUE")]
+    pub config: Vec<String>,
+    /// As for a lint run: hide the findings recorded in FILE.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -59,7 +72,8 @@ pub struct LintArgs {
     /// Parse every file, even those without any rule's trigger tokens.
     #[arg(long)]
     pub no_prefilter: bool,
-    /// Write the report to FILE (atomically: a temporary file renamed over it) instead of stdout.
+    /// Write the report to FILE (atomically: a temporary file renamed over it; a device or FIFO,
+    /// such as /dev/stdout, is written in place) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print counts per rule and per MCP method instead of the findings (JSON with --format json).
@@ -78,7 +92,8 @@ pub struct LintArgs {
     /// Hide the findings recorded in FILE and report only new ones.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Write the current findings to the --baseline FILE (sorted JSON) and exit 0.
+    /// Write the current findings to the --baseline FILE (sorted JSON; entries of files this run
+    /// did not lint are kept) and exit 0. Exit 2, writing nothing, when a path could not be read.
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
     /// Exit 1 when the baseline has stale entries (findings that were fixed), so it only shrinks.
@@ -87,7 +102,8 @@ pub struct LintArgs {
     /// Drop the baseline's stale entries (never adding new findings), then report as usual.
     #[arg(long, requires = "baseline", conflicts_with = "update_baseline")]
     pub prune_baseline: bool,
-    /// Apply the safe fixes in place (atomically, permissions kept), then report what is left.
+    /// Apply the safe fixes in place (atomically, permissions kept; read-only and special files are
+    /// refused), then report what is left.
     #[arg(long, conflicts_with_all = ["add_suppressions", "update_baseline"])]
     pub fix: bool,
     /// With --fix or --diff: also apply the unsafe fixes (they change behaviour; review them).
@@ -98,9 +114,13 @@ pub struct LintArgs {
     #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
     /// With --fix or --diff: also raise the rmcp requirement (and its renamed features) in
-    /// Cargo.toml to the rmcp the upgrade rules (MCP201-203) target.
+    /// Cargo.toml to the rmcp the upgrade rules (MCP201-205) target.
     #[arg(long)]
     pub upgrade_rmcp: bool,
+    /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
+    /// the run did not succeed (not a flag).
+    #[arg(skip)]
+    pub not_fixed: Vec<crate::finding::FileError>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,6 +147,11 @@ pub fn run(args: Vec<String>) -> i32 {
     let result = match &cli.command {
         Some(Command::Rules) => list_rules(),
         Some(Command::Rule { code }) => show_rule(code),
+        Some(Command::Server(a)) => crate::server::run_stdio(crate::server::Options {
+            config: a.config.clone(),
+            baseline: a.baseline.clone(),
+        })
+        .map(|()| EXIT_CLEAN),
         None => run_lint(&cli.lint),
     };
     match result {
@@ -269,7 +294,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let base = &settings.base_dir;
     // Concise, GitHub and statistics output have no place for files that could not be read;
     // without these lines such a run exits 2 and says nothing about why.
-    if args.statistics || matches!(args.format, Format::Concise | Format::Github) {
+    if args.statistics
+        || matches!(
+            args.format,
+            Format::Concise | Format::Github | Format::RustcJson
+        )
+    {
         for e in &gated.report.errors {
             eprintln!("error: {}: {}", e.path, e.message);
         }
@@ -301,7 +331,19 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
         Format::Concise => gate::render(GateFormat::Concise, &gated, base),
         Format::Github => gate::render(GateFormat::Github, &gated, base),
+        Format::Sarif if !args.not_fixed.is_empty() => {
+            // The fix run before this report failed on these files: the run did not succeed.
+            let mut g = gated;
+            g.report.errors.extend(args.not_fixed.iter().cloned());
+            gate::render(GateFormat::Sarif, &g, base)
+        }
         Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        // `sources` holds the text of every file with a finding by now (`extra` above).
+        Format::RustcJson => crate::report::rustc_json::render(
+            &gated.report,
+            &mut |p| sources.get(p).map(str::to_string),
+            base,
+        ),
         Format::Human | Format::Json => render(
             args.format,
             &gated.report,
@@ -310,8 +352,12 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         ),
     };
     match &args.output {
-        Some(file) => crate::baseline::write_atomically(file, out.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+        Some(file) => crate::atomic_write::write_file_atomic(
+            file,
+            out.as_bytes(),
+            crate::atomic_write::Kind::Report,
+        )
+        .map_err(|e| format!("cannot write {e}"))?,
         None => write_stdout(&out)?,
     }
     phases.mark("report");
@@ -377,6 +423,7 @@ fn run_fix(
     let rest = LintArgs {
         fix: false,
         upgrade_rmcp: false,
+        not_fixed: done.not_fixed,
         ..args.clone()
     };
     let status = run_lint(&rest)?;

@@ -1,5 +1,11 @@
 //! Which files to lint: the given files as they are, and every `.rs` file under the given folders
 //! except `target/` and what `.gitignore` (and `.ignore`) files exclude.
+//!
+//! Symlinks are followed, as rustc follows them to a module file or folder: a linked file is
+//! linted when it points at a regular `.rs` file (a link to a device or FIFO is passed over, as
+//! such a node itself is), and a linked folder is walked. A link back to a folder being walked (a
+//! loop) is detected by the walker and passed over: every file on the loop is reached by the
+//! other way in, so nothing is lost.
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +44,7 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
         .git_exclude(true)
         .git_global(false)
         .require_git(false)
+        .follow_links(true)
         .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target"))
         .build_parallel();
     let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
@@ -53,6 +60,7 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
                         found.0.push(e.into_path());
                     }
                 }
+                Err(e) if is_loop(&e) => {}
                 Err(e) => found.1.push(FileError {
                     path: crate::source::display_path(dir, base),
                     message: format!("cannot walk: {e}"),
@@ -66,6 +74,16 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
     // Errors in a stable order whatever the threads did.
     e.sort_by(|a, b| (&a.path, &a.message).cmp(&(&b.path, &b.message)));
     errors.append(&mut e);
+}
+
+fn is_loop(e: &ignore::Error) -> bool {
+    match e {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
+    }
 }
 
 /// The directory `cargo mcp-lint` lints when given no paths, as cargo would pick it: the nearest
@@ -139,6 +157,43 @@ mod tests {
             "{:?}",
             errors[0]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_module_files_and_folders_are_followed_and_loops_passed_over() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        std::fs::create_dir_all(root.join("shared/deep")).unwrap();
+        std::fs::write(root.join("shared/tools.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(root.join("shared/deep/more.rs"), "fn b() {}\n").unwrap();
+        std::fs::create_dir_all(root.join("crate/src")).unwrap();
+        std::fs::write(root.join("crate/src/lib.rs"), "mod tools;\n").unwrap();
+        symlink(
+            root.join("shared/tools.rs"),
+            root.join("crate/src/tools.rs"),
+        )
+        .unwrap();
+        symlink(root.join("shared/deep"), root.join("crate/src/deep")).unwrap();
+        // A loop: the folder links back to its own ancestor.
+        symlink(root.join("crate/src"), root.join("crate/src/again")).unwrap();
+        // A link to a device named like a module is not read.
+        symlink("/dev/zero", root.join("crate/src/zero.rs")).unwrap();
+        let (files, errors) = discover(&[root.join("crate/src")], root);
+        let rel: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            rel,
+            vec![
+                "crate/src/deep/more.rs",
+                "crate/src/lib.rs",
+                "crate/src/tools.rs"
+            ]
+        );
+        assert!(errors.is_empty(), "{errors:?}");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! Library entry points: [`lint_source`], [`lint_paths`], [`lint_files`], [`catalog::catalog`],
 //! and the [`engine::Rule`] trait new rules implement.
 
+pub mod atomic_write;
 pub mod baseline;
 pub mod callgraph;
 pub mod catalog;
@@ -24,6 +25,7 @@ pub mod rules;
 mod scan;
 pub mod scope;
 pub mod sdk;
+pub mod server;
 pub mod skeleton;
 pub mod source;
 pub mod suppress;

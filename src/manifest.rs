@@ -216,7 +216,8 @@ impl Package {
 }
 
 fn read_toml(path: &Path) -> Result<toml::Table, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text, so not TOML".to_string())?;
     text.parse::<toml::Table>()
         .map_err(|e| format!("invalid TOML: {}", e.to_string().trim()))
 }

@@ -32,7 +32,10 @@ pub struct LineIndex<'a> {
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
-        let mut line_starts = vec![0];
+        // syn drops a leading byte order mark and counts line 1's columns after it; so does this
+        // index, and an edit at the start of the file then goes after the mark, not before it.
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut line_starts = vec![first];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let mut wide = HashMap::new();
         for (n, &start) in line_starts.iter().enumerate() {
@@ -81,7 +84,7 @@ impl<'a> LineIndex<'a> {
 
     /// 1-based line and 1-based char column of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let offset = offset.min(self.text.len()).max(self.line_starts[0]);
         let line = self.line_starts.partition_point(|&s| s <= offset);
         let start = self.line_starts[line - 1];
         let Some(marks) = self.wide.get(&(line - 1)) else {
@@ -221,6 +224,17 @@ mod tests {
         assert_eq!(idx.offset(9, 0), text.len());
     }
 
+    #[test]
+    fn a_byte_order_mark_is_before_line_1_as_syn_counts_it() {
+        let text = "\u{feff}fn a() {}\nfn b() {}\n";
+        let idx = LineIndex::new(text);
+        let file = syn::parse_file(text).unwrap();
+        let start = syn::spanned::Spanned::span(&file.items[0]).start();
+        assert_eq!(idx.offset(start.line, start.column), 3, "after the mark");
+        assert_eq!(idx.line_text(1), "fn a() {}");
+        assert_eq!(idx.line_col(0), (1, 1));
+        assert_eq!(idx.line_col(text.find("a(").unwrap()), (1, 4));
+    }
     #[test]
     fn long_lines_convert_like_a_plain_char_scan() {
         let naive_offset = |text: &str, line: usize, col: usize| {

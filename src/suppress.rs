@@ -7,8 +7,11 @@
 //! - alone on its line: the statement or item that starts on the next line of code (skipping other
 //!   comment lines; a blank line ends the search). An item covers everything inside it, attributes
 //!   and doc comments included. If no statement or item starts there, it covers that one line;
-//! - `//! mcp-lint: allow(..)` anywhere, or a `// mcp-lint: allow(..)` in the comment block at the
-//!   top of the file that is not directly followed by code: the whole file.
+//! - `//! mcp-lint: allow(..)` inside an item (a `mod`, a fn body, an `impl`): that item, the
+//!   innermost one it stands in;
+//! - `//! mcp-lint: allow(..)` outside every item (the file's top), or a `// mcp-lint: allow(..)`
+//!   in the comment block at the top of the file that is not directly followed by code: the whole
+//!   file.
 //!
 //! Only `//` and `//!` comments whose text starts with `mcp-lint:` are directives; `///` docs, block
 //! comments and prose that merely mentions the syntax are not. A directive that suppresses nothing is
@@ -169,6 +172,19 @@ impl SourceScopes {
             .max_by_key(|it| (it.start, std::cmp::Reverse(it.end)))
             .map(|it| it.path.as_str())
             .unwrap_or("")
+    }
+
+    /// Lines of the innermost item that contains byte `offset` (on `line`) of `src`: what an inner
+    /// (`//!`) directive there covers. None outside every item.
+    fn innermost_item_at(&self, src: &str, offset: usize, line: usize) -> Option<(usize, usize)> {
+        let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+        // proc-macro2 counts columns in chars, from 0.
+        let pos = (line, src[line_start..offset].chars().count());
+        self.items
+            .iter()
+            .filter(|it| it.start <= pos && pos < it.end)
+            .max_by_key(|it| (it.start, std::cmp::Reverse(it.end)))
+            .map(|it| (it.start.0, it.end.0))
     }
 
     /// Lines covered by a directive that targets `line`: the outermost item or statement that
@@ -447,7 +463,10 @@ pub fn directives(src: &str, scopes: Option<&SourceScopes>) -> (Vec<Directive>, 
             next_code_line(c.line, &lexed, &comment_lines)
         };
         let coverage = if c.inner {
-            Coverage::File
+            match scopes.innermost_item_at(src, c.start, c.line) {
+                Some((s, e)) => Coverage::Lines(s, e),
+                None => Coverage::File,
+            }
         } else if c.trailing {
             Coverage::Lines(c.line, c.line)
         } else {
@@ -865,6 +884,31 @@ mod tests {
             false,
         );
         assert_eq!(codes(&o), vec![("MCP003".into(), 5)]);
+    }
+
+    #[test]
+    fn inner_doc_directive_in_a_nested_mod_or_fn_covers_that_item_only() {
+        let src = "fn top() { a(); }\n\nmod inner {\n    //! mcp-lint: allow(MCP001) -- legacy module\n    fn b() { a(); }\n}\n\nfn c() {\n    //! mcp-lint: allow(MCP002) -- this fn only\n    s();\n}\n\nfn d() { a(); s(); }\n";
+        let o = run(
+            src,
+            vec![
+                finding("MCP001", 1),
+                finding("MCP001", 5),
+                finding("MCP002", 10),
+                finding("MCP001", 13),
+                finding("MCP002", 13),
+            ],
+            false,
+        );
+        assert_eq!(
+            codes(&o),
+            vec![
+                ("MCP001".into(), 1),
+                ("MCP001".into(), 13),
+                ("MCP002".into(), 13)
+            ]
+        );
+        assert_eq!(o.suppressed, 2);
     }
 
     #[test]

@@ -72,7 +72,7 @@ fn human_output_is_rustc_like_and_exit_is_1() {
     );
     assert!(out.contains("#[mrtr_handler]"), "{out}");
     assert!(
-        out.contains("= suggested fix (by hand): no automatic rewrite: `create_elicitation`"),
+        out.contains("= suggested fix (by hand): no automatic rewrite: `pick` does not return `Result<T, E>`"),
         "a fix without edits is shown as a suggestion: {out}"
     );
     assert!(out.contains("1 finding (1 error, 0 warnings)"), "{out}");

@@ -78,6 +78,11 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/handwritten.rs: fixed 4 findings"),
         "{err}"
     );
+    assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
+    assert!(
+        err.contains("src/runtime_schema.rs: fixed 2 findings"),
+        "{err}"
+    );
     assert!(
         err.contains("the timeout of `elicit_with_timeout` is dropped"),
         "the timeout loss is said where the fix is listed: {err}"
@@ -121,7 +126,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // The 8th display-only one is MCP202 on handwritten.rs's `read_resource`, declared with its
     // pre-3.0 result type: only the MRTR rewrite (`#[mrtr_handler]`) makes it compile.
     assert!(
-        err.contains("remaining: 13 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 23 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -156,33 +161,47 @@ fn shapes_without_a_rewrite_say_why() {
         why(55).contains("not reached through the handler's own"),
         "stored peer"
     );
-    assert!(why(69).contains("typed form"), "create_elicitation");
+    assert!(
+        why(69).contains("not awaited where it is made"),
+        "create_elicitation raced"
+    );
     assert!(why(76).contains("#[prompt]"), "prompt");
 }
 
-/// Read as a user would, each rewrite's message says what changes on the wire and what is left
-/// to do by hand: the `MrtrServer` impl, the `mrtr` dependency, `Serialize` on kept values.
+/// As in clippy and ruff, a rewrite's message is one short line saying what the fix does,
+/// including what it adds outside the handler (the `MrtrServer` impl) and what is left to do by
+/// hand (the `mrtr` dependency); the long explanation (the wire change, why the fix is unsafe,
+/// `Serialize` on kept values) is the rule's documentation, `cargo mcp-lint rule CODE`.
 #[test]
-fn every_rewrite_message_says_what_changes_on_the_wire_and_what_is_left_to_do() {
+fn every_rewrite_message_is_one_short_line_and_the_rule_docs_explain_it() {
     let dir = scratch();
     let out = run(dir.path(), &["--format", "json", "src"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     let mut rewrites = 0;
+    let mut codes = std::collections::BTreeSet::new();
     for f in report["findings"].as_array().unwrap() {
         if f["fix"]["applicability"] != "unsafe" {
             continue;
         }
         rewrites += 1;
+        codes.insert(f["code"].as_str().unwrap().to_string());
         let m = f["fix"]["message"].as_str().unwrap();
-        let wire = f["mcp_method"].as_str().unwrap();
         let at = format!("{}:{}", f["path"], f["line"]);
         assert!(
-            m.contains(&format!("mid-request `{wire}`")) && m.contains("`InputRequiredResult`"),
-            "{at}: the wire change: {m}"
+            !m.contains('\n') && m.len() <= 260,
+            "{at}: {} chars: {m}",
+            m.len()
         );
-        assert!(m.contains("must implement `mrtr::MrtrServer`"), "{at}: {m}");
-        assert!(m.contains("`[dependencies]` (`mrtr`"), "{at}: {m}");
-        assert!(m.contains("`Serialize + Deserialize`"), "{at}: {m}");
+        assert!(m.contains(" becomes `mrtr."), "{at}: {m}");
+        assert!(m.contains("adds `impl mrtr::MrtrServer for "), "{at}: {m}");
+        assert!(m.contains("needs `mrtr` in `[dependencies]`"), "{at}: {m}");
     }
     assert!(rewrites >= 10, "{rewrites} rewrites");
+    for code in codes {
+        let docs = run(dir.path(), &["rule", &code]);
+        let docs = String::from_utf8_lossy(&docs.stdout);
+        assert!(docs.contains("InputRequiredResult"), "{code}: {docs}");
+        assert!(docs.contains("runs once"), "{code}: {docs}");
+        assert!(docs.contains("serialize"), "{code}: {docs}");
+    }
 }

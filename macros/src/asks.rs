@@ -7,7 +7,15 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Local, Pat, Stmt};
 
 /// Methods of `Mrtr` that produce one ask.
-pub const SINGLE_ASKS: &[&str] = &["elicit", "elicit_url", "sample", "list_roots", "ask"];
+pub const SINGLE_ASKS: &[&str] = &[
+    "elicit",
+    "elicit_schema",
+    "elicit_params",
+    "elicit_url",
+    "sample",
+    "list_roots",
+    "ask",
+];
 
 /// What one ask site asks for.
 pub enum AskKind {
@@ -21,6 +29,9 @@ pub enum AskKind {
 pub struct AskExpr {
     pub kind: AskKind,
     pub span: Span,
+    /// A call handing the `Mrtr` to an asking helper (`helper(&mrtr, ..).await`): the
+    /// `Single` expression is the call, and the helper's asks run in a nested flow.
+    pub nested: bool,
 }
 
 /// An ask in statement position: `let PAT = ASK.await?;` / `ASK.await?;` (the `?` optional).
@@ -71,6 +82,13 @@ fn parse_ask_checked(expr: &Expr, mrtr: &Ident, strict: bool) -> Option<syn::Res
     let Expr::Await(awaited) = expr else {
         return None;
     };
+    if helper_call(&awaited.base, mrtr) {
+        return Some(Ok(AskExpr {
+            kind: AskKind::Single((*awaited.base).clone()),
+            span: expr.span(),
+            nested: true,
+        }));
+    }
     let (call, keyed) = ask_method(&awaited.base, mrtr)?;
     let span = expr.span();
     if call.method == "join" {
@@ -89,6 +107,7 @@ fn parse_ask_checked(expr: &Expr, mrtr: &Ident, strict: bool) -> Option<syn::Res
         return Some(Ok(AskExpr {
             kind: AskKind::Join(call.args.iter().cloned().collect()),
             span,
+            nested: false,
         }));
     }
     let built = if call.method == "ask" {
@@ -109,7 +128,36 @@ fn parse_ask_checked(expr: &Expr, mrtr: &Ident, strict: bool) -> Option<syn::Res
     Some(Ok(AskExpr {
         kind: AskKind::Single(built),
         span,
+        nested: false,
     }))
+}
+
+/// `arg` hands over the `Mrtr`: `&mrtr`, or `mrtr` itself (inside a helper, where it is
+/// already a `&Mrtr`).
+pub fn passes_mrtr(arg: &Expr, mrtr: &Ident) -> bool {
+    let is_mrtr =
+        |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(mrtr));
+    match arg {
+        Expr::Reference(r) => r.mutability.is_none() && is_mrtr(&r.expr),
+        Expr::Paren(p) => passes_mrtr(&p.expr, mrtr),
+        other => is_mrtr(other),
+    }
+}
+
+/// A call (function or method, not a method of the `Mrtr` itself) one of whose arguments
+/// hands over the `Mrtr`: a call of an asking helper.
+pub fn helper_call(expr: &Expr, mrtr: &Ident) -> bool {
+    let args = match expr {
+        Expr::Call(call) => &call.args,
+        Expr::MethodCall(call) => {
+            if passes_mrtr(&call.receiver, mrtr) {
+                return false;
+            }
+            &call.args
+        }
+        _ => return false,
+    };
+    args.iter().any(|arg| passes_mrtr(arg, mrtr))
 }
 
 /// Replaces the `mrtr.ask(inner)` at the root of a `.key(..)` chain by `inner`.

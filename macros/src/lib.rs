@@ -4,9 +4,12 @@
 
 mod asks;
 mod fingerprint;
+mod helper;
 mod names;
 mod neutral;
+mod owned;
 mod rewrite;
+mod server;
 mod shape;
 mod signature;
 
@@ -26,6 +29,14 @@ use signature::Body;
 #[proc_macro_attribute]
 pub fn mrtr_handler(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` that asks, taking `mrtr: &Mrtr` and returning `Result<T, E>`, into an
+/// asking helper: a sub-machine that a `#[mrtr_handler]` (or another helper) calls as
+/// `helper(&mrtr, ..).await`, whose progress nests in the caller's sealed state.
+#[proc_macro_attribute]
+pub fn mrtr_helper(attr: TokenStream, item: TokenStream) -> TokenStream {
+    helper::expand(attr.into(), item.into()).into()
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
@@ -101,7 +112,9 @@ fn rewrite_handler(
     let ok_ty = &handler.ok_ty;
     let err_ty = &handler.err_ty;
     let prelude = &handler.prelude;
+    let server_check = server::check(&handler.item, &handler.body);
     let inner = quote! {
+        #server_check
         #prelude
         let mut __mrtr_flow = match ::mrtr::__private::Flow::start(&#mrtr, #fingerprint, #steps) {
             ::core::result::Result::Ok(flow) => flow,

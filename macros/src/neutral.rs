@@ -16,6 +16,15 @@ impl VisitMut for Neutralize<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Some(ask) = parse_ask_lenient(expr, self.mrtr) {
             let mut replaced: Expr = match ask.kind {
+                AskKind::Single(call) if ask.nested => {
+                    let mrtr = self.mrtr;
+                    let call = crate::rewrite::with_frame(
+                        &call,
+                        mrtr,
+                        quote!(&mut ::mrtr::__private::Frame::detached(&#mrtr)),
+                    );
+                    syn::parse_quote!(#call.await)
+                }
                 AskKind::Single(inner) => {
                     syn::parse_quote!(::mrtr::__private::unrewritten_ask(#inner))
                 }

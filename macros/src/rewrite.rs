@@ -26,8 +26,10 @@ use crate::shape::{classify, normalize, StmtClass};
 
 mod branch;
 mod looping;
+mod nested;
 
 use branch::branch_arms;
+pub use nested::with_frame;
 
 /// A binding that can be restored from the state, in scope at the current point.
 struct Kept {
@@ -170,7 +172,13 @@ impl<'m> Rewriter<'m> {
     fn save(&self, binding: &Binding, key: &str) -> TokenStream {
         let flow = &self.flow;
         let ident = &binding.ident;
+        let check = crate::owned::owned_check(
+            crate::owned::Kept::Binding(&ident.to_string()),
+            &quote!(#ident),
+            ident.span(),
+        );
         quote_spanned! {ident.span()=>
+            #check
             #flow.save(#key, &#ident)?;
         }
     }
@@ -339,7 +347,11 @@ impl<'m> Rewriter<'m> {
                             used_after.extend(free_in_expr(diverge));
                         }
                     }
-                    out.extend(self.ask(ask, used_after, depth));
+                    out.extend(if ask.ask.nested {
+                        self.nested_call(ask, used_after, depth)
+                    } else {
+                        self.ask(ask, used_after, depth)
+                    });
                 }
                 Ok(StmtClass::Loop(looped)) => {
                     // Inside the loop, later iterations read what the whole loop reads.
@@ -422,6 +434,11 @@ impl<'m> Rewriter<'m> {
             {
                 #pre_saves
                 #(let #asks = #exprs;)*
+                // A pre-2026 session: the asks go out as real requests now, and the polls
+                // below read their answers (nothing is sealed).
+                if #flow.in_process() {
+                    #flow.carry(::std::vec![#(#asks.outgoing(#keys)),*]).await;
+                }
                 #(let mut #polls = #flow.poll(#step, #keys, &#asks);)*
                 if let ::core::option::Option::Some(__mrtr_error) = #first_poll.take_error()
                     #(.or_else(|| #other_polls.take_error()))*
@@ -435,7 +452,7 @@ impl<'m> Rewriter<'m> {
                     ));
                 } else {
                     #flow.resolved(#step);
-                    #result
+                    #flow.advance(#step).and_then(|()| #result)
                 }
             }
         };

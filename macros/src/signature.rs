@@ -164,21 +164,11 @@ pub fn analyze(mut item: ItemFn, explicit: Option<Ident>) -> syn::Result<Handler
             ))
         }
     };
-    let (ok_ty, err_ty) = match last_segment(declared) {
-        Some(seg) if seg.ident == "Result" && type_args(seg).len() == 2 => {
-            let args = type_args(seg);
-            (args[0].to_token_stream(), args[1].to_token_stream())
-        }
-        Some(_) => (
-            quote!(<#declared as ::mrtr::__private::HandlerResult>::Ok),
-            quote!(<#declared as ::mrtr::__private::HandlerResult>::Err),
-        ),
-        None => {
-            return Err(syn::Error::new(
-                declared.span(),
-                "#[mrtr_handler] needs a `Result<T, E>` return type",
-            ))
-        }
+    let Some((ok_ty, err_ty)) = result_types(declared) else {
+        return Err(syn::Error::new(
+            declared.span(),
+            "#[mrtr_handler] needs a `Result<T, E>` return type",
+        ));
     };
     *declared = syn::parse2(quote! {
         ::core::result::Result<<#ok_ty as ::mrtr::__private::Completes>::Response, #err_ty>
@@ -279,6 +269,21 @@ pub fn analyze(mut item: ItemFn, explicit: Option<Ident>) -> syn::Result<Handler
         ok_ty,
         err_ty,
     })
+}
+
+/// `T` and `E` of a declared `Result<T, E>`, written directly or through an alias.
+pub fn result_types(declared: &Type) -> Option<(TokenStream, TokenStream)> {
+    match last_segment(declared) {
+        Some(seg) if seg.ident == "Result" && type_args(seg).len() == 2 => {
+            let args = type_args(seg);
+            Some((args[0].to_token_stream(), args[1].to_token_stream()))
+        }
+        Some(_) => Some((
+            quote!(<#declared as ::mrtr::__private::HandlerResult>::Ok),
+            quote!(<#declared as ::mrtr::__private::HandlerResult>::Err),
+        )),
+        None => None,
+    }
 }
 
 /// `mut` parameters would come back unmodified in a later round: rejected when the body asks.

@@ -15,8 +15,14 @@ pub struct Ask<T> {
     capability: Value,
     problem: Option<String>,
     decoder: fn(&str, &Value) -> Result<T, MrtrError>,
+    /// Checks an answer against the request before decoding (a run-time schema), giving the
+    /// answer to decode.
+    conform: Option<Conform>,
     _answer: PhantomData<fn() -> T>,
 }
+
+/// `(request, key, answer) -> answer`: see [`Ask::decode`].
+pub(crate) type Conform = fn(&Value, &str, &Value) -> Result<Value, MrtrError>;
 
 impl<T> Clone for Ask<T> {
     fn clone(&self) -> Self {
@@ -26,6 +32,7 @@ impl<T> Clone for Ask<T> {
             capability: self.capability.clone(),
             problem: self.problem.clone(),
             decoder: self.decoder,
+            conform: self.conform,
             _answer: PhantomData,
         }
     }
@@ -53,8 +60,14 @@ impl<T> Ask<T> {
             capability,
             problem: None,
             decoder,
+            conform: None,
             _answer: PhantomData,
         }
+    }
+
+    pub(crate) fn with_conform(mut self, conform: Conform) -> Self {
+        self.conform = Some(conform);
+        self
     }
 
     pub(crate) fn with_problem(mut self, problem: Option<String>) -> Self {
@@ -101,9 +114,23 @@ impl<T> Ask<T> {
         Ok(())
     }
 
+    /// This ask as it is sent on a pre-2026 session, under its explicit key or `default_key`.
+    pub fn outgoing(&self, default_key: &str) -> crate::carrier::Outgoing {
+        crate::carrier::Outgoing {
+            key: self.explicit_key().unwrap_or(default_key).to_string(),
+            explicit_key: self.explicit_key().is_some(),
+            request: self.input_request(),
+            capability: self.required_capability(),
+            check: self.check(),
+        }
+    }
+
     /// Decodes the client's answer under `key` into `T`; a wrong shape is `InvalidAnswer`.
     pub fn decode(&self, key: &str, answer: &Value) -> Result<T, MrtrError> {
-        (self.decoder)(key, answer)
+        match self.conform {
+            Some(conform) => (self.decoder)(key, &conform(&self.request, key, answer)?),
+            None => (self.decoder)(key, answer),
+        }
     }
 }
 
@@ -279,7 +306,7 @@ pub struct Root {
     pub name: Option<String>,
 }
 
-fn invalid(key: &str, reason: impl Into<String>) -> MrtrError {
+pub(crate) fn invalid(key: &str, reason: impl Into<String>) -> MrtrError {
     MrtrError::InvalidAnswer {
         key: key.to_string(),
         reason: reason.into(),
@@ -287,7 +314,7 @@ fn invalid(key: &str, reason: impl Into<String>) -> MrtrError {
 }
 
 /// Reads the `action` of an ElicitResult.
-fn elicit_action<'a>(
+pub(crate) fn elicit_action<'a>(
     key: &str,
     answer: &'a Value,
 ) -> Result<(&'a str, Option<&'a Value>), MrtrError> {

@@ -13,6 +13,9 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(30);
 /// Default size budget of a sealed requestState token, in bytes.
 pub const DEFAULT_MAX_STATE_BYTES: usize = 8 * 1024;
+/// Default time a pre-2026 client has to answer one ask sent as a real request: the same time a
+/// 2026-07-28 client has to answer a round before its state expires.
+pub const DEFAULT_ASK_TIMEOUT: Duration = DEFAULT_TTL;
 /// The environment variable `MrtrConfig::from_env` reads keys from.
 pub const KEYS_ENV: &str = "MRTR_KEYS";
 
@@ -53,7 +56,27 @@ pub trait ReplayGuard: Send + Sync {
     /// True when this token has not been used before (and records it as used); false rejects
     /// the request with `InvalidState`.
     fn check_and_consume(&self, state: &StateUse<'_>) -> bool;
+
+    /// Like [`ReplayGuard::check_and_consume`], for a guard whose store can be unreachable:
+    /// `Err` means "could not tell". The request then fails with an internal error (-32603)
+    /// and the state stays unused, so the client can retry it once the store is back. The
+    /// runtime calls this one; the default defers to `check_and_consume`.
+    fn try_consume(&self, state: &StateUse<'_>) -> Result<bool, GuardUnavailable> {
+        Ok(self.check_and_consume(state))
+    }
 }
+
+/// A replay guard's store could not answer (unreachable, timed out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardUnavailable(pub String);
+
+impl fmt::Display for GuardUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the single-use store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for GuardUnavailable {}
 
 /// A process-local [`ReplayGuard`]: right for tests and single-instance servers; several
 /// instances need a shared store.
@@ -154,6 +177,8 @@ pub struct MrtrConfig {
     pub(crate) ephemeral: bool,
     /// Set when no safe key could be made; sealing then fails with this reason.
     pub(crate) unusable: Option<Arc<str>>,
+    /// How long a pre-2026 client has to answer one ask sent as a real request.
+    pub(crate) ask_timeout: Option<Duration>,
 }
 
 static EPHEMERAL_WARNING: Once = Once::new();
@@ -171,6 +196,7 @@ impl MrtrConfig {
             clock: Arc::new(SystemClock),
             ephemeral: false,
             unusable: None,
+            ask_timeout: Some(DEFAULT_ASK_TIMEOUT),
         }
     }
 
@@ -200,7 +226,8 @@ impl MrtrConfig {
     }
 
     /// Keys from `MRTR_KEYS` (`kid:hex` or `kid:base64` entries separated by commas, newest
-    /// first), TTL from `MRTR_STATE_TTL_SECS` and budget from `MRTR_MAX_STATE_BYTES` when set.
+    /// first), TTL from `MRTR_STATE_TTL_SECS`, budget from `MRTR_MAX_STATE_BYTES` and the
+    /// pre-2026 ask timeout from `MRTR_ASK_TIMEOUT_SECS` (0: none) when set.
     /// Without `MRTR_KEYS` this is [`MrtrConfig::ephemeral`] (with its warning).
     pub fn from_env(server_name: impl Into<String>) -> Result<MrtrConfig, ConfigError> {
         let mut config = match std::env::var(KEYS_ENV) {
@@ -214,6 +241,9 @@ impl MrtrConfig {
         }
         if let Some(bytes) = env_number("MRTR_MAX_STATE_BYTES")? {
             config.max_state_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+        }
+        if let Some(secs) = env_number("MRTR_ASK_TIMEOUT_SECS")? {
+            config.ask_timeout = (secs > 0).then(|| Duration::from_secs(secs));
         }
         Ok(config)
     }
@@ -240,6 +270,20 @@ impl MrtrConfig {
     pub fn with_replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
         self.replay_guard = Some(guard);
         self
+    }
+
+    /// How long a client on a pre-2026 session has to answer one ask, which goes out to it as a
+    /// real `elicitation/create`, `sampling/createMessage` or `roots/list` request (default
+    /// [`DEFAULT_ASK_TIMEOUT`]); `None` waits as long as the session lives. A late answer is
+    /// [`MrtrError::ClientRequestTimedOut`](crate::MrtrError::ClientRequestTimedOut).
+    pub fn with_ask_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.ask_timeout = timeout;
+        self
+    }
+
+    /// See [`MrtrConfig::with_ask_timeout`].
+    pub fn ask_timeout(&self) -> Option<Duration> {
+        self.ask_timeout
     }
 
     /// Replaces the clock (tests of expiry).
@@ -285,6 +329,7 @@ impl fmt::Debug for MrtrConfig {
             .field("max_state_bytes", &self.max_state_bytes)
             .field("replay_guard", &self.replay_guard.is_some())
             .field("ephemeral", &self.ephemeral)
+            .field("ask_timeout", &self.ask_timeout)
             .finish()
     }
 }

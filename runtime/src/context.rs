@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::ask::{
     self, Ask, ElicitForm, Elicitation, Root, SamplingRequest, SamplingResponse, UrlElicitation,
 };
+use crate::carrier::LegacyCarrier;
 use crate::config::MrtrConfig;
 use crate::error::MrtrError;
 use crate::seal::{self, Binding};
@@ -165,9 +166,12 @@ struct Inner {
     request: IncomingRequest,
     config: MrtrConfig,
     binding: Binding,
-    /// The verdict on this request's state, computed once: a replay guard consumes a token on
-    /// its first verification, so a second look must not count as a second use.
-    opened: OnceLock<Result<Option<StateBody>, MrtrError>>,
+    /// The verdict on this request's state (every check but single use), computed once.
+    verified: OnceLock<Result<Option<seal::Verified>, MrtrError>>,
+    /// The replay guard's verdict, asked once: a second look must not count as a second use.
+    consumed: OnceLock<Result<(), MrtrError>>,
+    /// Set on a pre-2026 session: rounds go out as real requests through it, in process.
+    carrier: Option<Arc<dyn LegacyCarrier>>,
 }
 
 /// One request's MRTR handle. Cheap to clone; `Send + Sync`.
@@ -182,12 +186,34 @@ impl std::fmt::Debug for Mrtr {
             .field("method", &self.inner.request.method)
             .field("target", &self.inner.request.target)
             .field("has_state", &self.inner.request.request_state.is_some())
+            .field("in_process", &self.inner.carrier.is_some())
             .finish()
     }
 }
 
 impl Mrtr {
+    /// A handle for a 2026-07-28 request: each round ends the request with an
+    /// `InputRequiredResult` and a sealed state.
     pub fn new(request: IncomingRequest, config: &MrtrConfig) -> Mrtr {
+        Mrtr::build(request, config, None)
+    }
+
+    /// A handle for a request on a pre-2026 session: the handler runs to completion inside the
+    /// request, each round's asks sent to the client through `carrier` (see [`crate::carrier`]).
+    /// `request.client_capabilities` must be what the client declared at `initialize`.
+    pub fn in_process(
+        request: IncomingRequest,
+        config: &MrtrConfig,
+        carrier: Arc<dyn LegacyCarrier>,
+    ) -> Mrtr {
+        Mrtr::build(request, config, Some(carrier))
+    }
+
+    fn build(
+        request: IncomingRequest,
+        config: &MrtrConfig,
+        carrier: Option<Arc<dyn LegacyCarrier>>,
+    ) -> Mrtr {
         let binding = Binding {
             method: request.method,
             target: request.target.clone(),
@@ -199,9 +225,21 @@ impl Mrtr {
                 request,
                 config: config.clone(),
                 binding,
-                opened: OnceLock::new(),
+                verified: OnceLock::new(),
+                consumed: OnceLock::new(),
+                carrier,
             }),
         }
+    }
+
+    /// The carrier of a pre-2026 session; None on a 2026-07-28 request.
+    pub fn carrier(&self) -> Option<&Arc<dyn LegacyCarrier>> {
+        self.inner.carrier.as_ref()
+    }
+
+    /// True on a pre-2026 session, where rounds are carried in process and nothing is sealed.
+    pub fn carries_in_process(&self) -> bool {
+        self.inner.carrier.is_some()
     }
 
     /// Asks the user to fill a form of type `T` (a flat struct deriving `JsonSchema`).
@@ -285,15 +323,54 @@ impl Mrtr {
     }
 
     /// None when the request carries no requestState; Err(InvalidState) when it fails any check.
-    /// Verified once per request; later calls (on this handle or its clones) repeat the verdict.
+    /// Verifies and uses up the state ([`Mrtr::verify_state`] then [`Mrtr::consume_state`]), once
+    /// per request; later calls (on this handle or its clones) repeat the verdict.
     pub fn open_state(&self) -> Result<Option<StateBody>, MrtrError> {
+        let body = self.verify_state()?;
+        self.consume_state()?;
+        Ok(body)
+    }
+
+    /// Every check of [`Mrtr::open_state`] but single use: the state stays usable until the
+    /// handler calls [`Mrtr::consume_state`], which a flow does when its round advances (its
+    /// answers decoded, or a successor state about to be sealed), so a rejected answer does not
+    /// use up the state. Verified once per request.
+    pub fn verify_state(&self) -> Result<Option<StateBody>, MrtrError> {
+        self.verified()
+            .map(|verified| verified.map(|verified| verified.body.clone()))
+    }
+
+    /// [`Mrtr::verify_state`] plus the handler fingerprint check (a mismatch is `InvalidState`).
+    pub fn verify_state_for(&self, fingerprint: &str) -> Result<Option<StateBody>, MrtrError> {
+        match self.verify_state()? {
+            Some(body) if body.fingerprint != fingerprint => Err(MrtrError::InvalidState),
+            other => Ok(other),
+        }
+    }
+
+    /// Uses up this request's state with the configured replay guard: `InvalidState` when the
+    /// state was used before (or fails verification). Ok without a state or without a guard.
+    /// Asked once per request; later calls repeat the verdict.
+    pub fn consume_state(&self) -> Result<(), MrtrError> {
         self.inner
-            .opened
-            .get_or_init(|| match &self.inner.request.request_state {
-                None => Ok(None),
-                Some(raw) => seal::open(&self.inner.config, &self.inner.binding, raw).map(Some),
+            .consumed
+            .get_or_init(|| match self.verified()? {
+                None => Ok(()),
+                Some(verified) => seal::consume(&self.inner.config, verified),
             })
             .clone()
+    }
+
+    fn verified(&self) -> Result<Option<&seal::Verified>, MrtrError> {
+        self.inner
+            .verified
+            .get_or_init(|| match &self.inner.request.request_state {
+                None => Ok(None),
+                Some(raw) => seal::verify(&self.inner.config, &self.inner.binding, raw).map(Some),
+            })
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(Clone::clone)
     }
 
     /// Like [`Mrtr::open_state`], and also rejects a state minted by a handler of another shape.

@@ -29,6 +29,17 @@ pub enum MrtrError {
     StateTooLarge { size: usize, limit: usize },
     /// Anything else internal (serialization of a saved binding failed ...): -32603.
     Internal(String),
+    /// Pre-2026 sessions only, where an ask goes out as a real request: the client answered it
+    /// with a JSON-RPC error, or it never reached the client (closed transport). -32603; the
+    /// message names the ask's key and method.
+    ClientRequestFailed {
+        key: String,
+        method: String,
+        reason: String,
+    },
+    /// Pre-2026 sessions only: the client did not answer a real request within
+    /// [`MrtrConfig::ask_timeout`](crate::MrtrConfig::ask_timeout). -32603.
+    ClientRequestTimedOut { key: String, method: String },
 }
 
 impl MrtrError {
@@ -37,7 +48,10 @@ impl MrtrError {
         match self {
             MrtrError::InvalidState | MrtrError::InvalidAnswer { .. } => INVALID_PARAMS,
             MrtrError::MissingCapability { .. } => MISSING_REQUIRED_CLIENT_CAPABILITY,
-            MrtrError::StateTooLarge { .. } | MrtrError::Internal(_) => INTERNAL_ERROR,
+            MrtrError::StateTooLarge { .. }
+            | MrtrError::Internal(_)
+            | MrtrError::ClientRequestFailed { .. }
+            | MrtrError::ClientRequestTimedOut { .. } => INTERNAL_ERROR,
         }
     }
 
@@ -55,6 +69,14 @@ impl MrtrError {
                 format!("requestState too large: {size} bytes sealed, the budget is {limit} bytes")
             }
             MrtrError::Internal(message) => format!("Internal error: {message}"),
+            MrtrError::ClientRequestFailed {
+                key,
+                method,
+                reason,
+            } => format!("The client's answer to {method} (ask `{key}`) failed: {reason}"),
+            MrtrError::ClientRequestTimedOut { key, method } => {
+                format!("The client did not answer {method} (ask `{key}`) in time")
+            }
         }
     }
 
@@ -85,3 +107,11 @@ impl fmt::Display for MrtrError {
 }
 
 impl std::error::Error for MrtrError {}
+
+/// Handlers and helpers whose error type is a plain `String` (common in servers that format
+/// their errors) can propagate an ask's error with `?`: it becomes its message.
+impl From<MrtrError> for String {
+    fn from(error: MrtrError) -> String {
+        error.message()
+    }
+}

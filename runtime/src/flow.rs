@@ -30,6 +30,9 @@ pub use crate::context::{Mrtr, StateBody};
 pub use crate::error::MrtrError;
 pub use crate::wire::{Completes, InputRequired};
 
+mod nest;
+pub use nest::{Frame, HelperFrame};
+
 const SAVED: &str = "v:";
 const BRANCH: &str = "b:";
 const ITERATION: &str = "i:";
@@ -39,12 +42,15 @@ const SUSPENDED: &str =
 
 /// A value a handler keeps across an ask: it travels in the sealed `requestState`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept across an ask: it is not `Serialize + DeserializeOwned`",
+    message = "`{Self}` cannot be kept across an ask: it must be an owned type implementing `serde::Serialize` and `serde::Deserialize`",
     label = "this binding is used after an ask, so it is saved in the sealed requestState",
-    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it"
+    note = "re-acquire it after the ask (e.g. open the connection again), or keep a serializable id or summary instead, or derive `serde::Serialize` and `serde::Deserialize` for it; a reference cannot be kept: keep an owned value instead (`.to_owned()`, `.clone()`, `.cloned()`)"
 )]
 pub trait StateBinding: Serialize + DeserializeOwned {}
 
+// Not recommended, so a type missing both traits gets one error (this trait's, naming
+// `serde::Serialize`) instead of one per missing serde trait under serde's internal paths.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned> StateBinding for T {}
 
 /// Splits a handler's declared `Result<T, E>` (written directly or through an alias).
@@ -116,6 +122,11 @@ pub struct Flow {
     /// Keys seen at the step being resolved: two asks of one batch may not share a key.
     step_keys: (u32, BTreeSet<String>),
     suspended: Option<InputRequired>,
+    /// Pre-2026 sessions: the answers (or failures) of the round [`Flow::carry`] just sent,
+    /// by key, until the step's polls take them.
+    carried: BTreeMap<String, Result<Value, MrtrError>>,
+    /// Set in the child flow of an asking helper (`#[mrtr_helper]`).
+    nested: Option<nest::Nesting>,
 }
 
 impl std::fmt::Debug for Flow {
@@ -132,9 +143,22 @@ impl std::fmt::Debug for Flow {
 
 impl Flow {
     /// Opens this request's state (if any). A state minted by a handler of another shape, or one
-    /// that names a step this handler does not have, is `InvalidState`.
+    /// that names a step this handler does not have, is `InvalidState`. The state is verified
+    /// here but used up only when the round advances ([`Flow::advance`], [`Flow::suspend`]).
     pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
-        let body = mrtr.open_state_for(fingerprint)?;
+        if mrtr.carries_in_process() {
+            // A pre-2026 session runs the whole flow inside this request: no state comes in,
+            // and nothing the request says about MRTR (requestState, inputResponses) counts.
+            return Ok(Flow::fresh(
+                mrtr,
+                fingerprint,
+                None,
+                None,
+                Map::new(),
+                false,
+            ));
+        }
+        let body = mrtr.verify_state_for(fingerprint)?;
         let (flow_id, resume, data) = match body {
             None => (None, None, Map::new()),
             Some(body) => {
@@ -144,19 +168,87 @@ impl Flow {
                 (Some(body.flow_id), Some(body.step), body.data)
             }
         };
-        Ok(Flow {
+        let answering_first = resume.is_none();
+        Ok(Flow::fresh(
+            mrtr,
+            fingerprint,
+            flow_id,
+            resume,
+            data,
+            answering_first,
+        ))
+    }
+
+    fn fresh(
+        mrtr: &Mrtr,
+        fingerprint: &'static str,
+        flow_id: Option<String>,
+        resume: Option<u32>,
+        data: Map<String, Value>,
+        answering_first: bool,
+    ) -> Flow {
+        Flow {
             mrtr: mrtr.clone(),
             fingerprint,
             flow_id,
             resume,
             answering: resume,
-            answering_first: resume.is_none(),
+            answering_first,
             data,
             answered: Map::new(),
             pending: BTreeMap::new(),
             step_keys: (0, BTreeSet::new()),
             suspended: None,
-        })
+            carried: BTreeMap::new(),
+            nested: None,
+        }
+    }
+
+    /// True on a pre-2026 session: the expansion awaits [`Flow::carry`] before each step.
+    pub fn in_process(&self) -> bool {
+        self.mrtr.carries_in_process()
+    }
+
+    /// Pre-2026 sessions: sends the asks of one step to the client as real requests, all at once,
+    /// and keeps their answers for the step's polls. When an ask cannot be sent (a server bug,
+    /// or a capability the client did not declare at `initialize`), none of the step's asks is
+    /// sent, as on 2026-07-28, where such a step fails before anything reaches the client.
+    pub async fn carry(&mut self, mut asks: Vec<crate::carrier::Outgoing>) {
+        let Some(carrier) = self.mrtr.carrier().cloned() else {
+            return;
+        };
+        // The keys the step's polls will look under (a helper's default keys are prefixed).
+        for ask in asks.iter_mut().filter(|ask| !ask.explicit_key) {
+            ask.key = format!("{}{}", self.key_prefix(), ask.key);
+        }
+        self.carried.clear();
+        let mut failed = false;
+        for ask in &asks {
+            let usable = ask
+                .check
+                .clone()
+                .and_then(|()| self.mrtr.check_capability(&ask.capability));
+            if let Err(error) = usable {
+                self.carried.insert(ask.key.clone(), Err(error));
+                failed = true;
+            }
+        }
+        if failed {
+            return;
+        }
+        let mut keys = BTreeSet::new();
+        if asks.iter().any(|ask| !keys.insert(ask.key.as_str())) {
+            // Two asks of one batch under one key: the step's polls report it; send nothing.
+            return;
+        }
+        let requests = asks.iter().map(|ask| ask.request.clone()).collect();
+        let answers = carrier
+            .send_round(requests, self.mrtr.config().ask_timeout())
+            .await;
+        for (ask, answer) in asks.into_iter().zip(answers) {
+            let answer = answer.map_err(|error| error.for_ask(&ask.key, &ask.request));
+            self.carried.insert(ask.key, answer);
+        }
     }
 
     /// The step this round resumes at (None in the first round, and once it is reached).
@@ -224,7 +316,10 @@ impl Flow {
     /// Looks up the answer to `ask` at `step`. Answers count only for the step the state was
     /// suspended at (an answer to another step's key is ignored); unknown answers are ignored.
     pub fn poll<T>(&mut self, step: u32, default_key: &str, ask: &Ask<T>) -> Polled<T> {
-        let key = ask.explicit_key().unwrap_or(default_key).to_string();
+        let key = match ask.explicit_key() {
+            Some(key) => key.to_string(),
+            None => format!("{}{default_key}", self.key_prefix()),
+        };
         if self.step_keys.0 != step {
             self.step_keys = (step, BTreeSet::new());
             self.answered.clear();
@@ -237,6 +332,12 @@ impl Flow {
         }
         if self.resume == Some(step) {
             self.resume = None;
+        }
+        if let Some(carried) = self.carried.remove(&key) {
+            return match carried.and_then(|raw| ask.decode(&key, &raw)) {
+                Ok(value) => Polled::Ready(value),
+                Err(error) => Polled::Failed(error),
+            };
         }
         if self.answering == Some(step) || self.answering_first {
             let fresh = self.mrtr.answer(&key).cloned();
@@ -270,6 +371,18 @@ impl Flow {
         self.step_keys = (0, BTreeSet::new());
     }
 
+    /// The expansion calls this when the answers of `step` decoded, before the code after the
+    /// ask runs: the round advances past the state it resumed from, so the replay guard uses it
+    /// up now (`InvalidState` when it was used before). A rejected answer never gets here, so the
+    /// client can retry the same state with a corrected answer.
+    pub fn advance(&mut self, _step: u32) -> Result<(), MrtrError> {
+        if self.in_process() {
+            // A pre-2026 session brings no state to use up (a stray one is ignored).
+            return Ok(());
+        }
+        self.mrtr.consume_state()
+    }
+
     /// How many iterations loop `id` had begun when the state was sealed.
     pub fn iteration(&self, id: u32) -> Result<u64, MrtrError> {
         self.data
@@ -289,9 +402,24 @@ impl Flow {
     /// error the expansion returns from the handler body: a marker when sealing worked, or the
     /// real error (e.g. `StateTooLarge`) when it did not.
     pub fn suspend(&mut self, step: u32) -> MrtrError {
+        if self.in_process() {
+            // Every ask of a pre-2026 round was carried before it was polled; a pending one
+            // here is a bug in the expansion, and a state must never leave on such a session.
+            return MrtrError::Internal(format!(
+                "step {step} suspended on a pre-2026 session; its asks were not carried"
+            ));
+        }
+        // A successor state is an advance too: the state this round came with is used up
+        // first, so it cannot fork into two live successors.
+        if let Err(error) = self.mrtr.consume_state() {
+            return error;
+        }
         self.data.retain(|name, _| !name.starts_with(ANSWER));
         for (key, raw) in std::mem::take(&mut self.answered) {
             self.data.insert(format!("{ANSWER}{key}"), raw);
+        }
+        if self.nested.is_some() {
+            return self.park(step);
         }
         let flow_id = match &self.flow_id {
             Some(id) => id.clone(),

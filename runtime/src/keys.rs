@@ -2,7 +2,10 @@
 
 use std::fmt;
 
+use aes_gcm_siv::aead::KeyInit;
+use aes_gcm_siv::Aes256GcmSiv;
 use base64::Engine as _;
+use chacha20poly1305::XChaCha20Poly1305;
 use hkdf::Hkdf;
 use sha2::Sha256;
 use zeroize::{Zeroize, Zeroizing};
@@ -13,9 +16,10 @@ pub const MIN_KEY_BYTES: usize = 32;
 pub const MAX_KEY_ID_LEN: usize = 32;
 
 const HKDF_SALT: &[u8] = b"mrtr key ring v1";
-/// The purpose label of the requestState sub-key. A new purpose gets its own label so that a key
-/// never serves two uses.
-pub(crate) const PURPOSE_REQUEST_STATE: &str = "mrtr/requestState/xchacha20poly1305/v1";
+/// The purpose labels of the requestState sub-keys, one per cipher. A new purpose gets its own
+/// label so that a key never serves two uses.
+pub(crate) const PURPOSE_STATE_AES_GCM_SIV: &str = "mrtr/requestState/aes256gcmsiv/v2";
+pub(crate) const PURPOSE_STATE_XCHACHA: &str = "mrtr/requestState/xchacha20poly1305/v2";
 
 /// Why a key or key ring could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,10 +172,24 @@ pub(crate) fn check_kid(kid: &str) -> Result<(), KeyError> {
     }
 }
 
-/// A derived sub-key for one purpose, bound to its master key id.
+/// The requestState ciphers of one master key, keyed once (sub-key derivation and key schedules
+/// happen when the ring is built, not per seal). Both wipe their key material on drop.
 pub(crate) struct SubKey {
     pub(crate) kid: String,
-    pub(crate) key: Zeroizing<[u8; 32]>,
+    pub(crate) aes_gcm_siv: Aes256GcmSiv,
+    pub(crate) xchacha: XChaCha20Poly1305,
+}
+
+impl SubKey {
+    fn for_state(key: &SecretKey) -> SubKey {
+        let aes_key = key.derive(PURPOSE_STATE_AES_GCM_SIV);
+        let xchacha_key = key.derive(PURPOSE_STATE_XCHACHA);
+        SubKey {
+            kid: key.kid.clone(),
+            aes_gcm_siv: Aes256GcmSiv::new((&*aes_key).into()),
+            xchacha: XChaCha20Poly1305::new((&*xchacha_key).into()),
+        }
+    }
 }
 
 /// Named keys. The first key is the active one (it seals); every key opens.
@@ -192,22 +210,13 @@ impl KeyRing {
                 return Err(KeyError::DuplicateKeyId(key.kid.clone()));
             }
         }
-        let state_keys = keys
-            .iter()
-            .map(|k| SubKey {
-                kid: k.kid.clone(),
-                key: k.derive(PURPOSE_REQUEST_STATE),
-            })
-            .collect();
+        let state_keys = keys.iter().map(SubKey::for_state).collect();
         Ok(KeyRing { keys, state_keys })
     }
 
     /// A ring with one key.
     pub fn single(key: SecretKey) -> KeyRing {
-        let state_keys = vec![SubKey {
-            kid: key.kid.clone(),
-            key: key.derive(PURPOSE_REQUEST_STATE),
-        }];
+        let state_keys = vec![SubKey::for_state(&key)];
         KeyRing {
             keys: vec![key],
             state_keys,

@@ -9,10 +9,15 @@ use rmcp::model::{
     JsonObject, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     RequestMetaObject,
 };
-use rmcp::service::RequestContext;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{ProtocolVersion, ServerRequest};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext, ServiceError};
 use rmcp::RoleServer;
 use serde_json::Value;
 
+use crate::carrier::{CarriedAnswer, CarriedRound, CarryError, LegacyCarrier};
 use crate::config::MrtrConfig;
 use crate::context::{IncomingRequest, McpMethod, Mrtr};
 use crate::error::MrtrError;
@@ -21,8 +26,19 @@ use crate::wire::{Completes, InputRequired};
 pub use crate::context::CLIENT_CAPABILITIES_META_KEY;
 
 /// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
+/// `impl MrtrServer for MyServer {}` is enough: the default configuration reads `MRTR_KEYS`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has `#[mrtr_handler]` handlers but does not implement `mrtr::MrtrServer`",
+    label = "the server type of a handler that asks",
+    note = "add `impl mrtr::MrtrServer for {Self} {{}}` (its keys then come from the `MRTR_KEYS` environment variable), or implement `mrtr_config` to return your own `MrtrConfig`"
+)]
 pub trait MrtrServer {
-    fn mrtr_config(&self) -> &MrtrConfig;
+    /// The MRTR configuration. The default is one configuration per server type for the whole
+    /// process, from the environment (`MRTR_KEYS`, see [`MrtrConfig::from_env`]), with the
+    /// type's name as the audience states are bound to.
+    fn mrtr_config(&self) -> &MrtrConfig {
+        crate::env_config::for_server(std::any::type_name::<Self>())
+    }
 
     /// The authenticated principal of a request, which states are bound to. The default reads
     /// a [`Principal`] from the request's extensions, or (feature `http`) from the extensions
@@ -32,6 +48,12 @@ pub trait MrtrServer {
         principal(context)
     }
 }
+
+/// Compiles only when `S` implements [`MrtrServer`]; the `#[mrtr_handler]` expansion of an rmcp
+/// tool calls it so that a missing impl is reported at the handler, naming the impl to write.
+#[doc(hidden)]
+#[inline]
+pub fn assert_mrtr_server<S: MrtrServer + ?Sized>() {}
 
 /// The authenticated principal of a request. An auth layer inserts it into the request's
 /// extensions (`RequestContext::extensions`); states are then bound to it.
@@ -89,16 +111,92 @@ fn mrtr_from(
     params: Params<'_>,
     context: &RequestContext<RoleServer>,
 ) -> Mrtr {
+    let pre_2026 = is_pre_2026(context);
+    let client_capabilities = if pre_2026 {
+        // What the client declared at `initialize`: requests of that era carry none.
+        context
+            .client_capabilities()
+            .and_then(|declared| serde_json::to_value(declared).ok())
+    } else {
+        capabilities(&context.meta, params.meta)
+    };
     let incoming = IncomingRequest {
         method: params.method,
         target: params.target,
         arguments: params.arguments,
-        client_capabilities: capabilities(&context.meta, params.meta),
+        client_capabilities,
         principal: server.mrtr_principal(context),
         request_state: params.request_state.cloned().map(Value::String),
         input_responses: input_responses(params.input_responses),
     };
-    Mrtr::new(incoming, server.mrtr_config())
+    if pre_2026 {
+        let carrier = Arc::new(PeerCarrier(context.peer.clone()));
+        Mrtr::in_process(incoming, server.mrtr_config(), carrier)
+    } else {
+        Mrtr::new(incoming, server.mrtr_config())
+    }
+}
+
+/// True when the request belongs to a session negotiated below 2026-07-28, whose client
+/// answers server-to-client requests and knows nothing of `InputRequiredResult`. A request
+/// that names no version at all is served as 2026-07-28 (the era without a handshake).
+fn is_pre_2026(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version < ProtocolVersion::V_2026_07_28)
+}
+
+/// Carries a round to a pre-2026 client over its rmcp session: each ask becomes the matching
+/// `ServerRequest`, sent from inside the request's task so that rmcp's streamable HTTP server
+/// delivers it on that request's stream.
+struct PeerCarrier(Peer<RoleServer>);
+
+impl PeerCarrier {
+    async fn send(&self, request: Value, timeout: Option<Duration>) -> CarriedAnswer {
+        let request = match serde_json::from_value::<InputRequest>(request) {
+            Ok(InputRequest::Elicitation(r)) => ServerRequest::ElicitRequest(r),
+            Ok(InputRequest::CreateMessage(r)) => ServerRequest::CreateMessageRequest(r),
+            Ok(InputRequest::ListRoots(r)) => ServerRequest::ListRootsRequest(r),
+            Ok(other) => {
+                return Err(CarryError::Failed(format!(
+                    "rmcp has no server request for {other:?}"
+                )))
+            }
+            Err(e) => {
+                return Err(CarryError::Failed(format!(
+                    "not a request rmcp can send: {e}"
+                )))
+            }
+        };
+        let options = match timeout {
+            Some(timeout) => PeerRequestOptions::with_timeout(timeout),
+            None => PeerRequestOptions::no_options(),
+        };
+        let sent = match self.0.send_request_with_option(request, options).await {
+            Ok(handle) => handle.await_response().await,
+            Err(error) => Err(error),
+        };
+        match sent {
+            Ok(answer) => serde_json::to_value(answer)
+                .map_err(|e| CarryError::Failed(format!("the answer does not serialize: {e}"))),
+            Err(ServiceError::Timeout { .. }) => Err(CarryError::TimedOut),
+            Err(ServiceError::McpError(error)) => Err(CarryError::Failed(format!(
+                "the client answered with error {}: {}",
+                error.code.0, error.message
+            ))),
+            Err(other) => Err(CarryError::Failed(other.to_string())),
+        }
+    }
+}
+
+impl LegacyCarrier for PeerCarrier {
+    fn send_round(&self, requests: Vec<Value>, timeout: Option<Duration>) -> CarriedRound<'_> {
+        Box::pin(futures::future::join_all(
+            requests
+                .into_iter()
+                .map(move |request| self.send(request, timeout)),
+        ))
+    }
 }
 
 impl Mrtr {

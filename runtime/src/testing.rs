@@ -331,9 +331,17 @@ impl TestClient {
         self
     }
 
-    /// The capabilities every request declares (default: [`all_capabilities`]).
+    /// The capabilities every request declares: exactly `capabilities`, replacing the default
+    /// ([`all_capabilities`]), not merged with it.
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.request.client_capabilities = Some(capabilities);
+        self
+    }
+
+    /// Requests declare no capabilities at all (no client capabilities in `_meta`), like a
+    /// client that supports none of elicitation, sampling and roots.
+    pub fn no_capabilities(mut self) -> Self {
+        self.request.client_capabilities = None;
         self
     }
 

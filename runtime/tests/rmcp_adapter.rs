@@ -277,12 +277,12 @@ async fn manual_rounds_see_sealed_state_and_reject_tampering() {
         "boolean"
     );
     let state = first.request_state.clone().unwrap();
-    assert!(state.starts_with("m1.k1."), "{state}");
+    assert!(state.starts_with("m2.k1."), "{state}");
 
     for tampered in [
         format!("{state}-TAMPERED"),
         state[..state.len() - 4].to_string(),
-        state.replace("m1.k1.", "m1.k2."),
+        state.replace("m2.k1.", "m2.k2."),
     ] {
         let retry = deploy_params()
             .with_request_state(tampered)
@@ -537,7 +537,7 @@ async fn a_non_string_state_on_the_wire_is_rejected() {
     let ok =
         raw_call(json!({"_meta": meta, "name": "deploy", "arguments": {"version": "1"}})).await;
     assert_eq!(ok["result"]["resultType"], "input_required", "{ok}");
-    for state in [json!(12345), json!({"s": 1}), json!(["m1.k1.x"])] {
+    for state in [json!(12345), json!({"s": 1}), json!(["m2.k1.x"])] {
         let response = raw_call(json!({
             "_meta": meta, "name": "deploy", "arguments": {"version": "1"}, "requestState": state
         }))

@@ -80,7 +80,7 @@ fn assert_invalid(result: Result<Option<StateBody>, MrtrError>) {
 fn round_trip_restores_the_body() {
     let config = config();
     let token = seal_with(&config, &request());
-    assert!(token.starts_with("m1.k1."), "{token}");
+    assert!(token.starts_with("m2.k1."), "{token}");
     let opened = open_with(&config, request(), Value::String(token)).unwrap();
     assert_eq!(opened, Some(body()));
 }
@@ -143,7 +143,7 @@ fn truncations_are_rejected() {
 fn suffixes_and_reencodings_are_rejected() {
     let config = config();
     let token = seal_with(&config, &request());
-    let payload = token.strip_prefix("m1.k1.").unwrap();
+    let payload = token.strip_prefix("m2.k1.").unwrap();
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload)
         .unwrap();
@@ -153,11 +153,12 @@ fn suffixes_and_reencodings_are_rejected() {
         format!("{token}A"),
         format!("{token}="),
         format!(" {token}"),
-        format!("m1.k1.{standard}"),
-        format!("m2.k1.{payload}"),
-        format!("m1.k1.{payload}.extra"),
+        format!("m2.k1.{standard}"),
+        format!("m1.k1.{payload}"),
+        format!("m3.k1.{payload}"),
+        format!("m2.k1.{payload}.extra"),
         token.to_uppercase(),
-        format!("m1.k1.{}", hex::encode(&raw)),
+        format!("m2.k1.{}", hex::encode(&raw)),
     ];
     for candidate in candidates {
         assert_invalid(open_with(&config, request(), Value::String(candidate)));
@@ -277,7 +278,7 @@ fn an_unknown_key_id_is_rejected() {
     // The same key bytes under another id do not help: the id is authenticated.
     let renamed = MrtrConfig::new("deployer", ring(&[("k9", KEY_A)]));
     assert_invalid(open_with(&renamed, request(), token.clone()));
-    let relabelled = token.as_str().unwrap().replacen("m1.k1.", "m1.k9.", 1);
+    let relabelled = token.as_str().unwrap().replacen("m2.k1.", "m2.k9.", 1);
     assert_invalid(open_with(&renamed, request(), Value::String(relabelled)));
 }
 
@@ -291,7 +292,7 @@ fn rotation_seals_with_the_newest_and_opens_with_any() {
         Some(body())
     );
     let new_token = seal_with(&rotated, &request());
-    assert!(new_token.starts_with("m1.k2."), "{new_token}");
+    assert!(new_token.starts_with("m2.k2."), "{new_token}");
     assert!(open_with(&rotated, request(), Value::String(new_token.clone())).is_ok());
     assert_invalid(open_with(&old, request(), Value::String(new_token)));
     // After the old key is retired, its states stop opening.

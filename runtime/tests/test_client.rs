@@ -180,6 +180,45 @@ fn undeclared_capabilities_are_never_embedded() {
 }
 
 #[test]
+fn a_client_without_capabilities_declares_none_and_gets_the_missing_capability_error() {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let transcript = run(client().no_capabilities(), &effects);
+    assert_eq!(transcript.rounds[0].request.client_capabilities, None);
+    let error = transcript.error().expect("an error");
+    assert_eq!(error.code, -32021);
+    assert_eq!(
+        error.data,
+        Some(json!({"requiredCapabilities": {"elicitation": {}}}))
+    );
+    // A handler sees the absence too.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    TestClient::tool("probe", json!({}))
+        .no_capabilities()
+        .run_blocking(move |mrtr| {
+            log.lock().unwrap().push((
+                mrtr.supports_elicitation(),
+                mrtr.supports_sampling(),
+                mrtr.supports_roots(),
+            ));
+            async { Ok::<_, mrtr::MrtrError>(mrtr::Outcome::Complete(json!("done"))) }
+        });
+    assert_eq!(*seen.lock().unwrap(), vec![(false, false, false)]);
+}
+
+#[test]
+fn a_client_declares_exactly_the_capabilities_given() {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let declared = json!({"elicitation": {"url": {}}});
+    let transcript = run(client().capabilities(declared.clone()), &effects);
+    for round in &transcript.rounds {
+        assert_eq!(round.request.client_capabilities, Some(declared.clone()));
+    }
+    // URL mode only: a form ask is not covered, so nothing of the default set leaked in.
+    assert_eq!(transcript.error().expect("an error").code, -32021);
+}
+
+#[test]
 fn unscripted_keys_and_the_round_cap_stop_the_run() {
     let effects = Arc::new(AtomicUsize::new(0));
     let transcript = run(client(), &effects);

@@ -191,29 +191,65 @@ pub fn apply(
     let mut stale = 0;
     // Baseline entries name files relative to the baseline's own directory, so the linter can run
     // from any directory of the repository against the same file.
-    let keyed: Vec<Finding> = match &opts.baseline {
-        Some(file) => {
-            let dir = resolver.absolute(&file.to_string_lossy());
-            let dir = dir.parent().unwrap_or(Path::new("/"));
-            kept.iter()
-                .map(|f| {
-                    let mut k = f.clone();
-                    if let Ok(rel) = resolver.absolute(&f.path).strip_prefix(dir) {
-                        k.path = rel
-                            .components()
-                            .map(|c| c.as_os_str().to_string_lossy())
-                            .collect::<Vec<_>>()
-                            .join("/");
-                    }
-                    k
-                })
-                .collect()
+    let baseline_dir = opts.baseline.as_ref().map(|file| {
+        let abs = resolver.absolute(&file.to_string_lossy());
+        abs.parent().unwrap_or(Path::new("/")).to_path_buf()
+    });
+    let key_path = |resolver: &Resolver, path: &str| -> String {
+        let dir = baseline_dir.as_deref().unwrap_or(Path::new("/"));
+        match resolver.absolute(path).strip_prefix(dir) {
+            Ok(rel) => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => path.to_string(),
         }
+    };
+    let keyed: Vec<Finding> = match &opts.baseline {
+        Some(_) => kept
+            .iter()
+            .map(|f| {
+                let mut k = f.clone();
+                k.path = key_path(resolver, &f.path);
+                k
+            })
+            .collect(),
         None => Vec::new(),
+    };
+    // Only the files this run linted can say whether an entry still matches: a run over a subset
+    // of the paths keeps every other file's entries.
+    let linted: BTreeSet<String> = match &opts.baseline {
+        Some(_) => files.iter().map(|f| key_path(resolver, f)).collect(),
+        None => BTreeSet::new(),
     };
     let (kept, ctxs) = match &opts.baseline {
         Some(file) if opts.update_baseline => {
-            let b = Baseline::from_findings(&keyed, &ctxs);
+            if !errors.is_empty() {
+                let listed: Vec<String> = errors
+                    .iter()
+                    .take(3)
+                    .map(|e| format!("{}: {}", e.path, e.message))
+                    .collect();
+                return Err(format!(
+                    "--update-baseline: {} path{} could not be read ({}{}); baseline {} not written",
+                    errors.len(),
+                    if errors.len() == 1 { "" } else { "s" },
+                    listed.join("; "),
+                    if errors.len() > 3 { "; ..." } else { "" },
+                    file.display()
+                ));
+            }
+            let mut b = Baseline::from_findings(&keyed, &ctxs);
+            // Entries of files this run did not lint stay as they were.
+            if let Ok(old) = Baseline::load(file) {
+                b.entries.extend(
+                    old.entries
+                        .into_iter()
+                        .filter(|e| !linted.contains(&e.path)),
+                );
+                b.entries.sort();
+            }
             b.save(file)?;
             info.push(format!(
                 "wrote {} finding{} ({} entr{}) to baseline {}",
@@ -227,7 +263,8 @@ pub fn apply(
         }
         Some(file) => {
             let b = Baseline::load(file)?;
-            let applied = b.apply(keyed.clone(), &ctxs);
+            let mut applied = b.apply(keyed.clone(), &ctxs);
+            applied.stale.retain(|s| linted.contains(&s.entry.path));
             baseline_hidden = applied.hidden;
             if opts.prune_baseline && !applied.stale.is_empty() {
                 let pruned = b.pruned(&applied.stale);
@@ -344,9 +381,13 @@ pub fn add_suppressions(findings: &[Finding], reason: &str, base: &Path) -> (Vec
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|src| suppress::add_suppressions(&src, &fs, reason))
             .and_then(|(text, n)| {
-                baseline::write_atomically(&file, text.as_bytes())
-                    .map(|_| n)
-                    .map_err(|e| format!("cannot write: {e}"))
+                crate::atomic_write::write_file_atomic(
+                    &file,
+                    text.as_bytes(),
+                    crate::atomic_write::Kind::Source,
+                )
+                .map(|_| n)
+                .map_err(|e| format!("cannot write: {}", e.message))
             });
         match result {
             Ok(n) => lines.push(format!(

@@ -143,9 +143,16 @@ pub fn merge(base: &mut Table, over: &Table) {
 /// Reads the mcp-lint settings table from a config file, or None if it has none (a `Cargo.toml`
 /// without our tables).
 pub fn read_file(path: &Path) -> Result<Option<(Table, &'static str)>, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
     let is_manifest = path.file_name().is_some_and(|n| n == "Cargo.toml");
+    let bytes =
+        std::fs::read(path).or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        // A manifest that is not UTF-8 is not TOML, so it holds no settings of ours: it is passed
+        // over here and reported once, as an error line, where its dependencies are read.
+        Err(_) if is_manifest => return Ok(None),
+        Err(_) => return err(format!("{} is not UTF-8 text", path.display())),
+    };
     // A manifest without our table is most manifests of a large tree (every vendored crate);
     // parsing each one cost more than linting the files beside it. Its TOML errors are still
     // reported where its dependencies are read (`manifest.rs`).

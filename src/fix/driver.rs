@@ -3,9 +3,11 @@
 //! Per file: take the findings' fixes this run admits, splice them in (overlapping ones wait),
 //! check that the result still parses, lint the new text again (suppressions and configuration
 //! included) and repeat, up to [`MAX_PASSES`]. A pass whose result would not parse leaves the
-//! file exactly as it was read and is reported. `--fix` then writes each changed file
-//! atomically (temporary file renamed over it, permissions kept); `--diff` prints the unified
-//! diff and writes nothing.
+//! file exactly as it was read and is reported. `--fix` then writes each file's fix set through
+//! `atomic_write::write_all_or_none` (all of the set or none of it; a special or read-only file
+//! is refused, a symlink's real file replaced, mode and owner kept) after removing the temporary
+//! files a killed run left in the folders it writes to; `--diff` prints the unified diff and
+//! writes nothing.
 //!
 //! Exit status of `--diff`: 0 nothing to change, 1 some file would change, 2 a file could not be
 //! fixed (its fixes break its syntax, or it could not be read). `--fix` exits like a plain run
@@ -70,6 +72,8 @@ pub fn fix_text(
             unfinished: false,
         };
     }
+    // A pass that fails leaves the file as it was read, with these findings in it.
+    let as_read = first.clone();
     let mut text = original.to_string();
     let mut findings = first;
     let mut fixed = Vec::new();
@@ -107,7 +111,7 @@ pub fn fix_text(
                 original: original.to_string(),
                 text: original.to_string(),
                 fixed: Vec::new(),
-                remaining: Vec::new(),
+                remaining: as_read,
                 passes,
                 error: Some(format!(
                     "pass {passes} would leave the file unparsable ({}:{}: {}); left unchanged",
@@ -190,6 +194,16 @@ pub struct RunOutcome {
     pub changed: usize,
     pub failed: usize,
     pub fixes: usize,
+    /// Each file counted in `failed`, with why: the report that follows `--fix` carries them where
+    /// its format has a place for an incomplete run (SARIF's `executionSuccessful`).
+    pub not_fixed: Vec<crate::finding::FileError>,
+}
+
+fn not_fixed(path: &str, message: &str) -> crate::finding::FileError {
+    crate::finding::FileError {
+        path: path.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Fixes every file of `report` that has an admitted fix; prints the diff (`--diff`, stdout) or
@@ -227,8 +241,14 @@ pub fn run_with_baseline(
     let packages = Packages::new();
     let mut outcome = RunOutcome::default();
     let mut pending = (0usize, 0usize, 0usize);
+    // Findings left in files that could not be fixed or written, whatever their fixes.
+    let mut left_in_failed = 0usize;
+    // Temporary files older than this are a killed run's, never this run's.
+    let started = std::time::SystemTime::now();
+    let mut cleaned = std::collections::BTreeSet::new();
     let io = |e: std::io::Error| format!("cannot write the output: {e}");
     for (path, findings) in by_path {
+        let as_read = findings.len();
         let admitted = findings.iter().any(|f| {
             f.fix
                 .as_ref()
@@ -238,6 +258,10 @@ pub fn run_with_baseline(
             let Some(original) = texts.get(path) else {
                 writeln!(err, "{path}: cannot read the file to fix it").map_err(io)?;
                 outcome.failed += 1;
+                outcome
+                    .not_fixed
+                    .push(not_fixed(path, "cannot read the file to fix it"));
+                left_in_failed += as_read;
                 continue;
             };
             let package = packages.for_file(&settings.base_dir.join(path));
@@ -262,24 +286,23 @@ pub fn run_with_baseline(
                 unfinished: false,
             }
         };
-        for f in &result.remaining {
-            match f.fix.as_ref().map(|x| x.applicability) {
-                Some(Applicability::Unsafe) if !opts.allowed.unsafe_fixes => pending.0 += 1,
-                Some(Applicability::DisplayOnly) => pending.1 += 1,
-                _ => pending.2 += 1,
-            }
-        }
         if let Some(e) = &result.error {
             writeln!(err, "{path}: not fixed: {e}").map_err(io)?;
             outcome.failed += 1;
+            outcome
+                .not_fixed
+                .push(not_fixed(path, &format!("not fixed: {e}")));
+            left_in_failed += as_read;
             continue;
         }
         if result.text == result.original {
+            count_pending(&result.remaining, opts.allowed, &mut pending);
             continue;
         }
-        outcome.changed += 1;
-        outcome.fixes += result.fixed.len();
         if opts.diff_only {
+            count_pending(&result.remaining, opts.allowed, &mut pending);
+            outcome.changed += 1;
+            outcome.fixes += result.fixed.len();
             out.write_all(super::diff::unified(path, &result.original, &result.text).as_bytes())
                 .map_err(io)?;
             writeln!(
@@ -291,8 +314,23 @@ pub fn run_with_baseline(
             .map_err(io)?;
         } else {
             let file = settings.base_dir.join(path);
-            match write_checked(&file, &result.original, &result.text) {
+            if let Some(dir) = file.parent() {
+                if cleaned.insert(dir.to_path_buf()) {
+                    for old in crate::atomic_write::clean_leftovers(dir, started) {
+                        writeln!(
+                            err,
+                            "removed {}, a temporary file an interrupted run left",
+                            old.display()
+                        )
+                        .map_err(io)?;
+                    }
+                }
+            }
+            match write_checked(&[(file, &result.original, &result.text)]) {
                 Ok(()) => {
+                    count_pending(&result.remaining, opts.allowed, &mut pending);
+                    outcome.changed += 1;
+                    outcome.fixes += result.fixed.len();
                     writeln!(
                         err,
                         "{path}: fixed {} finding{}",
@@ -311,8 +349,12 @@ pub fn run_with_baseline(
                 Err(e) => {
                     writeln!(err, "{path}: not written: {e}").map_err(io)?;
                     outcome.failed += 1;
-                    outcome.changed -= 1;
-                    outcome.fixes -= result.fixed.len();
+                    outcome
+                        .not_fixed
+                        .push(not_fixed(path, &format!("not written: {e}")));
+                    // The file holds what it held: the fixed findings are still in it.
+                    left_in_failed += as_read;
+                    continue;
                 }
             }
         }
@@ -338,6 +380,16 @@ display-only suggestion, {} without a fix",
         pending.2
     )
     .map_err(io)?;
+    if left_in_failed > 0 {
+        writeln!(
+            err,
+            "and {left_in_failed} finding{} in the {} file{} not fixed (see above)",
+            plural(left_in_failed),
+            outcome.failed,
+            plural(outcome.failed)
+        )
+        .map_err(io)?;
+    }
     Ok(outcome)
 }
 
@@ -357,13 +409,32 @@ fn plural_es(n: usize) -> &'static str {
     }
 }
 
-/// Replaces `file` with `text` atomically, unless it no longer holds `original` (edited while
-/// the run looked at it).
-fn write_checked(file: &Path, original: &str, text: &str) -> Result<(), String> {
-    let now = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
-    if now != original.as_bytes() {
-        return Err("the file changed on disk during the run".into());
+/// Replaces each file of one fix set with its new text, all or none (`atomic_write`), unless a
+/// file is not one `--fix` may replace (a special or read-only file: checked before reading it
+/// again, so a FIFO is never opened) or no longer holds what the run read (edited meanwhile).
+fn write_checked(set: &[(std::path::PathBuf, &str, &str)]) -> Result<(), String> {
+    use crate::atomic_write::{check_target, write_all_or_none, Kind};
+    for (file, _, _) in set {
+        check_target(file, Kind::Source).map_err(|e| e.message)?;
     }
-    crate::baseline::write_atomically(file, text.as_bytes())
-        .map_err(|e| format!("cannot write: {e}"))
+    for (file, original, _) in set {
+        let now = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
+        if now != original.as_bytes() {
+            return Err("the file changed on disk during the run".into());
+        }
+    }
+    let writes: Vec<(&Path, &str)> = set.iter().map(|(f, _, t)| (f.as_path(), *t)).collect();
+    write_all_or_none(&writes, Kind::Source).map_err(|e| e.message)
+}
+
+/// Counts findings left in a file by what would fix them: (unsafe fix not admitted,
+/// display-only, no fix).
+fn count_pending(remaining: &[Finding], allowed: Allowed, pending: &mut (usize, usize, usize)) {
+    for f in remaining {
+        match f.fix.as_ref().map(|x| x.applicability) {
+            Some(Applicability::Unsafe) if !allowed.unsafe_fixes => pending.0 += 1,
+            Some(Applicability::DisplayOnly) => pending.1 += 1,
+            _ => pending.2 += 1,
+        }
+    }
 }

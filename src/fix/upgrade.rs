@@ -421,8 +421,12 @@ pub fn bump_manifests(
             out.write_all(super::diff::unified(&shown, &text, &new).as_bytes())
                 .map_err(io)?;
         } else {
-            crate::baseline::write_atomically(&path, new.as_bytes())
-                .map_err(|e| format!("{shown}: cannot write: {e}"))?;
+            crate::atomic_write::write_file_atomic(
+                &path,
+                new.as_bytes(),
+                crate::atomic_write::Kind::Source,
+            )
+            .map_err(|e| format!("{shown}: cannot write: {e}"))?;
         }
         let verb = if diff_only {
             "would upgrade"

@@ -22,7 +22,7 @@ pub fn render(findings: &[Finding], notes: &[String]) -> String {
         writeln!(
             out,
             "{}:{}:{}: {}[{}] {}",
-            f.path,
+            escape_path(&f.path),
             f.line,
             f.column,
             level_word(f.level),
@@ -35,6 +35,26 @@ pub fn render(findings: &[Finding], notes: &[String]) -> String {
         writeln!(out, "note: {n}").unwrap();
     }
     out
+}
+
+/// A file name is one field of one line: control characters (a newline in a name would split the
+/// finding in two) and `%` are percent-encoded, as the `github` format encodes its properties.
+pub fn escape_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(|c| c == '%' || c.is_control()) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        if c == '%' || c.is_control() {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                write!(out, "%{b:02X}").unwrap();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -63,5 +83,11 @@ mod tests {
             out,
             "src/tools.rs:42:18: error[MCP001] legacy request return InputRequiredResult\nnote: baseline has 1 stale entry\n"
         );
+    }
+
+    #[test]
+    fn control_characters_in_a_path_are_escaped() {
+        assert_eq!(escape_path("src/a.rs"), "src/a.rs");
+        assert_eq!(escape_path("src/a\nb\t\u{1b}%.rs"), "src/a%0Ab%09%1B%25.rs");
     }
 }

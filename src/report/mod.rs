@@ -5,6 +5,7 @@ pub mod concise;
 pub mod github;
 mod human;
 pub mod json;
+pub mod rustc_json;
 pub mod sarif;
 pub mod statistics;
 
@@ -24,6 +25,8 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands (annotations on the pull request).
     Github,
+    /// cargo's `compiler-message` JSON lines, for rust-analyzer's `check.overrideCommand`.
+    RustcJson,
 }
 
 /// How to render, beyond the format.
@@ -46,6 +49,16 @@ pub fn render(
         // The CLI renders these through `config::gate` (with baseline notes); this is the plain form.
         Format::Concise => concise::render(&report.findings, &[]),
         Format::Github => github::render(&report.findings, &[]),
+        Format::RustcJson => {
+            let root = std::env::current_dir().unwrap_or_default();
+            let mut text_of = |p: &str| {
+                sources
+                    .get(p)
+                    .map(str::to_string)
+                    .or_else(|| std::fs::read_to_string(root.join(p)).ok())
+            };
+            rustc_json::render(report, &mut text_of, &root)
+        }
         Format::Sarif => {
             let ctxs =
                 crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));

@@ -140,7 +140,8 @@ pub fn render(
             "originalUriBaseIds": { URI_BASE_ID: { "uri": dir_uri(src_root) } },
             "columnKind": "unicodeCodePoints",
             "invocations": [{
-                "executionSuccessful": true,
+                // Exit 2 (a file could not be read): the run is incomplete.
+                "executionSuccessful": report.errors.is_empty(),
                 "toolExecutionNotifications": notifications,
             }],
             "results": results,

@@ -52,7 +52,9 @@ impl MrtrServer for ConformanceServer {
     }
 }
 
-#[tool_handler(router = (Self::fixtures_router() + Self::diagnostics_router()))]
+#[tool_handler(
+    router = (Self::fixtures_router() + Self::diagnostics_router() + Self::tour_router())
+)]
 impl ServerHandler for ConformanceServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
@@ -66,8 +68,14 @@ impl ServerHandler for ConformanceServer {
         info
     }
 
+    /// Both eras: 2026-07-28 (MRTR rounds) and the two versions most clients in the field still
+    /// negotiate, whose sessions get the same handlers' asks as real requests.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(&[ProtocolVersion::V_2026_07_28])
+        Cow::Borrowed(&[
+            ProtocolVersion::V_2026_07_28,
+            ProtocolVersion::V_2025_11_25,
+            ProtocolVersion::V_2025_06_18,
+        ])
     }
 
     async fn list_prompts(

@@ -103,7 +103,18 @@ impl Rewriter<'_> {
                 let iter = format_ident!("__mrtr_iter{}", id);
                 let key = format!("for:{id}");
                 let span = iterable.span();
-                let save = quote_spanned! {span=> #flow.save_items(#key, &__mrtr_collected)?; };
+                let iterable_text = quote!(#iterable)
+                    .to_string()
+                    .replace("& ", "&")
+                    .replace(" . ", ".")
+                    .replace(" (", "(");
+                let check = crate::owned::owned_check(
+                    crate::owned::Kept::LoopItems(&iterable_text),
+                    &quote!(__mrtr_collected),
+                    span,
+                );
+                let save =
+                    quote_spanned! {span=> #check #flow.save_items(#key, &__mrtr_collected)?; };
                 let restore = quote_spanned! {span=> #flow.restore_items(#key)? };
                 (
                     quote! {

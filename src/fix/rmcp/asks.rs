@@ -16,6 +16,15 @@ pub enum Ask {
         url: String,
         timeout: bool,
     },
+    /// `create_elicitation(FormElicitationParams { message, requested_schema, .. })` /
+    /// `create_elicitation_with_timeout(.., timeout)`: a schema built at run time.
+    ElicitSchema {
+        message: String,
+        schema: String,
+        timeout: bool,
+    },
+    /// `create_elicitation(params)` with params built elsewhere: rmcp's `ElicitRequestParams`.
+    ElicitParams { params: String, timeout: bool },
     /// `list_roots()`.
     Roots,
     /// `create_message(params)`: through the runtime's conversions of rmcp's sampling types
@@ -57,15 +66,48 @@ pub fn read(
         "list_roots" => Ask::Roots,
         "create_message" => Ask::Sample { params: arg(0)? },
         "create_elicitation" | "create_elicitation_with_timeout" => {
-            return Err(
-                "`create_elicitation` builds its schema at run time, and the runtime \
-asks for a typed form: declare a `#[derive(Deserialize, JsonSchema)]` struct for the fields and \
-ask with `mrtr.elicit::<Form>(message).await?` under `#[mrtr_handler]`"
-                    .into(),
-            )
+            let Some((message, schema)) = mc.args.first().and_then(form_fields) else {
+                // Params built elsewhere (a helper assembling the form from data).
+                return Ok(Ask::ElicitParams {
+                    params: arg(0)?,
+                    timeout: name.ends_with("_with_timeout"),
+                });
+            };
+            let text = |e: &syn::Expr| -> Result<String, String> {
+                let (s, e) =
+                    super::text::range_of(e, idx).ok_or("an argument without a position")?;
+                Ok(src[s..e].to_string())
+            };
+            // `message: "..".into()` was a `String` field; the ask takes `impl Into<String>`.
+            let message = match message {
+                syn::Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => &*m.receiver,
+                other => other,
+            };
+            Ask::ElicitSchema {
+                message: text(message)?,
+                schema: text(schema)?,
+                timeout: name.ends_with("_with_timeout"),
+            }
         }
         other => return Err(format!("`{other}` has no MRTR rewrite")),
     })
+}
+
+/// The `message` and `requested_schema` of a `..::FormElicitationParams { .. }` literal.
+fn form_fields(arg: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr)> {
+    let syn::Expr::Struct(lit) = arg else {
+        return None;
+    };
+    if super::text::path_end(&lit.path) != "FormElicitationParams" || lit.rest.is_some() {
+        return None;
+    }
+    let field = |name: &str| {
+        lit.fields.iter().find_map(|f| match &f.member {
+            syn::Member::Named(n) if n == name => Some(&f.expr),
+            _ => None,
+        })
+    };
+    Some((field("message")?, field("requested_schema")?))
 }
 
 impl Ask {
@@ -76,6 +118,10 @@ impl Ask {
                 turbofish, message, ..
             } => format!("{mrtr}.elicit{turbofish}({message})"),
             Ask::ElicitUrl { message, url, .. } => format!("{mrtr}.elicit_url({message}, {url})"),
+            Ask::ElicitSchema {
+                message, schema, ..
+            } => format!("{mrtr}.elicit_schema({message}, {schema})"),
+            Ask::ElicitParams { params, .. } => format!("{mrtr}.elicit_params({params})"),
             Ask::Roots => format!("{mrtr}.list_roots()"),
             Ask::Sample { params } => {
                 format!("{mrtr}.sample(mrtr::SamplingRequest::from({params}))")
@@ -86,7 +132,9 @@ impl Ask {
     /// The runtime names the rewritten code uses.
     pub fn imports(&self) -> &'static [&'static str] {
         match self {
-            Ask::Elicit { .. } => &["Elicitation"],
+            Ask::Elicit { .. } | Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => {
+                &["Elicitation"]
+            }
             Ask::ElicitUrl { .. } => &["UrlElicitation"],
             Ask::Roots | Ask::Sample { .. } => &[],
         }
@@ -112,6 +160,14 @@ impl Ask {
 {i}    UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel,\n\
 {i}}})"
             ),
+            Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => format!(
+                "Ok::<_, rmcp::ServiceError>(match {answer} {{\n\
+{i}    Elicitation::Accept(content) => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)\n\
+{i}        .with_content(rmcp::serde_json::Value::Object(content)),\n\
+{i}    Elicitation::Decline => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline),\n\
+{i}    Elicitation::Cancel => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel),\n\
+{i}}})"
+            ),
             Ask::Roots => format!(
                 "Ok::<_, rmcp::ServiceError>(rmcp::model::ListRootsResult::new(\n\
 {i}    {answer}\n\
@@ -127,46 +183,67 @@ impl Ask {
         }
     }
 
-    /// The sentence of the fix message about this ask.
+    /// The value inside the old call's `Ok(..)`, built from the answer, for the asks whose old
+    /// result the code reads after a `?` (a run-time form's `ElicitResult`, a `ListRootsResult`).
+    pub fn legacy_ok_value(&self, answer: &str, indent: &str) -> Option<String> {
+        let i = indent;
+        match self {
+            Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => Some(format!(
+                "match {answer} {{\n\
+{i}    Elicitation::Accept(content) => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)\n\
+{i}        .with_content(rmcp::serde_json::Value::Object(content)),\n\
+{i}    Elicitation::Decline => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Decline),\n\
+{i}    Elicitation::Cancel => rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel),\n\
+{i}}}"
+            )),
+            Ask::Roots => Some(format!(
+                "rmcp::model::ListRootsResult::new(\n\
+{i}    {answer}\n\
+{i}        .into_iter()\n\
+{i}        .map(|root| match root.name {{\n\
+{i}            Some(name) => rmcp::model::Root::new(root.uri).with_name(name),\n\
+{i}            None => rmcp::model::Root::new(root.uri),\n\
+{i}        }})\n\
+{i}        .collect(),\n\
+{i})"
+            )),
+            _ => None,
+        }
+    }
+
+    /// The one-line fix message about this ask (the rule's docs, `cargo mcp-lint rule CODE`,
+    /// explain what changes on the wire and why the fix is unsafe).
     pub fn describe(&self, method: &str) -> String {
         let mut s = match self {
-            Ask::Elicit { turbofish, .. } => format!(
-                "`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`: the \
-question travels in an `InputRequiredResult` and the answer in the client's retry, so a \
-client without MRTR support no longer gets a mid-request `elicitation/create`; decline and \
-cancel are `Elicitation::Decline` / `Elicitation::Cancel`, and a round that fails (no answer, or a \
-`requestState` that does not verify) returns its error from the handler through `?`"
-            ),
+            Ask::Elicit { turbofish, .. } => {
+                format!("`{method}` becomes `mrtr.elicit{turbofish}(..)` under `#[mrtr_handler]`")
+            }
             Ask::ElicitUrl { .. } => format!(
-                "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]`: the \
-URL travels in an `InputRequiredResult` and the answer in the client's retry instead of a \
-mid-request `elicitation/create`; the elicitation id is dropped (the retried request carries the answer), and `Accept` now means \
-consent to open the URL, not that the out-of-band step finished"
+                "`{method}` becomes `mrtr.elicit_url(message, url)` under `#[mrtr_handler]` (the \
+elicitation id is dropped)"
             ),
-            Ask::Roots => format!(
-                "`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`: the roots request \
-travels in an `InputRequiredResult` and the roots come in the client's retry instead of a \
-mid-request `roots/list`"
+            Ask::ElicitSchema { .. } => format!(
+                "`{method}` becomes `mrtr.elicit_schema(message, requested_schema)` under \
+`#[mrtr_handler]`"
             ),
+            Ask::ElicitParams { .. } => {
+                format!("`{method}` becomes `mrtr.elicit_params(params)` under `#[mrtr_handler]`")
+            }
+            Ask::Roots => format!("`{method}` becomes `mrtr.list_roots()` under `#[mrtr_handler]`"),
             Ask::Sample { .. } => format!(
                 "`{method}` becomes `mrtr.sample(mrtr::SamplingRequest::from(params))` under \
-`#[mrtr_handler]`: the request travels in an `InputRequiredResult` and the client's model answers \
-in its retry, so no mid-request `sampling/createMessage` is sent; the answer is rmcp's \
-`CreateMessageResult` again through `CreateMessageResult::try_from` (the runtime's rmcp \
-conversions), and an answer that does not fit it is an `Err` where a failed call was; sampling \
-is deprecated in 2026-07-28 (SEP-2577), so calling a model API directly is the better end state"
+`#[mrtr_handler]`"
             ),
         };
         let timeout = matches!(
             self,
-            Ask::Elicit { timeout: true, .. } | Ask::ElicitUrl { timeout: true, .. }
+            Ask::Elicit { timeout: true, .. }
+                | Ask::ElicitUrl { timeout: true, .. }
+                | Ask::ElicitSchema { timeout: true, .. }
+                | Ask::ElicitParams { timeout: true, .. }
         );
         if timeout {
-            // First, so the one-line summary of `--fix` shows it too.
-            s = format!(
-                "the timeout of `{method}` is dropped (with MRTR the client drives the retry, so \
-the server no longer waits for the answer); {s}"
-            );
+            s.push_str(&format!(" (the timeout of `{method}` is dropped)"));
         }
         s
     }

@@ -5,7 +5,7 @@
 //! expression of the old result type.
 
 use super::asks::{self, Ask};
-use super::handler::{self, FnSite};
+use super::handler::{self, FnSite, Kind};
 use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of, starts_line, uses_of};
 use super::{arms, Cx};
@@ -20,6 +20,57 @@ pub(super) struct CallPlan {
     pub(super) receiver: String,
     /// How often the call's receiver names that parameter (0 through an alias).
     pub(super) receiver_uses: usize,
+    /// The local the call reached the peer through (`let peer = ctx.peer;`), if any.
+    pub(super) alias: Option<String>,
+}
+
+/// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls: removed,
+/// with how often each named its parameter (those uses go with it).
+pub(super) fn unused_aliases(
+    cx: &Cx,
+    site: &FnSite,
+    calls: &[CallPlan],
+    body: &text::Uses,
+) -> (Vec<Edit>, Vec<(String, usize)>) {
+    let mut edits = Vec::new();
+    let mut freed = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for c in calls {
+        let Some(alias) = c.alias.as_deref() else {
+            continue;
+        };
+        if seen.contains(&alias) {
+            continue;
+        }
+        seen.push(alias);
+        let through = calls
+            .iter()
+            .filter(|o| o.alias.as_deref() == Some(alias))
+            .count();
+        if body.count(alias) != through + 1 {
+            continue;
+        }
+        let Some(stmt) = site.block.stmts.iter().find(|s| {
+            matches!(s, syn::Stmt::Local(l) if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == alias))
+        }) else {
+            continue;
+        };
+        let Some((s, e)) = range_of(stmt, cx.idx) else {
+            continue;
+        };
+        // The whole line, when the statement has it to itself.
+        let line_start = cx.src[..s].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = cx.src[e..].find('\n').map_or(cx.src.len(), |i| e + i + 1);
+        let (s, e) =
+            if cx.src[line_start..s].trim().is_empty() && cx.src[e..line_end].trim().is_empty() {
+                (line_start, line_end)
+            } else {
+                (s, e)
+            };
+        edits.push(cx.idx.edit(s, e, String::new()));
+        freed.push((c.receiver.clone(), uses_of(stmt, cx.idx, &c.receiver)));
+    }
+    (edits, freed)
 }
 
 fn same<T>(a: &T, b: &T) -> bool {
@@ -34,11 +85,19 @@ pub(super) fn plan_call(
     taken: &mut Vec<String>,
 ) -> Result<CallPlan, String> {
     let found = locate::find(site.block, f.line, f.column)?;
-    let mc = found.call();
+    let mc = found.call()?;
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;
     let receiver_uses = uses_of(&*mc.receiver, cx.idx, &receiver);
+    let alias = match &*mc.receiver {
+        syn::Expr::Path(p) => p
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .filter(|name| *name != receiver),
+        _ => None,
+    };
     let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err(format!(
             "the future of `{method}` is not awaited where it is made (stored, joined or raced); \
@@ -62,6 +121,7 @@ await it in its own `let` first"
                 imports: ask.imports(),
                 receiver,
                 receiver_uses,
+                alias,
             });
         }
     }
@@ -75,13 +135,14 @@ await it in its own `let` first"
                 let (ps, pe) = range_of(&l.pat, cx.idx).ok_or("a pattern without a position")?;
                 edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                 edits.push(cx.idx.edit(aw_s, aw_e, format!("{ask_text}.await?")));
-                message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                message.push_str("; a failed round returns through `?`, not the `else`");
                 return Ok(CallPlan {
                     edits,
                     message,
                     imports: ask.imports(),
                     receiver,
                     receiver_uses,
+                    alias,
                 });
             }
         }
@@ -112,7 +173,7 @@ await it in its own `let` first"
                         range_of(&*l.pat, cx.idx).ok_or("a pattern without a position")?;
                     edits.push(cx.idx.edit(ps, pe, format!("Elicitation::Accept({pat})")));
                     replaced = Some((aw_s, aw_e, name.clone()));
-                    message.push_str("; a failed round now returns from the handler instead of taking the `else` branch");
+                    message.push_str("; a failed round returns through `?`, not the `else`");
                 }
             }
             // `CALL.await?` / `CALL.await.map_err(f)?`: the `Option<T>` that follows.
@@ -128,21 +189,42 @@ await it in its own `let` first"
                         let (s, e) =
                             range_of(t, cx.idx).ok_or("an expression without a position")?;
                         replaced = Some((s, e, format!("{name}.accepted()")));
-                        message.push_str(
-                            "; a declined or cancelled answer now reads as `None` \
-(it was an error through `map_err`)",
-                        );
+                        message.push_str("; decline and cancel now read as `None`");
                     }
                 }
             }
             _ => {}
         }
     }
+    // `CALL.await?` / `CALL.await.map_err(f)?` of a run-time form: the `ElicitResult` itself,
+    // built from the answer (the error the old code mapped cannot happen any more).
+    if let (None, Some(value)) = (
+        &replaced,
+        ask.legacy_ok_value(&name, indent_at(cx.src, aw_s)),
+    ) {
+        let try_of = |t: &syn::ExprTry, inner: &syn::Expr| same(&*t.expr, inner);
+        let target = match parent {
+            Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, aw_expr) => Some(t),
+            Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
+                if same(&*map.receiver, aw_expr) && map.method == "map_err" =>
+            {
+                match found.parent(3) {
+                    Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, mm) => Some(t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
+            replaced = Some((s, e, value));
+        }
+    }
+    let mut hoisted = format!("let {name} = {ask_text}.await?;");
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
-            let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
-            let bare = matches!(
+            let in_place = matches!(
                 parent,
                 Some(Node::Local(_))
                     | Some(Node::Stmt(_))
@@ -152,28 +234,40 @@ await it in its own `let` first"
                             | syn::Expr::Array(_)
                             | syn::Expr::Return(_)
                     ))
-            ) || matches!(parent, Some(Node::Expr(syn::Expr::Match(m))) if same(&*m.expr, aw_expr))
-                || matches!(ask, Ask::Sample { .. });
-            message.push_str(
-                "; the answer is turned back into the old result type, so the code \
-that reads it is unchanged",
-            );
-            (aw_s, aw_e, if bare { value } else { format!("({value})") })
+            ) || matches!(ask, Ask::Sample { .. });
+            message.push_str("; the old result type is kept");
+            if in_place {
+                let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
+                (aw_s, aw_e, value)
+            } else {
+                // The old result gets a `let` of its own, so the code reading it (a `match`, a
+                // method chain) reads a name, not a nested `match match ..`.
+                let (stmt_start, _) =
+                    range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
+                let indent = indent_at(cx.src, stmt_start);
+                let base = name
+                    .strip_suffix("answer")
+                    .map_or("result".to_string(), |p| format!("{p}result"));
+                let legacy = body.fresh_name(&base, taken);
+                taken.push(legacy.clone());
+                hoisted.push_str(&format!(
+                    "\n{indent}let {legacy} = {};",
+                    ask.legacy_value(&name, indent)
+                ));
+                (aw_s, aw_e, legacy)
+            }
         }
     };
     taken.push(name.clone());
     edits.push(cx.idx.edit(s, e, with));
-    edits.push(hoist(
-        cx,
-        found.statement(),
-        &format!("let {name} = {ask_text}.await?;"),
-    )?);
+    edits.push(hoist(cx, found.statement(), &hoisted)?);
     Ok(CallPlan {
         edits,
         message,
         imports: ask.imports(),
         receiver,
         receiver_uses,
+        alias,
     })
 }
 
@@ -245,6 +339,8 @@ fn alias_of<'a>(block: &'a syn::Block, name: &syn::Ident) -> Option<&'a syn::Exp
                 &*mc.receiver
             }
             syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            // `let peer = context.peer;`: moved out of the context.
+            field @ syn::Expr::Field(_) => field,
             _ => return None,
         });
     }
@@ -265,6 +361,11 @@ fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
             let syn::Expr::Path(p) = &*fe.base else {
                 return Err(not_param());
             };
+            // `self.peer`: a peer the server keeps in a field (the linter found it typed as the
+            // server's peer). In a request handler the ask goes to the client of this request.
+            if p.path.is_ident("self") && matches!(site.kind, Kind::Tool | Kind::HandWritten(_)) {
+                return Ok(format!("self.{member}"));
+            }
             if member != "peer" {
                 return Err(not_param());
             }

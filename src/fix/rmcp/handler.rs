@@ -153,10 +153,11 @@ pub fn edits(
     let mut names = Vec::new();
     match &site.kind {
         Kind::Tool => {
-            if ok_name != "CallToolResult" {
+            // The runtime completes both (`Json<T>` as structured content).
+            if !matches!(ok_name.as_str(), "CallToolResult" | "Json") {
                 return Err(format!(
                     "`{name}` returns `{ok_name}`, which the runtime cannot answer with an \
-`InputRequiredResult`: return a `CallToolResult`"
+`InputRequiredResult`: return a `CallToolResult` or rmcp's `Json<T>`"
                 ));
             }
             let has_mrtr = site.sig.inputs.iter().any(|a| {
@@ -343,4 +344,35 @@ pub fn has_mrtr_server_impl(items: &[syn::Item]) -> bool {
             .is_some_and(|(_, items)| has_mrtr_server_impl(items)),
         _ => false,
     })
+}
+
+/// `impl mrtr::MrtrServer for Ty {}` right after the definition of `Ty` in this file (the
+/// default configuration reads `MRTR_KEYS`), when the type is defined here without generics.
+pub fn server_impl_edit(items: &[syn::Item], idx: &LineIndex, ty: &str) -> Option<Edit> {
+    for item in items {
+        let (ident, generics) = match item {
+            syn::Item::Struct(s) => (&s.ident, &s.generics),
+            syn::Item::Enum(e) => (&e.ident, &e.generics),
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    if let Some(edit) = server_impl_edit(inner, idx, ty) {
+                        return Some(edit);
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        if ident != ty || !generics.params.is_empty() {
+            continue;
+        }
+        let (_, end) = range_of(item, idx)?;
+        let indent = indent_at(idx.text(), end).to_string();
+        return Some(idx.edit(
+            end,
+            end,
+            format!("\n\n{indent}impl mrtr::MrtrServer for {ty} {{}}"),
+        ));
+    }
+    None
 }

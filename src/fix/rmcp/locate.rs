@@ -28,10 +28,10 @@ pub struct Site<'a> {
 }
 
 impl<'a> Site<'a> {
-    pub fn call(&self) -> &'a syn::ExprMethodCall {
+    pub fn call(&self) -> Result<&'a syn::ExprMethodCall, String> {
         match self.path.last() {
-            Some(Node::Expr(syn::Expr::MethodCall(mc))) => mc,
-            _ => unreachable!("a site ends at its call"),
+            Some(Node::Expr(syn::Expr::MethodCall(mc))) => Ok(mc),
+            _ => Err("the request is not a method call on the peer".into()),
         }
     }
 
@@ -89,8 +89,17 @@ impl<'a> Visit<'a> for Finder<'a> {
             return;
         }
         self.stack.push(Node::Expr(e));
-        if let syn::Expr::MethodCall(mc) = e {
-            let at = mc.method.span().start();
+        let name = match e {
+            syn::Expr::MethodCall(mc) => Some(mc.method.span()),
+            // A call of a helper function (`confirm(&ctx.peer, ..)`), found by its name.
+            syn::Expr::Call(c) => match &*c.func {
+                syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.span()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(name) = name {
+            let at = name.start();
             if at.line == self.line && at.column + 1 == self.column {
                 self.found = Some(self.stack.clone());
             }
@@ -100,8 +109,9 @@ impl<'a> Visit<'a> for Finder<'a> {
     }
 }
 
-/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
-pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
+/// The nodes from `body` down to the call whose name starts at 1-based `line`/`column`,
+/// unchecked.
+pub fn path_to<'a>(body: &'a syn::Block, line: usize, column: usize) -> Option<Vec<Node<'a>>> {
     let mut f = Finder {
         line,
         column,
@@ -109,7 +119,12 @@ pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site
         found: None,
     };
     f.visit_block(body);
-    let Some(path) = f.found else {
+    f.found
+}
+
+/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
+pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
+    let Some(path) = path_to(body, line, column) else {
         return Err(
             "the call sits inside a macro invocation (`tokio::join!`, `select!`, \
 `format!`, ...), which the rewrite cannot see into; bind the answer with its own `let` first"
@@ -131,7 +146,7 @@ fn same<T>(a: &T, b: &T) -> bool {
 
 /// From the body down to the hoisting statement: only blocks, statements and the branches of
 /// `if` / `match` statements.
-fn check_outer(path: &[Node]) -> Result<(), String> {
+pub fn check_outer(path: &[Node]) -> Result<(), String> {
     for w in path.windows(2) {
         let ok = match (w[0], w[1]) {
             (Node::Block(_), Node::Stmt(_)) => true,
@@ -144,9 +159,18 @@ fn check_outer(path: &[Node]) -> Result<(), String> {
                 }
                 match e {
                     syn::Expr::If(_) | syn::Expr::Match(_) => true,
+                    // The macro keeps a loop holding asks running across rounds.
+                    syn::Expr::Loop(_) | syn::Expr::While(_) => true,
+                    syn::Expr::ForLoop(f) => {
+                        owned_items(&f.expr)?;
+                        true
+                    }
                     other => return Err(where_not(other)),
                 }
             }
+            (Node::Expr(syn::Expr::Loop(l)), Node::Block(b)) => same(&l.body, b),
+            (Node::Expr(syn::Expr::While(w)), Node::Block(b)) => same(&w.body, b),
+            (Node::Expr(syn::Expr::ForLoop(f)), Node::Block(b)) => same(&f.body, b),
             (Node::Expr(syn::Expr::If(i)), Node::Block(b)) => same(&i.then_branch, b),
             (Node::Expr(syn::Expr::If(i)), Node::Expr(e)) => {
                 i.else_branch.as_ref().is_some_and(|(_, x)| same(&**x, e))
@@ -215,6 +239,40 @@ ask even when the arm is not taken"
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// The items of a `for` loop that asks travel in the sealed state: they must be owned. A
+/// borrow, an iterator over borrows or string literals are refused; anything else is left to
+/// the build (the macro's error names the type).
+fn owned_items(iterable: &syn::Expr) -> Result<(), String> {
+    let borrowed = match iterable {
+        syn::Expr::Reference(_) => true,
+        syn::Expr::MethodCall(mc) => matches!(
+            mc.method.to_string().as_str(),
+            "iter"
+                | "iter_mut"
+                | "keys"
+                | "values"
+                | "chars"
+                | "lines"
+                | "split"
+                | "split_whitespace"
+        ),
+        syn::Expr::Array(a) => a
+            .elems
+            .iter()
+            .any(|e| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))),
+        _ => false,
+    };
+    if borrowed {
+        return Err(
+            "the call is inside a loop over borrowed items (a `&`, `.iter()` or string \
+literals); the items of a `for` loop that asks travel in the sealed `requestState`, so iterate \
+over owned values (`items.clone()`, `String`s)"
+                .into(),
+        );
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ mod arms;
 mod asks;
 mod call;
 mod handler;
+mod helper;
 mod locate;
 mod text;
 
@@ -97,14 +98,18 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                 }
             }
             Kind::Other => {
-                let name = site.sig.ident.to_string();
-                for &m in members {
-                    out[m] = Some(display_only(format!(
-                        "the request sits in `{name}`, not in a request handler: ask in each \
-handler that calls it (`let answer = mrtr.<ask>(..).await?;` under `#[mrtr_handler]`) and pass \
-the answer to `{name}`; the fix does not move it, since `{name}` may be called from several \
-handlers and each needs its own ask"
-                    )));
+                let asking: Vec<usize> = groups.iter().map(|(k, _)| *k).collect();
+                match helper::plan(&cx, &fns, *fi, findings, members, &asking) {
+                    Ok(p) => planned.push((members.clone(), Ok(p))),
+                    Err((_, why)) => {
+                        let name = site.sig.ident.to_string();
+                        for &m in members {
+                            out[m] = Some(display_only(format!(
+                                "the request sits in `{name}`, not in a request handler, and it \
+cannot become an asking helper (`#[mrtr_helper]`): {why}"
+                            )));
+                        }
+                    }
                 }
             }
         }
@@ -117,12 +122,27 @@ handlers and each needs its own ask"
     }
     let import = handler::import_edit(file, src, idx, &needed);
     let server_note = !handler::has_mrtr_server_impl(&file.items);
-    // A file that names nothing of the runtime yet: its crate may not depend on it either.
+    // A file that names nothing of the runtime yet: its crate may not depend on it either, and
+    // has no `MrtrServer` impl anywhere, so the impl can go next to the type's definition.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
+    let mut server_impls: Vec<(String, Option<crate::finding::Edit>)> = Vec::new();
+    for (_, p) in &planned {
+        let Ok(p) = p else { continue };
+        let Some(ty) = &p.self_ty else { continue };
+        if server_note && !server_impls.iter().any(|(t, _)| t == ty) {
+            let edit = if dependency_note {
+                handler::server_impl_edit(&file.items, idx, ty)
+            } else {
+                None
+            };
+            server_impls.push((ty.clone(), edit));
+        }
+    }
     for (members, p) in planned {
         let Ok(p) = p else { continue };
         let mut edits = p.edits.clone();
         edits.extend(import.clone());
+        edits.extend(server_impls.iter().filter_map(|(_, e)| e.clone()));
         edits.sort_by_key(|e| (e.start, e.end));
         if src.contains("\r\n") {
             for e in &mut edits {
@@ -132,19 +152,16 @@ handlers and each needs its own ask"
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
             if server_note {
-                message.push_str(&format!(
-                    "; the server type{} must implement `mrtr::MrtrServer` (this file has no such \
-impl; its `MrtrConfig` holds the keys that seal `requestState`): `impl MrtrServer for {} {{ fn \
-mrtr_config(&self) -> &MrtrConfig {{ .. }} }}`",
-                    p.self_ty
-                        .as_deref()
-                        .map(|t| format!(" `{t}`"))
-                        .unwrap_or_default(),
-                    p.self_ty.as_deref().unwrap_or("Server"),
-                ));
+                let ty = p.self_ty.as_deref().unwrap_or("Server");
+                let written = server_impls.iter().any(|(t, e)| t == ty && e.is_some());
+                message.push_str(&if written {
+                    format!("; adds `impl mrtr::MrtrServer for {ty} {{}}`")
+                } else {
+                    format!("; `{ty}` needs `impl mrtr::MrtrServer`")
+                });
             }
             if dependency_note {
-                message.push_str("; add the runtime to the crate's `[dependencies]` (`mrtr`, whose default `rmcp` feature has the rmcp adapter) if it is not there yet");
+                message.push_str("; needs `mrtr` in `[dependencies]`");
             }
             out[m] = Some(Fix {
                 applicability: Applicability::Unsafe,
@@ -193,16 +210,23 @@ fn plan_handler(
         let call = plan_call(cx, site, f, &body, &mut taken).map_err(|why| (m, why))?;
         calls.push(call);
     }
+    let (alias_edits, freed) = call::unused_aliases(cx, site, &calls, &body);
     // A context parameter the rewrite leaves unused becomes the `Mrtr` parameter.
     let mut replace = None;
     if site.kind == Kind::Tool {
         for c in &calls {
-            // The uses the rewrite removes: receivers that name the parameter (not an alias).
+            // The uses the rewrite removes: receivers that name the parameter, and the aliases
+            // (`let peer = ctx.peer;`) removed with them.
             let rewritten: usize = calls
                 .iter()
                 .filter(|o| o.receiver == c.receiver)
                 .map(|o| o.receiver_uses)
-                .sum();
+                .sum::<usize>()
+                + freed
+                    .iter()
+                    .filter(|(p, _)| *p == c.receiver)
+                    .map(|(_, k)| k)
+                    .sum::<usize>();
             if body.count(&c.receiver) == rewritten {
                 replace = Some(c.receiver.clone());
                 break;
@@ -211,16 +235,12 @@ fn plan_handler(
     }
     let (mut edits, mut imports) = handler::edits(site, cx.src, cx.idx, replace.as_deref())
         .map_err(|why| (members[0], why))?;
+    edits.extend(alias_edits);
     let mut messages = Vec::new();
     for c in calls {
         edits.extend(c.edits);
         imports.extend(c.imports.iter().copied());
-        messages.push(format!(
-            "{}; code before the ask runs once, and the values it binds that are used after the ask \
-travel in the sealed `requestState`, so their types must implement `Serialize + Deserialize` (the \
-build says which do not)",
-            c.message
-        ));
+        messages.push(c.message);
     }
     Ok(HandlerPlan {
         edits,

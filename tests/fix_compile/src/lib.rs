@@ -3,16 +3,13 @@
 //! checks that the files are byte for byte what `--fix` writes today; this crate's own tests
 //! (`tests/round_trip.rs`) drive their handlers through MRTR rounds with rmcp's client.
 //!
-//! What the fix cannot write is here, as its message tells the author to add it: the servers'
-//! `MrtrServer` impls (where the sealing keys come from is the author's decision).
+//! Nothing is added by hand: the fix writes each server's `impl mrtr::MrtrServer for S {}` (its
+//! sealing keys then come from `MRTR_KEYS`, here unset: a per-process key, which one test
+//! process is).
 
 // The fixed code keeps what the legacy code declared (imports and the error helper it no longer
 // calls) and uses rmcp's deprecated roots types to keep the old result shape.
 #![allow(unused_imports, dead_code, unused_variables, deprecated, clippy::all)]
-
-use std::sync::OnceLock;
-
-use mrtr::{KeyRing, MrtrConfig, MrtrServer, SecretKey};
 
 // The fixed files are exactly what `--fix` writes (tests/fix_fixed.rs compares bytes): rustfmt
 // must not reformat them.
@@ -38,43 +35,22 @@ pub mod upgraded_rmcp1;
 #[path = "../../upgrade_fixtures/rmcp2/src/lib.fixed"]
 pub mod upgraded_rmcp2;
 
-/// One key for every server of the crate: a test process plays one deployment.
-pub fn config() -> &'static MrtrConfig {
-    static CONFIG: OnceLock<MrtrConfig> = OnceLock::new();
-    CONFIG.get_or_init(|| {
-        MrtrConfig::new(
-            "fix-compile",
-            KeyRing::single(SecretKey::new("k1", vec![0x5a; 32]).expect("a 32-byte key")),
-        )
-    })
-}
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/helpers.fixed"]
+pub mod helpers;
 
-impl MrtrServer for tool_elicit::Deployer {
-    fn mrtr_config(&self) -> &MrtrConfig {
-        config()
-    }
-}
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/runtime_schema.fixed"]
+pub mod runtime_schema;
 
-impl MrtrServer for tool_sampling::Assistant {
-    fn mrtr_config(&self) -> &MrtrConfig {
-        config()
-    }
-}
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/loops.fixed"]
+pub mod loops;
 
-impl MrtrServer for upgraded_rmcp1::Notes {
-    fn mrtr_config(&self) -> &MrtrConfig {
-        config()
-    }
-}
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/peers.fixed"]
+pub mod peers;
 
-impl MrtrServer for upgraded_rmcp2::Notes {
-    fn mrtr_config(&self) -> &MrtrConfig {
-        config()
-    }
-}
-
-impl MrtrServer for handwritten::Docs {
-    fn mrtr_config(&self) -> &MrtrConfig {
-        config()
-    }
-}
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/json_result.fixed"]
+pub mod json_result;

@@ -6,7 +6,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use fix_compile::{handwritten::Docs, tool_elicit::Deployer, tool_sampling::Assistant};
+use fix_compile::{
+    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, peers::Desk,
+    runtime_schema::Records, tool_elicit::Deployer, tool_sampling::Assistant,
+};
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ClientHandler, ErrorData, Service};
@@ -60,6 +63,16 @@ impl ClientHandler for Client {
             "Your name?" => accept(json!({ "name": "ada" })),
             "Pick a document" => accept(json!({ "id": "doc-7" })),
             "Sign in to continue" => ElicitResult::new(ElicitationAction::Accept),
+            "Type the name to confirm" => accept(json!({ "name": "orders" })),
+            "Fill in the record" => accept(json!({ "host": "db-1", "owner": "ada", "extra": 1 })),
+            m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
+            m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
+            "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
+            "Which region?" => accept(json!({ "region": "us" })),
+            m if m.starts_with("Approve ") => accept(json!({ "decision": "approve" })),
+            m if m.starts_with("Name #") => accept(
+                json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
+            ),
             _ => ElicitResult::new(ElicitationAction::Cancel),
         })
     }
@@ -225,6 +238,157 @@ async fn the_rewritten_sampling_tool_completes_through_the_runtime_conversions()
             "sample: the answer? / You are a helpful assistant.",
             "sample: A colour? / "
         ]
+    );
+}
+
+#[tokio::test]
+async fn asking_helpers_complete_their_rounds_for_every_caller() {
+    let client = connect(Ops::default(), Client::default());
+    let target = json!({ "name": "orders" });
+    assert_eq!(call(&client, "drop_table", target.clone()).await, "dropped");
+    assert_eq!(
+        call(&client, "delete_user", target.clone()).await,
+        "deleted"
+    );
+    assert_eq!(call(&client, "purge", json!({})).await, "purged");
+    assert_eq!(
+        call(&client, "drop_database", target.clone()).await,
+        "dropped"
+    );
+    assert_eq!(call(&client, "truncate", target.clone()).await, "truncated");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        [
+            "Really drop table orders?",
+            "Really delete user orders?",
+            "Really purge the cache?",
+            "Really drop orders?",
+            "Type the name to confirm",
+            "Really drop rows of orders?",
+        ],
+        "one question per round, none asked twice"
+    );
+    let wrong_name = connect(Ops::default(), Client::default());
+    assert_eq!(
+        call(&wrong_name, "drop_database", json!({ "name": "users" })).await,
+        "kept",
+        "the helper's second ask reads the typed name"
+    );
+}
+
+#[tokio::test]
+async fn a_declined_helper_question_reaches_each_caller_as_the_legacy_code_read_it() {
+    let declined = Client {
+        decline: vec![
+            "Really drop table orders?",
+            "Really delete user orders?",
+            "Really drop rows of orders?",
+        ],
+        ..Client::default()
+    };
+    let client = connect(Ops::default(), declined);
+    let target = json!({ "name": "orders" });
+    assert_eq!(call(&client, "drop_table", target.clone()).await, "kept");
+    assert_eq!(call(&client, "delete_user", target.clone()).await, "kept");
+    assert_eq!(
+        call(&client, "truncate", target).await,
+        "kept",
+        "through two helpers"
+    );
+}
+
+#[tokio::test]
+async fn a_form_built_at_run_time_is_asked_and_checked_against_its_schema() {
+    let client = connect(Records::default(), Client::default());
+    let fields = json!({ "fields": ["host", "owner"] });
+    assert_eq!(
+        call(&client, "register", fields).await,
+        r#"{"host":"db-1","owner":"ada"}"#,
+        "the accepted record, its undeclared field dropped"
+    );
+    let declined = Client {
+        decline: vec!["Fill in the record"],
+        ..Client::default()
+    };
+    let client = connect(Records::default(), declined);
+    assert_eq!(
+        call(&client, "register", json!({ "fields": ["host"] })).await,
+        "no record"
+    );
+    assert_eq!(
+        call(&client, "review", json!({ "fields": ["a", "b"] })).await,
+        "approve",
+        "params built by a helper"
+    );
+    // A form the client's answer does not fill: the round fails as the typed form's would.
+    let client = connect(Records::default(), Client::default());
+    let mut params = CallToolRequestParams::new("register");
+    params = params.with_arguments(
+        json!({ "fields": ["host", "ticket"] })
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let error = client
+        .call_tool(params)
+        .await
+        .expect_err("a required field is missing");
+    assert!(format!("{error:?}").contains("ticket"), "{error:?}");
+}
+
+#[tokio::test]
+async fn loops_ask_once_per_iteration_across_rounds() {
+    let declined = Client {
+        decline: vec!["Restart db-1?"],
+        ..Client::default()
+    };
+    let client = connect(Fleet::default(), declined);
+    let hosts = json!({ "hosts": ["web-1", "db-1", "web-2"] });
+    assert_eq!(call(&client, "restart", hosts).await, "web-1,web-2");
+    assert_eq!(call(&client, "collect", json!({})).await, "n1,n2,n3");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        [
+            "Restart web-1?",
+            "Restart db-1?",
+            "Restart web-2?",
+            "Name #1?",
+            "Name #2?",
+            "Name #3?"
+        ],
+        "one question per iteration and round, none asked twice"
+    );
+}
+
+#[tokio::test]
+async fn a_peer_parameter_and_a_local_moved_out_of_the_context_complete() {
+    let client = connect(Desk::default(), Client::default());
+    assert_eq!(call(&client, "archive", json!({})).await, "archived");
+    assert_eq!(call(&client, "reset", json!({})).await, "reset");
+    let declined = Client {
+        decline: vec!["Reset the desk?"],
+        ..Client::default()
+    };
+    let client = connect(Desk::default(), declined);
+    assert_eq!(call(&client, "reset", json!({})).await, "kept");
+}
+
+#[tokio::test]
+async fn a_json_result_keeps_its_structured_content_and_output_schema() {
+    let client = connect(Pricing::default(), Client::default());
+    let tools = client.list_all_tools().await.expect("tools");
+    let quote = tools.iter().find(|t| t.name == "quote").expect("the tool");
+    assert!(
+        quote.output_schema.is_some(),
+        "rmcp's #[tool] still sees `Json<Quote>`"
+    );
+    let result = client
+        .call_tool(CallToolRequestParams::new("quote"))
+        .await
+        .expect("completes");
+    assert_eq!(
+        result.structured_content,
+        Some(json!({ "region": "us", "price": 12 }))
     );
 }
 

@@ -58,7 +58,7 @@ impl Legacy {
         Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))
     }
 
-    /// Elicitation with a schema built at run time.
+    /// Elicitation raced against a timer: the future is not awaited where it is made.
     #[tool(description = "Free-form form")]
     async fn form(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
         let params = ElicitRequestParams::FormElicitationParams {
@@ -66,7 +66,7 @@ impl Legacy {
             message: "Anything?".into(),
             requested_schema: ElicitationSchema::builder().build().expect("schema"),
         };
-        let result = ctx.peer.create_elicitation(params).await;
+        let result = tokio::time::timeout(std::time::Duration::from_secs(5), ctx.peer.create_elicitation(params)).await;
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("{result:?}"))]))
     }
 

@@ -1,6 +1,7 @@
 //! Test harness for the wire tests: the conformance server on a loopback port behind a recorder
 //! that keeps every JSON-RPC request and response as the server saw them on the wire.
 
+pub mod python;
 pub mod recorder;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -22,9 +23,26 @@ pub struct WireServer {
 impl WireServer {
     /// Serves the conformance server on a free loopback port, recording its traffic.
     pub async fn start() -> std::io::Result<WireServer> {
+        WireServer::serve(ConformanceServer::new(), true).await
+    }
+
+    /// The same server without the recorder, for pre-2026 clients: the recorder buffers each
+    /// response to its end, and such a client must see the server's requests on the response
+    /// stream while it is still open.
+    pub async fn start_unrecorded() -> std::io::Result<WireServer> {
+        WireServer::serve(ConformanceServer::new(), false).await
+    }
+
+    /// [`WireServer::start_unrecorded`] with a server of the test's own configuration.
+    pub async fn start_unrecorded_with(server: ConformanceServer) -> std::io::Result<WireServer> {
+        WireServer::serve(server, false).await
+    }
+
+    async fn serve(server: ConformanceServer, recorded: bool) -> std::io::Result<WireServer> {
         let shutdown = CancellationToken::new();
         let recorder = Recorder::default();
-        let app = recorder.wrap(router(ConformanceServer::new(), &shutdown));
+        let app = router(server, &shutdown);
+        let app = if recorded { recorder.wrap(app) } else { app };
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
         let url = format!("http://{}{MCP_PATH}", listener.local_addr()?);

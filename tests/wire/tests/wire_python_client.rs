@@ -2,70 +2,26 @@
 //! tool over streamable HTTP: two accepted rounds, then a decline, then a tampered requestState.
 //!
 //! Python comes from `MRTR_WIRE_PYTHON`, else the venv `scripts/conformance.sh --install`
-//! makes (`.conformance/py`), else `python3`. When `mcp` is not importable the test is skipped with a
-//! message, unless `MRTR_WIRE_REQUIRE_PYTHON=1` (set by `.ci/run`), where that is a failure.
+//! makes (`.conformance/py`), else `python3` (see `wire_tests::python`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::process::Command;
+use wire_tests::python::MCP_2;
 use wire_tests::{assert_retry_chain, WireServer};
 
 const TOOL: &str = "test_input_required_result_multi_round";
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> PathBuf {
-    if let Some(explicit) = std::env::var_os("MRTR_WIRE_PYTHON") {
-        return PathBuf::from(explicit);
-    }
-    let venv = workspace_root().join(".conformance/py/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    PathBuf::from("python3")
-}
-
-/// Ok(()) when `python` can import the SDK, else why not.
-async fn sdk_importable(python: &Path) -> Result<(), String> {
-    let probe = Command::new(python)
-        .args(["-c", "import mcp.client.client, mcp_types"])
-        .output()
-        .await
-        .map_err(|error| format!("cannot run {}: {error}", python.display()))?;
-    if probe.status.success() {
-        Ok(())
-    } else {
-        // The traceback's last line names what is missing.
-        let stderr = String::from_utf8_lossy(&probe.stderr);
-        Err(stderr
-            .trim()
-            .lines()
-            .last()
-            .unwrap_or("import failed")
-            .to_string())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_client_completes_declines_and_is_refused_a_tampered_state() {
-    let python = python();
-    if let Err(why) = sdk_importable(&python).await {
-        let required = std::env::var("MRTR_WIRE_REQUIRE_PYTHON").is_ok_and(|value| value == "1");
-        assert!(
-            !required,
-            "MRTR_WIRE_REQUIRE_PYTHON=1 but the Python mcp SDK is missing: {why}"
-        );
-        eprintln!(
-            "SKIPPED python_sdk_client...: the Python mcp SDK is not installed for {} ({why}); \
-             run `bash scripts/conformance.sh --install` to install it",
-            python.display()
-        );
+    let Some(python) = MCP_2
+        .find("python_sdk_client_completes_declines_and_is_refused_a_tampered_state")
+        .await
+    else {
         return;
-    }
+    };
 
     let server = WireServer::start().await.expect("server starts");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("py/mrtr_client.py");

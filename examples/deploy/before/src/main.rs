@@ -2,7 +2,6 @@
 //! Run `cargo mcp-lint examples/deploy/before` to see what has to change; `../after` is the
 //! same server on rmcp 3.x with `#[mrtr_handler]`.
 
-use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::{ElicitationError, RequestContext};
@@ -43,15 +42,11 @@ pub struct Plan {
 }
 
 #[derive(Clone)]
-pub struct Deployer {
-    tool_router: ToolRouter<Deployer>,
-}
+pub struct Deployer;
 
 impl Deployer {
     pub fn new() -> Self {
-        Deployer {
-            tool_router: Self::tool_router(),
-        }
+        Deployer
     }
 
     async fn compute_plan(&self, args: &DeployArgs) -> Result<Plan, McpError> {
@@ -67,7 +62,7 @@ impl Deployer {
         ticket: &str,
         notes: &str,
     ) -> Result<CallToolResult, McpError> {
-        Ok(CallToolResult::success(vec![Content::text(format!(
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
             "deployed {} to {} hosts (ticket {ticket}): {notes}",
             plan.version,
             plan.hosts.len()
@@ -97,12 +92,12 @@ impl Deployer {
             Ok(None)
             | Err(ElicitationError::UserDeclined)
             | Err(ElicitationError::UserCancelled) => {
-                return Ok(CallToolResult::success(vec![Content::text("cancelled")]))
+                return Ok(CallToolResult::success(vec![ContentBlock::text("cancelled")]))
             }
             Err(other) => return Err(elicitation_failed(other)),
         };
         if !ok.confirm {
-            return Ok(CallToolResult::success(vec![Content::text("cancelled")]));
+            return Ok(CallToolResult::success(vec![ContentBlock::text("cancelled")]));
         }
         let ticket = context
             .peer
@@ -124,10 +119,7 @@ impl Deployer {
 #[tool_handler]
 impl ServerHandler for Deployer {
     fn get_info(&self) -> ServerInfo {
-        ServerInfo {
-            capabilities: ServerCapabilities::builder().enable_tools().build(),
-            ..Default::default()
-        }
+        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())
     }
 }
 

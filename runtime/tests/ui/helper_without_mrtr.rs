@@ -1,0 +1,15 @@
+#![allow(unused_imports, dead_code)]
+use mrtr::{mrtr_handler, mrtr_helper, Mrtr, MrtrError};
+use serde_json::{json, Value};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+#[mrtr_helper]
+async fn confirm(name: String) -> Result<bool, MrtrError> {
+    Ok(name.is_empty())
+}
+
+fn main() {}

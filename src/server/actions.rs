@@ -1,0 +1,203 @@
+//! Code actions: each finding's fix (a safe one a plain quick fix, an unsafe one saying that it
+//! changes behaviour), a suppression comment for each finding, and `source.fixAll.mcp-lint` for
+//! every safe fix of the buffer.
+
+use std::collections::HashMap;
+
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Diagnostic, TextEdit, Uri,
+    WorkspaceEdit,
+};
+
+use crate::finding::{Applicability, Finding, Fix};
+use crate::fix::apply::apply_fixes;
+use crate::suppress;
+
+use super::diagnostics::{to_diagnostic, touches};
+use super::state::{Linted, Shared};
+use super::text::{minimal_edit, Lines};
+
+/// `source.fixAll.mcp-lint`: the kind editors run on save ("fix all" for this tool only).
+pub const FIX_ALL: &str = "source.fixAll.mcp-lint";
+
+/// What a suppression added from the editor says until its author writes the reason.
+pub const SUPPRESSION_REASON: &str = "TODO: say why this is acceptable here";
+
+pub fn code_actions(
+    shared: &Shared,
+    params: &CodeActionParams,
+    linted: &Linted,
+) -> Vec<CodeActionOrCommand> {
+    let uri = &params.text_document.uri;
+    let text: &str = &linted.text;
+    let lines = Lines::new(text);
+    let wants = |kind: &CodeActionKind| match &params.context.only {
+        None => true,
+        // `only: [source.fixAll]` asks for our fix-all too: kinds are prefixes of their sub-kinds.
+        Some(only) => only.iter().any(|o| {
+            kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+        }),
+    };
+    let mut out = Vec::new();
+    if wants(&CodeActionKind::QUICKFIX) {
+        for f in linted.findings.iter() {
+            if !touches(f, &lines, &params.range) {
+                continue;
+            }
+            let diagnostic = to_diagnostic(f, &lines, &shared.links);
+            if let Some(a) = fix_action(uri, text, &lines, f, &diagnostic) {
+                out.push(a);
+            }
+            if let Some(a) = suppress_action(uri, text, f, &diagnostic) {
+                out.push(a);
+            }
+        }
+    }
+    let fix_all = CodeActionKind::from(FIX_ALL);
+    if wants(&fix_all) {
+        let safe: Vec<Finding> = linted
+            .findings
+            .iter()
+            .filter(|f| {
+                f.fix
+                    .as_ref()
+                    .is_some_and(|x| x.applicability == Applicability::Safe)
+            })
+            .cloned()
+            .collect();
+        if !safe.is_empty() {
+            let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone());
+            let fixed = path.and_then(|p| {
+                let all = linted.findings.as_ref().clone();
+                shared.workspace().fix_all(&p, text, all)
+            });
+            if let Some(edit) = fixed.and_then(|new| minimal_edit(text, &new)) {
+                out.push(action(
+                    format!(
+                        "Fix all safe mcp-lint findings ({} in this file)",
+                        safe.len()
+                    ),
+                    fix_all,
+                    uri,
+                    vec![edit],
+                    Vec::new(),
+                    false,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The finding's own fix, when applying it alone leaves the buffer parsing.
+fn fix_action(
+    uri: &Uri,
+    text: &str,
+    lines: &Lines,
+    f: &Finding,
+    diagnostic: &Diagnostic,
+) -> Option<CodeActionOrCommand> {
+    let fix = f.fix.as_ref()?;
+    // The first clause: the rest of the message (what changes, what to check) is in the fix.
+    let title_end = fix
+        .message
+        .split("; ")
+        .next()
+        .and_then(|m| m.split(": ").next())
+        .unwrap_or(&fix.message);
+    let (title, preferred) = match fix.applicability {
+        Applicability::Safe => (format!("Fix {}: {title_end}", f.code), true),
+        Applicability::Unsafe => (
+            format!("Unsafe fix {} (changes behaviour): {title_end}", f.code),
+            false,
+        ),
+        Applicability::DisplayOnly => return None,
+    };
+    let edits = checked_edits(text, lines, fix)?;
+    Some(action(
+        title,
+        CodeActionKind::QUICKFIX,
+        uri,
+        edits,
+        vec![diagnostic.clone()],
+        preferred,
+    ))
+}
+
+/// The fix's edits in LSP terms; `None` when they do not apply to this text or the result would
+/// not parse (an editor must never be handed a broken file).
+fn checked_edits(text: &str, lines: &Lines, fix: &Fix) -> Option<Vec<TextEdit>> {
+    let applied = apply_fixes(text, &[fix]);
+    if applied.applied.is_empty() || applied.text == text {
+        return None;
+    }
+    if crate::parse::parse(text.as_bytes()).is_ok()
+        && crate::parse::parse(applied.text.as_bytes()).is_err()
+    {
+        return None;
+    }
+    let mut edits: Vec<TextEdit> = Vec::new();
+    for e in &fix.edits {
+        let edit = TextEdit {
+            range: lines.range(e.start, e.end),
+            new_text: e.replacement.clone(),
+        };
+        // A fix may carry one edit twice (shared by the asks of one handler): applied once.
+        if !edits.contains(&edit) {
+            edits.push(edit);
+        }
+    }
+    Some(edits)
+}
+
+/// `// mcp-lint: allow(CODE) -- reason` above the finding's line, as `--add-suppressions` writes it.
+fn suppress_action(
+    uri: &Uri,
+    text: &str,
+    f: &Finding,
+    diagnostic: &Diagnostic,
+) -> Option<CodeActionOrCommand> {
+    // Meta findings are about suppressions: they are fixed, not suppressed.
+    if f.code == suppress::UNUSED_CODE || f.code == suppress::INVALID_CODE {
+        return None;
+    }
+    let (new, _) = suppress::add_suppressions(text, &[f], SUPPRESSION_REASON).ok()?;
+    let edit = minimal_edit(text, &new)?;
+    Some(action(
+        format!(
+            "Suppress {} on this line: // mcp-lint: allow({}) -- reason",
+            f.code, f.code
+        ),
+        CodeActionKind::QUICKFIX,
+        uri,
+        vec![edit],
+        vec![diagnostic.clone()],
+        false,
+    ))
+}
+
+fn action(
+    title: String,
+    kind: CodeActionKind,
+    uri: &Uri,
+    edits: Vec<TextEdit>,
+    diagnostics: Vec<Diagnostic>,
+    preferred: bool,
+) -> CodeActionOrCommand {
+    // lsp-types keys `changes` by `Uri`, whose parsed parts are cached inside it; the key is
+    // never mutated here.
+    #[allow(clippy::mutable_key_type)]
+    let mut changes = HashMap::new();
+    changes.insert(uri.clone(), edits);
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title,
+        kind: Some(kind),
+        diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
+        edit: Some(WorkspaceEdit {
+            changes: Some(changes),
+            ..WorkspaceEdit::default()
+        }),
+        is_preferred: preferred.then_some(true),
+        ..CodeAction::default()
+    })
+}
