@@ -113,6 +113,10 @@ pub struct LintArgs {
     /// change, 1: some file would change, 2: a file could not be fixed.
     #[arg(long, conflicts_with_all = ["fix", "add_suppressions", "update_baseline"])]
     pub diff: bool,
+    /// With --fix or --diff: also raise the rmcp requirement (and its renamed features) in
+    /// Cargo.toml to the rmcp the upgrade rules (MCP201-205) target.
+    #[arg(long)]
+    pub upgrade_rmcp: bool,
     /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
     /// the run did not succeed (not a flag).
     #[arg(skip)]
@@ -213,6 +217,11 @@ pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
 }
 
 fn run_lint(args: &LintArgs) -> Result<i32, String> {
+    if args.upgrade_rmcp && !args.fix && !args.diff {
+        return Err(
+            "--upgrade-rmcp edits Cargo.toml: use it with --fix (or --diff to see the edit)".into(),
+        );
+    }
     let mut settings = settings_from_args(args)?;
     let paths = if args.paths.is_empty() {
         vec![crate::discover::default_root(&settings.base_dir)]
@@ -381,12 +390,31 @@ fn run_fix(
         &mut out,
         &mut err,
     )?;
+    let bumped = if args.upgrade_rmcp {
+        // The packages of the run's paths, and of every file with a finding (a member crate
+        // that declares rmcp itself, under a workspace root given as the path).
+        let mut starts = if args.paths.is_empty() {
+            vec![settings.base_dir.clone()]
+        } else {
+            args.paths.clone()
+        };
+        starts.extend(report.findings.iter().map(|f| PathBuf::from(&f.path)));
+        crate::fix::upgrade::bump_manifests(
+            &starts,
+            &settings.base_dir,
+            args.diff,
+            &mut out,
+            &mut err,
+        )?
+    } else {
+        0
+    };
     drop((out, err));
     let failed = done.failed > 0 || !report.errors.is_empty();
     if args.diff {
         return Ok(if failed {
             EXIT_ERROR
-        } else if done.changed > 0 {
+        } else if done.changed + bumped > 0 {
             EXIT_FINDINGS
         } else {
             EXIT_CLEAN
@@ -395,6 +423,7 @@ fn run_fix(
     // What is left, reported like a plain run over the files as they are now.
     let rest = LintArgs {
         fix: false,
+        upgrade_rmcp: false,
         not_fixed: done.not_fixed,
         ..args.clone()
     };

@@ -108,6 +108,7 @@ impl Settings {
                 tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
                 tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
             }
+            tokens.extend(crate::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
         }
         tokens.sort();
         tokens.dedup();

@@ -80,7 +80,7 @@ pub fn fix_text(
     let mut passes = 0;
     let mut unfinished = false;
     loop {
-        let chosen: Vec<&Finding> = findings
+        let mut chosen: Vec<&Finding> = findings
             .iter()
             .filter(|f| {
                 f.fix
@@ -88,6 +88,9 @@ pub fn fix_text(
                     .is_some_and(|x| allowed.admits(x.applicability) && !x.edits.is_empty())
             })
             .collect();
+        // rmcp upgrade fixes first: an MRTR rewrite that overlaps one waits for the next pass and
+        // is then planned on code that already speaks rmcp 3.x.
+        chosen.sort_by_key(|f| !super::upgrade::wants(f));
         if chosen.is_empty() {
             break;
         }

@@ -12,7 +12,9 @@
 pub mod apply;
 pub mod diff;
 pub mod driver;
+pub mod manifest_edit;
 pub mod rmcp;
+pub mod upgrade;
 
 use crate::finding::{Applicability, Finding};
 
@@ -21,6 +23,12 @@ use crate::finding::{Applicability, Finding};
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
 pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    mrtr_pass(lines, file, findings);
+    // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
+    upgrade::attach(lines, file, findings);
+}
+
+fn mrtr_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();

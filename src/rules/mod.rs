@@ -5,6 +5,7 @@ mod legacy_request;
 mod raw_request;
 mod receiver;
 mod removed_api;
+pub mod rmcp_upgrade;
 mod safety;
 
 use crate::engine::Rule;
@@ -12,11 +13,18 @@ use crate::engine::Rule;
 pub use legacy_request::LegacyRequest;
 pub use raw_request::RawRequest;
 pub use removed_api::RemovedApi;
+pub use rmcp_upgrade::RmcpUpgrade;
 pub use safety::Safety;
 
 /// Every rule the engine runs. Codes not listed by any rule here (MCP900 parse-error) are emitted
 /// by the engine itself.
-pub static ALL: &[&'static dyn Rule] = &[&LegacyRequest, &RawRequest, &RemovedApi, &Safety];
+pub static ALL: &[&'static dyn Rule] = &[
+    &LegacyRequest,
+    &RawRequest,
+    &RemovedApi,
+    &Safety,
+    &RmcpUpgrade,
+];
 
 /// Codes the engine itself emits.
 pub const ENGINE_CODES: &[&str] = &["MCP900"];

@@ -26,11 +26,11 @@ impl Deployer {
 
     #[tool(description = "Summarize with the client's model")]
     async fn summarize(&self, context: RequestContext<RoleServer>) -> String {
-        let params = CreateMessageRequestParams {
-            messages: vec![SamplingMessage::user_text("summarize")],
-            max_tokens: 200,
-            ..Default::default()
-        };
+        let params = CreateMessageRequestParams::new(
+            vec![SamplingMessage::user_text("summarize")],
+            200,
+        )
+        .with_temperature(0.2);
         let reply = context.peer.create_message(params).await;
         format!("{reply:?}")
     }

@@ -25,6 +25,16 @@ pub mod handwritten;
 #[path = "../../fix_fixtures/src/tool_sampling.fixed"]
 pub mod tool_sampling;
 
+// The rmcp 1.x and 2.x servers of ../upgrade_fixtures after `--fix --unsafe-fixes --upgrade-rmcp`:
+// upgraded to rmcp 3.x and migrated to MRTR in one run.
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/rmcp1/src/lib.fixed"]
+pub mod upgraded_rmcp1;
+
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/rmcp2/src/lib.fixed"]
+pub mod upgraded_rmcp2;
+
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/helpers.fixed"]
 pub mod helpers;

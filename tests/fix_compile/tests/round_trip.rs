@@ -54,9 +54,10 @@ impl ClientHandler for Client {
         }
         let accept = |content| ElicitResult::new(ElicitationAction::Accept).with_content(content);
         Ok(match message.as_str() {
-            "Deploy to production?" | "Quick, yes or no?" | "Show the notes?" => {
-                accept(json!({ "confirm": true }))
-            }
+            "Deploy to production?"
+            | "Quick, yes or no?"
+            | "Show the notes?"
+            | "Delete every note?" => accept(json!({ "confirm": true })),
             "Change ticket?" => accept(json!({ "id": "CHG-1" })),
             "Release notes?" => accept(json!({ "text": "fixes" })),
             "Your name?" => accept(json!({ "name": "ada" })),
@@ -389,4 +390,76 @@ async fn a_json_result_keeps_its_structured_content_and_output_schema() {
         result.structured_content,
         Some(json!({ "region": "us", "price": 12 }))
     );
+}
+
+/// The rmcp 1.x / 2.x servers of `../upgrade_fixtures` after one `--fix --unsafe-fixes
+/// --upgrade-rmcp` run: renamed, their `read_resource` reshaped for rmcp 3.x, their asks on MRTR.
+async fn drive_upgraded<S: Service<RoleServer>>(server: S) {
+    let client = connect(server, Client::default());
+    assert_eq!(
+        call(&client, "add_note", json!({ "title": "a", "body": "x" })).await,
+        "added a"
+    );
+    let mut empty = CallToolRequestParams::new("add_note");
+    empty = empty.with_arguments(
+        json!({ "title": "", "body": "" })
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    assert!(client.call_tool(empty).await.is_err(), "invalid params");
+    assert_eq!(call(&client, "count", json!({})).await, r#"{"count":1}"#);
+    let listed = client.list_resources(None).await.expect("resources listed");
+    assert_eq!(listed.resources[0].uri, "note://a");
+    // The reshaped `read_resource`: its body's result and its early `return Err` both arrive.
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("note://a"))
+        .await
+        .expect("the note is read");
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("a text resource: {read:?}");
+    };
+    assert_eq!(text, "x");
+    let missing = client
+        .read_resource(ReadResourceRequestParams::new("note://b"))
+        .await;
+    assert!(
+        format!("{missing:?}").contains("no such note"),
+        "{missing:?}"
+    );
+    let prompt = client
+        .get_prompt(
+            GetPromptRequestParams::new("summary")
+                .with_arguments(json!({ "topic": "rust" }).as_object().unwrap().clone()),
+        )
+        .await
+        .expect("the prompt completes");
+    assert_eq!(
+        prompt.messages[0].content.as_text().expect("text").text,
+        "Summarize my notes about rust"
+    );
+    assert!(call(&client, "summarize", json!({})).await.contains("42"));
+    assert_eq!(
+        call(&client, "roots", json!({})).await,
+        "file:///srv/app,file:///srv/db"
+    );
+    assert_eq!(call(&client, "clear", json!({})).await, "done");
+    assert_eq!(call(&client, "count", json!({})).await, r#"{"count":0}"#);
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        [
+            "sample: a: x / Summarize these notes.",
+            "Delete every note?"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_upgraded_rmcp1_server_answers_over_the_wire() {
+    drive_upgraded(fix_compile::upgraded_rmcp1::Notes::new()).await;
+}
+
+#[tokio::test]
+async fn the_upgraded_rmcp2_server_answers_over_the_wire() {
+    drive_upgraded(fix_compile::upgraded_rmcp2::Notes::new()).await;
 }

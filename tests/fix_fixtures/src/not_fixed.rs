@@ -61,7 +61,7 @@ impl Legacy {
     /// Elicitation raced against a timer: the future is not awaited where it is made.
     #[tool(description = "Free-form form")]
     async fn form(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, McpError> {
-        let params = CreateElicitationRequestParams::FormElicitationParams {
+        let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: "Anything?".into(),
             requested_schema: ElicitationSchema::builder().build().expect("schema"),

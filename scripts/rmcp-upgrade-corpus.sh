@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# By hand, not CI: how much of an rmcp 0.x-2.x -> 3.x upgrade `cargo mcp-lint` does on a real server.
+#   scripts/rmcp-upgrade-corpus.sh TREE PACKAGE
+# TREE is a server's source tree (`git archive` of its commit: build scripts and `include_str!` may
+# read files the dev-corpus lay-out leaves out), PACKAGE the cargo package that
+# uses rmcp. Three copies of TREE under $WORK (default: a temp dir), each `cargo check -p PACKAGE`ed
+# with one shared target dir ($CARGO_TARGET_DIR, default $WORK/target):
+#   base   as it is (on its locked rmcp; must be clean for the numbers to mean anything)
+#   bump   only the manifests bumped (`--upgrade-rmcp` with only MCP900 selected: no source fix)
+#   fixed  `--fix --unsafe-fixes --upgrade-rmcp`
+# Prints one line per copy: the rustc error count and the error codes with their counts; the
+# remaining errors are in $WORK/fixed.log. Needs the registry (cargo resolves rmcp 3.x). The server's
+# code is never copied into this project.
+set -u
+tree=${1:?tree}; pkg=${2:?package}
+here=$(cd "$(dirname "$0")/.." && pwd)
+# The linter built from this checkout (`cargo build`), or $MCP_LINT.
+lint=${MCP_LINT:-$here/target/debug/cargo-mcp-lint}
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
+# A pinned toolchain file would ask rustup for a download; use what is installed.
+export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
+check() { # dir log
+  # --keep-going: every crate that can be checked is, so the counts cover more than the first crate
+  # that fails (crates depending on a failed one are still not checked).
+  (cd "$1" && nice -n 19 cargo check -p "$pkg" --keep-going --message-format short "${@:3}" >"$2" 2>&1)
+  local n; n=$(grep -c ': error' "$2")
+  local kinds; kinds=$(grep -oE ': error\[E[0-9]+\]' "$2" | sort | uniq -c | sort -rn | awk '{printf "%s%s ", $2, $1}' | tr -d ':')
+  echo "$n errors ${kinds}"
+}
+for v in base bump fixed; do rm -rf "${work:?}/$v"; cp -r "$tree" "$work/$v"; done
+echo "base:  $(check "$work/base" "$work/base.log" --locked)"
+(cd "$work/bump" && "$lint" --fix --upgrade-rmcp --config 'select=["MCP900"]' . >/dev/null 2>&1)
+echo "bump:  $(check "$work/bump" "$work/bump.log")"
+(cd "$work/fixed" && "$lint" --fix --unsafe-fixes --upgrade-rmcp . >"$work/lint.log" 2>&1)
+echo "fixed: $(check "$work/fixed" "$work/fixed.log")"
+left=$(cd "$work/fixed" && "$lint" --format concise . 2>/dev/null | grep -oE '\[MCP[0-9]+\]' | sort | uniq -c | tr -s ' []' ' ' | tr '\n' ' ')
+echo "findings left after the fix: $left"

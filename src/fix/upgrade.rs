@@ -1,0 +1,439 @@
+//! Fixes for the rmcp upgrade findings (MCP201-203, `rules::rmcp_upgrade`): a rename is a splice
+//! of the old name, a dropped call is deleted, a handler's result type is changed and its body's
+//! result converted; a removed API gets the guidance only.
+
+use crate::finding::{Applicability, Finding, Fix};
+use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
+use crate::sdk::rmcp_upgrade::{changes_named, Kind};
+use crate::source::LineIndex;
+
+/// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
+/// on code that already speaks rmcp 3.x).
+pub fn wants(f: &Finding) -> bool {
+    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS].contains(&f.code.as_str())
+}
+
+/// The finding's byte range in `idx`'s text.
+fn span_of(idx: &LineIndex, f: &Finding) -> (usize, usize) {
+    let start = idx.offset(f.line, f.column.saturating_sub(1));
+    let end = idx
+        .offset(f.end_line, f.end_column.saturating_sub(1))
+        .max(start);
+    (start, end)
+}
+
+/// Attaches the fixes of the upgrade findings of one file, once the MRTR rewrite's are planned.
+pub fn attach(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    for i in 0..findings.len() {
+        if findings[i].fix.is_some() || !wants(&findings[i]) {
+            continue;
+        }
+        let fix = if findings[i].code == HANDLER_RESULT && mrtr_rewrites(idx, file, findings, i) {
+            Some(Fix {
+                applicability: Applicability::DisplayOnly,
+                message: "the MRTR rewrite of this handler (`--unsafe-fixes`) puts it under \
+`#[mrtr_handler]`, which declares the old result type and converts it"
+                    .into(),
+                edits: Vec::new(),
+            })
+        } else {
+            plan(idx, file, &findings[i])
+        };
+        findings[i].fix = fix;
+    }
+}
+
+/// Whether the handler holding finding `at` is rewritten by the MRTR fix of another finding in it.
+fn mrtr_rewrites(idx: &LineIndex, file: &syn::File, findings: &[Finding], at: usize) -> bool {
+    let (start, _) = span_of(idx, &findings[at]);
+    let Some(f) = find_fn(idx, &file.items, start) else {
+        return false;
+    };
+    let open = idx.range(f.block.brace_token.span.open()).start;
+    let close = idx.range(f.block.brace_token.span.close()).end;
+    findings.iter().any(|g| {
+        let (s, _) = span_of(idx, g);
+        super::rmcp::wants(g)
+            && (open..close).contains(&s)
+            && g.fix.as_ref().is_some_and(|x| {
+                x.applicability != Applicability::DisplayOnly && !x.edits.is_empty()
+            })
+    })
+}
+
+/// The fix of one upgrade finding, or `None` when the text under it is not what the rule saw.
+pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
+    let (start, end) = span_of(idx, f);
+    let text = idx.text().get(start..end)?;
+    match f.code.as_str() {
+        c if c == RENAMED => {
+            if let Some(call) = text.strip_prefix('.') {
+                let name = call.split('(').next()?.trim();
+                changes_named(name).find(|c| c.kind == Kind::DropCall)?;
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!("drop `.{name}()`"),
+                    edits: vec![idx.edit(start, end, String::new())],
+                });
+            }
+            let change = changes_named(text)
+                .find(|c| matches!(c.kind, Kind::Item | Kind::Variant { .. } | Kind::Method))?;
+            Some(Fix {
+                applicability: Applicability::Safe,
+                message: format!("rename `{}` to `{}`", change.old, change.new),
+                edits: vec![idx.edit(start, end, change.new.to_string())],
+            })
+        }
+        c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
+        c if c == CALL_ARGS => call_args(idx, file, start, text),
+        _ => Some(Fix {
+            applicability: Applicability::DisplayOnly,
+            message: f.help.clone().unwrap_or_default(),
+            edits: Vec::new(),
+        }),
+    }
+}
+
+/// `async fn read_resource(..) -> Result<ReadResourceResult, E> { BODY }` becomes
+/// `-> Result<ReadResourceResponse, E> { let result: Result<ReadResourceResult, E> = async move
+/// BODY.await; result.map(Into::into) }`: the body, its `return`s and `?`s keep their meaning, and
+/// the old result converts into the new one (rmcp implements `From`). Unsafe: the code's shape
+/// changes, and a body that relies on the fn's own `async` context (none does today) may differ.
+fn handler_result(
+    idx: &LineIndex,
+    file: &syn::File,
+    start: usize,
+    end: usize,
+    old: &str,
+) -> Option<Fix> {
+    let change = changes_named(old).find(|c| matches!(c.kind, Kind::HandlerResult { .. }))?;
+    let f = find_fn(idx, &file.items, start)?;
+    // Only an `async fn` body can be wrapped in an `async move` block as it is.
+    f.sig.asyncness?;
+    let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+        return None;
+    };
+    let ty_range = idx.range_between(first_span(ty), last_span(ty));
+    let old_ty = idx.text().get(ty_range.start..ty_range.end)?;
+    let open = idx.range(f.block.brace_token.span.open()).start;
+    let close = idx.range(f.block.brace_token.span.close()).end;
+    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
+    // (a glob of `rmcp::model`), or through its own `use` line otherwise.
+    let new_name = change.new.to_string();
+    let import =
+        needs_import(file, old).then(|| format!("use rmcp::model::{};\n        ", change.new));
+    let mut head = String::from("{\n        ");
+    if let Some(i) = import {
+        head.push_str(&i);
+    }
+    head.push_str(&format!("let result: {old_ty} = async move "));
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "return `{}` and convert the body's `{}` into it",
+            change.new, change.old
+        ),
+        edits: vec![
+            idx.edit(start, end, new_name),
+            idx.edit(open, open, head),
+            idx.edit(
+                close,
+                close,
+                ".await;\n        result.map(Into::into)\n    }".to_string(),
+            ),
+        ],
+    })
+}
+
+/// `.old(a, b, c)` → `.old(TEMPLATE)` (see `Kind::CallArgs`).
+fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
+    use syn::visit::Visit;
+    struct Find<'i, 'a> {
+        idx: &'i LineIndex<'a>,
+        at: usize,
+        found: Option<syn::ExprMethodCall>,
+    }
+    impl<'ast> Visit<'ast> for Find<'_, '_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if self.found.is_none() && self.idx.range(m.method.span()).start == self.at {
+                self.found = Some(m.clone());
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let change = changes_named(name).find(|c| matches!(c.kind, Kind::CallArgs { .. }))?;
+    let Kind::CallArgs { arity, template } = change.kind else {
+        return None;
+    };
+    let mut find = Find {
+        idx,
+        at,
+        found: None,
+    };
+    find.visit_file(file);
+    let call = find.found?;
+    if call.args.len() != arity {
+        return None;
+    }
+    let args: Vec<&syn::Expr> = call.args.iter().collect();
+    let text_of = |e: &syn::Expr| {
+        let r = idx.range_between(first_token(e), last_token(e));
+        idx.text().get(r.start..r.end).map(str::to_string)
+    };
+    let rendered = render(template, &args, &text_of)?;
+    let open = idx.range(call.paren_token.span.open()).end;
+    let close = idx.range(call.paren_token.span.close()).start;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "pass `{name}` its rmcp {}.{} arguments",
+            change.since.0, change.since.1
+        ),
+        edits: vec![idx.edit(open, close, rendered)],
+    })
+}
+
+/// Fills a `Kind::CallArgs` template; `None` when an argument is not of the shape it needs.
+fn render(
+    template: &str,
+    args: &[&syn::Expr],
+    text_of: &dyn Fn(&syn::Expr) -> Option<String>,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = open + rest[open..].find('}')?;
+        let spec = &rest[open + 1..close];
+        rest = &rest[close + 1..];
+        let digits = spec.chars().take_while(char::is_ascii_digit).count();
+        let n: usize = spec[..digits].parse().ok()?;
+        let arg = *args.get(n.checked_sub(1)?)?;
+        let (mode, pattern) = spec[digits..].split_at(spec.len().min(digits + 1) - digits);
+        match mode {
+            "" => out.push_str(&text_of(arg)?),
+            "?" => match arg {
+                syn::Expr::Path(p) if p.path.is_ident("None") => {}
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+                {
+                    out.push_str(&pattern.replace('$', &text_of(&c.args[0])?));
+                }
+                _ => return None,
+            },
+            "*" => {
+                let empty = matches!(arg, syn::Expr::Reference(r)
+                    if matches!(&*r.expr, syn::Expr::Array(a) if a.elems.is_empty()));
+                if !empty {
+                    out.push_str(&pattern.replace('$', &text_of(arg)?));
+                }
+            }
+            _ => return None,
+        }
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+fn first_token(e: &syn::Expr) -> proc_macro2::Span {
+    use quote::ToTokens;
+    e.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+fn last_token(e: &syn::Expr) -> proc_macro2::Span {
+    use quote::ToTokens;
+    e.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+fn first_span(ty: &syn::Type) -> proc_macro2::Span {
+    use quote::ToTokens;
+    ty.to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+fn last_span(ty: &syn::Type) -> proc_macro2::Span {
+    use quote::ToTokens;
+    ty.to_token_stream()
+        .into_iter()
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+/// Whether `name` reaches the file only through a `use` line naming it (not a glob), so the new
+/// name needs its own.
+fn needs_import(file: &syn::File, name: &str) -> bool {
+    fn names(tree: &syn::UseTree, name: &str) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => names(&p.tree, name),
+            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
+            syn::UseTree::Name(n) => n.ident == name,
+            syn::UseTree::Rename(r) => r.ident == name,
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    file.items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Use(u) if names(&u.tree, name)))
+}
+
+/// The method of an `impl` (at any module depth) whose return type holds byte `at`.
+fn find_fn<'f>(idx: &LineIndex, items: &'f [syn::Item], at: usize) -> Option<&'f syn::ImplItemFn> {
+    for item in items {
+        match item {
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    let syn::ImplItem::Fn(f) = it else { continue };
+                    let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+                        continue;
+                    };
+                    let r = idx.range_between(first_span(ty), last_span(ty));
+                    if r.start <= at && at < r.end {
+                        return Some(f);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    if let Some(f) = find_fn(idx, items, at) {
+                        return Some(f);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `--upgrade-rmcp` on one manifest's text: the rmcp requirement raised to
+/// [`TARGET_REQUIREMENT`](crate::sdk::rmcp_upgrade::TARGET_REQUIREMENT) when it admits an older
+/// rmcp, and the features rmcp no longer has renamed or dropped. Returns the new text (`None`:
+/// nothing to change) and one line per change; [`Outcome::Inherited`] when the version lives in
+/// the workspace's manifest.
+pub fn bump_manifest(
+    text: &str,
+) -> Result<(Option<String>, Vec<String>, super::manifest_edit::Outcome), String> {
+    use super::manifest_edit::{ManifestEdit, Outcome};
+    use crate::sdk::rmcp_upgrade::{FEATURES, TARGET, TARGET_REQUIREMENT};
+    let mut m = ManifestEdit::parse(text)?;
+    let mut notes = Vec::new();
+    let old = m.dependency_version("rmcp");
+    let below = old
+        .as_deref()
+        .and_then(crate::manifest::Version::lowest_admitted)
+        .is_some_and(|v| v < TARGET);
+    let mut outcome = Outcome::Unchanged;
+    if below || old.is_none() {
+        outcome = m.set_dependency_version("rmcp", TARGET_REQUIREMENT);
+        if outcome == Outcome::Changed {
+            notes.push(format!(
+                "rmcp {} -> {TARGET_REQUIREMENT}",
+                old.as_deref().unwrap_or("(no version)")
+            ));
+        }
+    }
+    for f in FEATURES {
+        if m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed {
+            notes.push(match f.new {
+                Some(n) => format!("rmcp feature `{}` -> `{n}` (rmcp PR #{})", f.old, f.pr),
+                None => format!("rmcp feature `{}` dropped (rmcp PR #{})", f.old, f.pr),
+            });
+        }
+    }
+    let new = m.text();
+    Ok(((new != text).then_some(new), notes, outcome))
+}
+
+/// The nearest `Cargo.toml` at or above `start` (a file or a folder).
+fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = if start.is_dir() {
+        Some(start)
+    } else {
+        start.parent()
+    };
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if m.is_file() {
+            return Some(m);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The manifest of the workspace above `manifest`'s package (one with `[workspace]`).
+fn workspace_manifest(manifest: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = manifest.parent()?.parent();
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if std::fs::read_to_string(&m).is_ok_and(|t| t.contains("[workspace")) {
+            return Some(m);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// `--upgrade-rmcp`: bumps the manifests of the packages `starts` (files and folders of the run)
+/// belong to, and the workspace manifest they inherit rmcp from. Writes atomically, or prints the
+/// diff with `diff_only`. Returns how many manifests changed (or would).
+pub fn bump_manifests(
+    starts: &[std::path::PathBuf],
+    base: &std::path::Path,
+    diff_only: bool,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<usize, String> {
+    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+    let mut manifests: Vec<std::path::PathBuf> = starts
+        .iter()
+        .filter_map(|s| nearest_manifest(&base.join(s)))
+        .collect();
+    manifests.sort();
+    manifests.dedup();
+    let mut changed = 0;
+    let mut i = 0;
+    while i < manifests.len() {
+        let path = manifests[i].clone();
+        i += 1;
+        let shown = crate::source::display_path(&path, base);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
+        let (new, notes, outcome) = bump_manifest(&text).map_err(|e| format!("{shown}: {e}"))?;
+        if outcome == super::manifest_edit::Outcome::Inherited {
+            if let Some(ws) = workspace_manifest(&path) {
+                if !manifests.contains(&ws) {
+                    manifests.push(ws);
+                }
+            }
+        }
+        let Some(new) = new else { continue };
+        changed += 1;
+        if diff_only {
+            out.write_all(super::diff::unified(&shown, &text, &new).as_bytes())
+                .map_err(io)?;
+        } else {
+            crate::atomic_write::write_file_atomic(
+                &path,
+                new.as_bytes(),
+                crate::atomic_write::Kind::Source,
+            )
+            .map_err(|e| format!("{shown}: cannot write: {e}"))?;
+        }
+        let verb = if diff_only {
+            "would upgrade"
+        } else {
+            "upgraded"
+        };
+        writeln!(err, "{shown}: {verb} {}", notes.join(", ")).map_err(io)?;
+    }
+    Ok(changed)
+}

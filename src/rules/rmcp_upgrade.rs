@@ -1,0 +1,441 @@
+//! MCP201-203: rmcp APIs that changed between the package's rmcp and 3.x, read from the table in
+//! `sdk::rmcp_upgrade`. MCP201 renamed (safe fix), MCP202 a handler's result type (unsafe fix),
+//! MCP203 removed (guidance only). The fixes are planned in `fix::upgrade`.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use crate::engine::{Cx, Draft, Rule};
+use crate::manifest::Version;
+use crate::sdk::rmcp::RMCP;
+use crate::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+
+pub struct RmcpUpgrade;
+
+pub const RENAMED: &str = "MCP201";
+pub const HANDLER_RESULT: &str = "MCP202";
+pub const REMOVED: &str = "MCP203";
+pub const STRUCT_LITERAL: &str = "MCP204";
+pub const CALL_ARGS: &str = "MCP205";
+
+impl Rule for RmcpUpgrade {
+    fn codes(&self) -> &'static [&'static str] {
+        &[RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS]
+    }
+
+    fn check_item(&self, cx: &mut Cx<'_>, item: &syn::Item) {
+        let Some(version) = rmcp_version(cx) else {
+            return;
+        };
+        match item {
+            syn::Item::Use(u) => use_tree(cx, version, &u.tree, None),
+            syn::Item::Impl(i) => handler_impl(cx, version, i),
+            _ => {}
+        }
+    }
+
+    fn check_type(&self, cx: &mut Cx<'_>, ty: &syn::Type) {
+        if let syn::Type::Path(tp) = ty {
+            if tp.qself.is_none() {
+                check_path(cx, &tp.path);
+            }
+        }
+    }
+
+    fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() => check_path(cx, &p.path),
+            syn::Expr::Struct(s) => {
+                check_path(cx, &s.path);
+                struct_literal(cx, &s.path);
+            }
+            syn::Expr::MethodCall(mc) => method_call(cx, mc),
+            _ => {}
+        }
+    }
+
+    fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
+        if rmcp_version(cx).is_none() || !names_a_change(cx, sig, block) {
+            return;
+        }
+        // The walk visits neither a fn's signature nor patterns (`let r: Old = ..`,
+        // `ServerRequest::Old(..) =>`): they are read here, nested fns left to their own call.
+        let mut types = Types { cx };
+        types.visit_signature(sig);
+        Pats { types }.visit_block(block);
+    }
+}
+
+/// Whether the fn's text holds a name of the table: a byte scan, far cheaper than walking the
+/// signature and every pattern of the body again.
+fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
+    static NAMES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        let names: Vec<&str> = crate::sdk::rmcp_upgrade::CHANGES
+            .iter()
+            .map(|c| c.old)
+            .collect();
+        aho_corasick::AhoCorasick::new(names).expect("plain names")
+    });
+    let text = cx
+        .line_index()
+        .text_between(sig.fn_token.span, block.brace_token.span.close());
+    NAMES.is_match(text)
+}
+
+/// Every type path under a node.
+struct Types<'c, 'a> {
+    cx: &'c mut Cx<'a>,
+}
+
+impl<'ast> Visit<'ast> for Types<'_, '_> {
+    fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
+        if t.qself.is_none() {
+            check_path(self.cx, &t.path);
+        }
+        syn::visit::visit_type_path(self, t);
+    }
+    fn visit_block(&mut self, _: &'ast syn::Block) {}
+}
+
+/// The paths and types of the patterns of a body.
+struct Pats<'c, 'a> {
+    types: Types<'c, 'a>,
+}
+
+impl<'ast> Visit<'ast> for Pats<'_, '_> {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+    fn visit_pat_type(&mut self, p: &'ast syn::PatType) {
+        self.types.visit_type(&p.ty);
+        self.visit_pat(&p.pat);
+    }
+    fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
+        check_path(self.types.cx, &p.path);
+        syn::visit::visit_pat_struct(self, p);
+    }
+    fn visit_pat_tuple_struct(&mut self, p: &'ast syn::PatTupleStruct) {
+        check_path(self.types.cx, &p.path);
+        syn::visit::visit_pat_tuple_struct(self, p);
+    }
+    fn visit_pat(&mut self, p: &'ast syn::Pat) {
+        if let syn::Pat::Path(pp) = p {
+            if pp.qself.is_none() {
+                check_path(self.types.cx, &pp.path);
+            }
+        }
+        syn::visit::visit_pat(self, p);
+    }
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        for input in &c.inputs {
+            self.visit_pat(input);
+        }
+        if let syn::ReturnType::Type(_, ty) = &c.output {
+            self.types.visit_type(ty);
+        }
+        self.visit_expr(&c.body);
+    }
+}
+
+/// The package's rmcp version: `Some(None)` when unknown (no manifest), `None` when the file
+/// cannot use rmcp at all.
+fn rmcp_version(cx: &Cx<'_>) -> Option<Option<Version>> {
+    let facts = cx.facts();
+    if facts.absent(&RMCP) {
+        return None;
+    }
+    Some(facts.dependency(&RMCP).and_then(|d| d.version))
+}
+
+fn is_rmcp(cx: &Cx<'_>, path: &syn::Path) -> bool {
+    cx.facts()
+        .resolve_path(path)
+        .iter()
+        .any(|(s, _)| std::ptr::eq(*s, &RMCP))
+}
+
+fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    for (i, seg) in path.segments.iter().enumerate() {
+        let name = seg.ident.to_string();
+        // Imported by name, or under a module path: the code takes it from rmcp for sure.
+        let strong = i > 0 || cx.facts().imports.contains_key(&name);
+        for change in changes_named(&name) {
+            if !applies(change, version, strong) {
+                continue;
+            }
+            let hit = match change.kind {
+                Kind::Item | Kind::Removed => {
+                    let prefix = prefix_path(path, i);
+                    let sound = if i == 0 {
+                        change.bare || cx.facts().imports.contains_key(&name)
+                    } else {
+                        // `rmcp::model::X`, `model::X` after `use rmcp::model`: these items live
+                        // in modules. Under a type (`Self::Error`, a generic's `S::Error`, the
+                        // variant `LoggingLevel::Error`) the name is something else.
+                        let parent = path.segments[i - 1].ident.to_string();
+                        parent.starts_with(|c: char| c.is_lowercase())
+                    };
+                    sound && is_rmcp(cx, &prefix)
+                }
+                Kind::Variant { of } => {
+                    i > 0
+                        && path.segments[i - 1].ident == of
+                        && is_rmcp(cx, &prefix_path(path, i - 1))
+                }
+                _ => false,
+            };
+            if hit {
+                report(cx, change, seg.ident.span(), seg.ident.span());
+                return;
+            }
+        }
+    }
+}
+
+/// The path's first `upto + 1` segments, without generic arguments.
+fn prefix_path(path: &syn::Path, upto: usize) -> syn::Path {
+    let mut p = syn::Path {
+        leading_colon: path.leading_colon,
+        segments: Default::default(),
+    };
+    for seg in path.segments.iter().take(upto + 1) {
+        p.segments.push(seg.ident.clone().into());
+    }
+    p
+}
+
+fn use_tree(
+    cx: &mut Cx<'_>,
+    version: Option<Version>,
+    tree: &syn::UseTree,
+    root: Option<&syn::Ident>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => use_tree(cx, version, &p.tree, Some(root.unwrap_or(&p.ident))),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree(cx, version, t, root);
+            }
+        }
+        syn::UseTree::Name(n) => use_leaf(cx, version, root, &n.ident),
+        syn::UseTree::Rename(r) => use_leaf(cx, version, root, &r.ident),
+        syn::UseTree::Glob(_) => {}
+    }
+}
+
+fn use_leaf(
+    cx: &mut Cx<'_>,
+    version: Option<Version>,
+    root: Option<&syn::Ident>,
+    ident: &syn::Ident,
+) {
+    let Some(root) = root else { return };
+    let mut path = syn::Path::from(root.clone());
+    path.segments.push(ident.clone().into());
+    let name = ident.to_string();
+    for change in changes_named(&name) {
+        if matches!(change.kind, Kind::Item | Kind::Removed)
+            && applies(change, version, true)
+            && is_rmcp(cx, &path)
+        {
+            report(cx, change, ident.span(), ident.span());
+            return;
+        }
+    }
+}
+
+/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`.
+fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(last) = path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    for change in changes_named(&name) {
+        if change.kind == Kind::StructLiteral
+            && applies(change, version, false)
+            && is_rmcp(cx, path)
+        {
+            report(cx, change, last.ident.span(), last.ident.span());
+            return;
+        }
+    }
+}
+
+fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    // Method names carry no path; the file must name rmcp (a method of the same name on another
+    // crate's type in a file that never mentions rmcp is not ours).
+    if !cx.facts().mentions(&RMCP) {
+        return;
+    }
+    let name = mc.method.to_string();
+    for change in changes_named(&name) {
+        if !applies(change, version, false) {
+            continue;
+        }
+        match change.kind {
+            Kind::Method | Kind::Removed => {
+                report(cx, change, mc.method.span(), mc.method.span());
+                return;
+            }
+            Kind::CallArgs { arity, .. } if mc.args.len() == arity => {
+                report(cx, change, mc.method.span(), mc.method.span());
+                return;
+            }
+            Kind::DropCall if mc.args.is_empty() => {
+                report(cx, change, mc.dot_token.span(), mc.paren_token.span.close());
+                return;
+            }
+            _ => {}
+        }
+    }
+}
+
+fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
+    let Some((_, trait_path, _)) = &i.trait_ else {
+        return;
+    };
+    let Some(trait_name) = trait_path.segments.last().map(|s| s.ident.to_string()) else {
+        return;
+    };
+    if !["ServerHandler", "ClientHandler"].contains(&trait_name.as_str())
+        || !is_rmcp(cx, trait_path)
+    {
+        return;
+    }
+    let is_server_handler = trait_name == "ServerHandler";
+    for attr in &i.attrs {
+        if let Some(last) = attr.path().segments.last() {
+            for change in changes_named(&last.ident.to_string()) {
+                if change.kind == Kind::Removed && applies(change, version, true) {
+                    report(cx, change, last.ident.span(), last.ident.span());
+                }
+            }
+        }
+    }
+    for it in &i.items {
+        let syn::ImplItem::Fn(f) = it else { continue };
+        let fn_name = f.sig.ident.to_string();
+        for change in changes_named(&fn_name) {
+            if change.kind == Kind::Removed && applies(change, version, true) {
+                report(cx, change, f.sig.ident.span(), f.sig.ident.span());
+            }
+        }
+        // `#[mrtr_handler]` declares the old result type on purpose and converts it itself.
+        let mrtr = f.attrs.iter().any(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "mrtr_handler")
+        });
+        let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+            continue;
+        };
+        if mrtr || !is_server_handler {
+            continue;
+        }
+        if let Some(ident) = old_result_in(ty, &fn_name, version) {
+            let change = changes_named(&ident.to_string())
+                .find(|c| matches!(c.kind, Kind::HandlerResult { method } if method == fn_name))
+                .expect("found by old_result_in");
+            report(cx, change, ident.span(), ident.span());
+        }
+    }
+}
+
+/// The old result type's name in a handler's `Result<Old, E>` (or `impl Future<Output = ..>`).
+fn old_result_in<'t>(
+    ty: &'t syn::Type,
+    method: &str,
+    version: Option<Version>,
+) -> Option<&'t syn::Ident> {
+    struct Find<'t, 'm> {
+        method: &'m str,
+        version: Option<Version>,
+        found: Option<&'t syn::Ident>,
+    }
+    impl<'t> Visit<'t> for Find<'t, '_> {
+        fn visit_path_segment(&mut self, seg: &'t syn::PathSegment) {
+            let name = seg.ident.to_string();
+            let hit = changes_named(&name).any(|c| {
+                matches!(c.kind, Kind::HandlerResult { method } if method == self.method)
+                    && applies(c, self.version, true)
+            });
+            if hit && self.found.is_none() {
+                self.found = Some(&seg.ident);
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut f = Find {
+        method,
+        version,
+        found: None,
+    };
+    f.visit_type(ty);
+    f.found
+}
+
+fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
+    let since = format!("{}.{}", change.since.0, change.since.1);
+    let (code, message, help) = match change.kind {
+        Kind::Item | Kind::Variant { .. } | Kind::Method => (
+            RENAMED,
+            format!(
+                "`{}` is `{}` in rmcp {since} and later ({})",
+                change.old, change.new, change.note
+            ),
+            format!("rename it `{}` (rmcp PR #{})", change.new, change.pr),
+        ),
+        Kind::DropCall => (
+            RENAMED,
+            format!("`.{}()` is gone in rmcp {since} and later", change.old),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::HandlerResult { method } => (
+            HANDLER_RESULT,
+            format!(
+                "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
+                change.new, change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::CallArgs { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}` takes other arguments in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::StructLiteral => (
+            STRUCT_LITERAL,
+            format!(
+                "a struct literal of `{}` does not compile on rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::Removed => (
+            REMOVED,
+            format!("`{}` is gone in rmcp {since} and later", change.old),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+    };
+    cx.emit(Draft {
+        code,
+        first,
+        last,
+        message,
+        mcp_method: None,
+        sdk: Some(RMCP.name),
+        help: Some(help),
+    });
+}

@@ -1,0 +1,183 @@
+//! `cargo mcp-lint --fix --unsafe-fixes --upgrade-rmcp` on the rmcp 1.x and 2.x servers of
+//! `tests/upgrade_fixtures` writes exactly their `src/lib.fixed` and `Cargo.toml.fixed`, which
+//! `tests/fix_compile` builds against rmcp 3.x (and `scripts/test-all.sh` checks the inputs on
+//! their own rmcp). A change to the upgrade table or its fixes that changes the output fails here
+//! until the `.fixed` files are regenerated, and then `tests/fix_compile` proves they still build.
+//!
+//! Regenerate after an intended change: copy a fixture's `Cargo.toml` and `src/lib.rs` somewhere,
+//! run `cargo mcp-lint --fix --unsafe-fixes --upgrade-rmcp src` there, and copy them back as
+//! `Cargo.toml.fixed` and `src/lib.fixed`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURES: &[&str] = &["rmcp1", "rmcp2"];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/upgrade_fixtures")
+        .join(name)
+}
+
+/// A scratch copy of a fixture's manifest and source (no lock, no `.fixed` files).
+fn scratch(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::copy(
+        fixture(name).join("Cargo.toml"),
+        dir.path().join("Cargo.toml"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture(name).join("src/lib.rs"),
+        dir.path().join("src/lib.rs"),
+    )
+    .unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs")
+}
+
+fn read(p: PathBuf) -> String {
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn one_run_upgrades_each_fixture_to_its_fixed_files_byte_for_byte() {
+    for name in FIXTURES {
+        let dir = scratch(name);
+        let out = run(
+            dir.path(),
+            &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            read(dir.path().join("src/lib.rs")) == read(fixture(name).join("src/lib.fixed")),
+            "{name}: src/lib.rs after the run differs from src/lib.fixed; regenerate it (see this file's header)\n{err}"
+        );
+        assert_eq!(
+            read(dir.path().join("Cargo.toml")),
+            read(fixture(name).join("Cargo.toml.fixed")),
+            "{name}: {err}"
+        );
+        assert!(err.contains("Cargo.toml: upgraded rmcp "), "{name}: {err}");
+        // Nothing of the upgrade is left: the remaining findings are MRTR ones.
+        let again = run(dir.path(), &["--format", "concise", "src"]);
+        let left = String::from_utf8_lossy(&again.stdout);
+        assert!(!left.contains("MCP20"), "{name}: {left}");
+    }
+}
+
+#[test]
+fn the_fixed_files_changed_what_the_old_rmcp_needed() {
+    // The inputs are really on the old API (else the byte test above proves little).
+    let one = read(fixture("rmcp1").join("src/lib.rs"));
+    for old in [
+        "Content::text",
+        "PromptMessageRole::User",
+        ".no_annotation()",
+        "PaginatedRequestParam>",
+    ] {
+        assert!(one.contains(old), "{old}");
+    }
+    let fixed = read(fixture("rmcp1").join("src/lib.fixed"));
+    for new in [
+        "ContentBlock::text",
+        "Role::User",
+        "PaginatedRequestParams>",
+        "ReadResourceResponse",
+    ] {
+        assert!(fixed.contains(new), "{new}");
+    }
+    assert!(read(fixture("rmcp2").join("Cargo.toml")).contains("version = \"2.2\""));
+    assert!(read(fixture("rmcp2").join("Cargo.toml.fixed")).contains("version = \"3.11\""));
+}
+
+#[test]
+fn diff_with_upgrade_prints_the_manifest_change_and_writes_nothing() {
+    let dir = scratch("rmcp2");
+    let before = read(dir.path().join("Cargo.toml"));
+    let out = run(dir.path(), &["--diff", "--upgrade-rmcp", "src"]);
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{diff}");
+    assert!(diff.contains("-rmcp = { version = \"2.2\""), "{diff}");
+    assert!(diff.contains("+rmcp = { version = \"3.11\""), "{diff}");
+    assert_eq!(read(dir.path().join("Cargo.toml")), before);
+}
+
+#[test]
+fn without_the_flag_the_manifest_is_left_alone() {
+    let dir = scratch("rmcp2");
+    let before = read(dir.path().join("Cargo.toml"));
+    run(dir.path(), &["--fix", "src"]);
+    assert_eq!(read(dir.path().join("Cargo.toml")), before);
+    // The safe renames were applied all the same.
+    assert!(
+        read(dir.path().join("src/lib.rs")).contains("ElicitRequestParams::FormElicitationParams")
+    );
+}
+
+/// A workspace root with one member crate: `root` and `member` are the two manifests' texts.
+fn workspace(root: &str, member: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("Cargo.toml"), root).unwrap();
+    std::fs::create_dir_all(dir.path().join("srv/src")).unwrap();
+    std::fs::write(dir.path().join("srv/Cargo.toml"), member).unwrap();
+    std::fs::write(
+        dir.path().join("srv/src/lib.rs"),
+        "use rmcp::model::*;\n\npub fn t() -> ContentBlock {\n    Content::text(\"x\")\n}\n",
+    )
+    .unwrap();
+    dir
+}
+
+const MEMBER: &str =
+    "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
+
+#[test]
+fn a_member_crate_s_own_requirement_is_bumped_from_the_workspace_root() {
+    let root = "[workspace]\nmembers = [\"srv\"]\n";
+    let dir = workspace(root, &format!("{MEMBER}rmcp = \"2.2\" # the SDK\n"));
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read(dir.path().join("Cargo.toml")), root, "{err}");
+    assert_eq!(
+        read(dir.path().join("srv/Cargo.toml")),
+        format!("{MEMBER}rmcp = \"3.11\" # the SDK\n"),
+        "{err}"
+    );
+    assert!(read(dir.path().join("srv/src/lib.rs")).contains("ContentBlock::text(\"x\")"));
+}
+
+#[test]
+fn an_inherited_requirement_is_bumped_in_the_workspace_manifest() {
+    let root = "[workspace]\nmembers = [\"srv\"]\n\n[workspace.dependencies]\nrmcp = { version = \"1.7\", features = [\"server\", \"transport-sse-server\"] }\n";
+    let member = format!("{MEMBER}rmcp = {{ workspace = true }}\n");
+    let dir = workspace(root, &member);
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "srv"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read(dir.path().join("srv/Cargo.toml")), member, "{err}");
+    assert_eq!(
+        read(dir.path().join("Cargo.toml")),
+        "[workspace]\nmembers = [\"srv\"]\n\n[workspace.dependencies]\nrmcp = { version = \"3.11\", features = [\"server\", \"transport-streamable-http-server\"] }\n",
+        "{err}"
+    );
+    assert!(err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server` (rmcp PR #562)"), "{err}");
+}
+
+#[test]
+fn the_flag_alone_is_refused_and_writes_nothing() {
+    let dir = scratch("rmcp2");
+    let before = read(dir.path().join("Cargo.toml"));
+    let out = run(dir.path(), &["--upgrade-rmcp", "src"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use it with --fix"));
+    assert_eq!(read(dir.path().join("Cargo.toml")), before);
+}

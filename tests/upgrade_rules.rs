@@ -1,0 +1,341 @@
+//! MCP201-203 by the package's rmcp: the same source needs an upgrade under rmcp 1.x/2.x, is stale
+//! code under a requirement already raised to 3.x, and is nobody's business in a package without
+//! rmcp. The fixes of `tests/upgrade_fixed.rs` ride on these findings.
+
+use std::path::Path;
+
+use mcp_lint::finding::Report;
+use mcp_lint::{fix, lint_paths, Settings};
+
+const SOURCE: &str = r#"use rmcp::model::*;
+use rmcp::task_manager::OperationProcessor;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use rmcp::service::RequestContext;
+
+struct S {
+    processor: OperationProcessor,
+}
+
+fn hello() -> CallToolResult {
+    CallToolResult::success(vec![Content::text("hi")])
+}
+
+impl ServerHandler for S {
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParam,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResult, McpError> {
+        if request.uri.is_empty() {
+            return Err(McpError::invalid_params("empty", None));
+        }
+        Ok(ReadResourceResult::new(vec![ResourceContents::text("x", request.uri)]))
+    }
+}
+"#;
+
+fn lint(deps: &str, lock: Option<&str>) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!("[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n"),
+    )
+    .unwrap();
+    if let Some(v) = lock {
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            format!("version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/lib.rs"), SOURCE).unwrap();
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let report = lint_paths(&[dir.path().to_path_buf()], &settings);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    report
+}
+
+fn codes(r: &Report) -> Vec<(usize, &str)> {
+    r.findings
+        .iter()
+        .filter(|f| f.code.starts_with("MCP2"))
+        .map(|f| (f.line, f.code.as_str()))
+        .collect()
+}
+
+#[test]
+fn below_the_changing_release_everything_fires() {
+    let r = lint(r#"rmcp = "2.2""#, None);
+    assert_eq!(
+        codes(&r),
+        vec![
+            (2, "MCP203"),
+            (7, "MCP203"),
+            (11, "MCP201"),
+            (17, "MCP201"),
+            (19, "MCP202")
+        ]
+    );
+    let f = &r.findings.iter().find(|f| f.line == 11).unwrap();
+    assert!(
+        f.message
+            .contains("`Content` is `ContentBlock` in rmcp 2.0"),
+        "{}",
+        f.message
+    );
+    assert!(f.help.as_deref().unwrap().contains("#927"));
+}
+
+/// A removed name that only a glob import ties to rmcp.
+const GLOB_ONLY: &str = "use rmcp::model::*;\nuse rmcp::task_manager::*;\n\nfn p() -> OperationProcessor {\n    OperationProcessor::new()\n}\n";
+
+fn lint_text(deps: &str, lock: Option<&str>, text: &str) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!("[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n"),
+    )
+    .unwrap();
+    if let Some(v) = lock {
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            format!("version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/lib.rs"), text).unwrap();
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    lint_paths(&[dir.path().to_path_buf()], &settings)
+}
+
+#[test]
+fn the_lock_decides_over_the_requirement() {
+    // The requirement admits 2.2; below 3.0 the glob-imported tasks API is rmcp's.
+    let r = lint_text(r#"rmcp = ">=2.2""#, None, GLOB_ONLY);
+    assert_eq!(codes(&r), vec![(4, "MCP203"), (5, "MCP203")]);
+    // Cargo resolved 3.11: rmcp has no `OperationProcessor`, so the glob's must be another.
+    let r = lint_text(r#"rmcp = ">=2.2""#, Some("3.11.0"), GLOB_ONLY);
+    assert_eq!(codes(&r), vec![]);
+}
+
+#[test]
+fn after_the_bump_stale_names_still_fire() {
+    // On rmcp 3.11 none of it compiles: the requirement was raised ahead of the code. The removed
+    // `OperationProcessor` is imported from rmcp by name, so it is stale code too.
+    let r = lint(r#"rmcp = "3.11""#, Some("3.11.0"));
+    assert_eq!(
+        codes(&r),
+        vec![
+            (2, "MCP203"),
+            (7, "MCP203"),
+            (11, "MCP201"),
+            (17, "MCP201"),
+            (19, "MCP202")
+        ]
+    );
+}
+
+#[test]
+fn a_package_without_rmcp_is_left_alone() {
+    let r = lint(r#"serde = "1""#, None);
+    assert_eq!(codes(&r), vec![]);
+}
+
+#[test]
+fn the_handler_fix_keeps_the_body_and_converts_its_result() {
+    let r = lint(r#"rmcp = "2.2""#, None);
+    let f = r.findings.iter().find(|f| f.code == "MCP202").unwrap();
+    let fix = f.fix.as_ref().unwrap();
+    assert_eq!(fix.applicability, mcp_lint::finding::Applicability::Unsafe);
+    let settings = Settings::default();
+    let out = fix::driver::fix_source(
+        "lib.rs",
+        SOURCE,
+        &settings,
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let want = "    ) -> Result<ReadResourceResponse, McpError> {\n        let result: Result<ReadResourceResult, McpError> = async move {\n        if request.uri.is_empty() {";
+    assert!(out.text.contains(want), "{}", out.text);
+    assert!(
+        out.text
+            .contains("    }.await;\n        result.map(Into::into)\n    }\n}\n"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("vec![ContentBlock::text(\"hi\")]"));
+    assert!(out.text.contains("request: ReadResourceRequestParams,"));
+    // The removed API has guidance, never an edit.
+    let removed = r.findings.iter().find(|f| f.code == "MCP203").unwrap();
+    let fix = removed.fix.as_ref().unwrap();
+    assert!(
+        fix.edits.is_empty() && fix.message.contains("TaskManager"),
+        "{fix:?}"
+    );
+    assert!(Path::new(&removed.path).ends_with("src/lib.rs"));
+}
+
+#[test]
+fn catalog_fixed_examples_are_what_the_fix_writes() {
+    for code in ["MCP201", "MCP202", "MCP205"] {
+        let doc = mcp_lint::catalog::catalog().get(code).unwrap();
+        let mut checked = 0;
+        for ex in &doc.fire {
+            let Some(want) = &ex.fixed else { continue };
+            let out = fix::driver::fix_source(
+                "example.rs",
+                &ex.code,
+                &Settings::default(),
+                fix::Allowed { unsafe_fixes: true },
+            );
+            assert_eq!(&out.text, want, "{code}: {:?}", ex.description);
+            checked += 1;
+        }
+        assert!(checked > 0, "{code} has no fixed example");
+    }
+}
+
+#[test]
+fn struct_literals_of_non_exhaustive_structs_get_guidance_only() {
+    let src = "use rmcp::model::*;\n\nfn r() -> CallToolResult {\n    CallToolResult { content: vec![], is_error: None, ..Default::default() }\n}\n";
+    let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
+    let f: Vec<_> = r.findings.iter().filter(|f| f.code == "MCP204").collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!((f[0].line, f[0].column), (4, 5));
+    let fix = f[0].fix.as_ref().unwrap();
+    assert_eq!(
+        fix.applicability,
+        mcp_lint::finding::Applicability::DisplayOnly
+    );
+    assert!(
+        fix.edits.is_empty() && fix.message.contains("#715"),
+        "{fix:?}"
+    );
+}
+
+#[test]
+fn associated_items_named_like_old_rmcp_names_are_not_rmcp_s() {
+    let src = "use rmcp::model::*;\n\nfn f<S: serde::Serializer>(s: S) -> Result<S::Ok, S::Error> {\n    todo!()\n}\n\nimpl TryFrom<u8> for Role {\n    type Error = String;\n    fn try_from(_: u8) -> Result<Self, Self::Error> {\n        todo!()\n    }\n}\n\nfn g() -> rmcp::Error {\n    let _ = LoggingLevel::Error;\n    todo!()\n}\n\nfn h() {\n    let _ = Content::text(\"x\");\n}\n";
+    let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
+    let lines: Vec<usize> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP201")
+        .map(|f| f.line)
+        .collect();
+    // (`Content` makes the file pass the prefilter: `Error` is too common to be a trigger.)
+    assert_eq!(lines, vec![14, 20], "{:#?}", r.findings);
+}
+
+#[test]
+fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
+    use mcp_lint::finding::{Applicability, Edit, Finding, Fix, Level};
+    let text = "fn f() { Content::text(1) }\n";
+    let finding = |code: &str, end: usize, replacement: &str| Finding {
+        code: code.into(),
+        name: String::new(),
+        level: Level::Error,
+        path: "lib.rs".into(),
+        line: 1,
+        column: 10,
+        end_line: 1,
+        end_column: end + 1,
+        message: String::new(),
+        mcp_method: None,
+        sdk: Some("rmcp".into()),
+        help: None,
+        fix: Some(Fix {
+            applicability: Applicability::Unsafe,
+            message: String::new(),
+            edits: vec![Edit {
+                start: 9,
+                end,
+                line: 1,
+                column: 10,
+                end_line: 1,
+                end_column: end + 1,
+                replacement: replacement.into(),
+            }],
+        }),
+    };
+    // The MRTR finding comes first in the report; its edit covers the upgrade one's.
+    let findings = vec![
+        finding("MCP001", 25, "mrtr()"),
+        finding("MCP201", 16, "ContentBlock"),
+    ];
+    let out = fix::driver::fix_text(
+        "lib.rs",
+        text,
+        findings,
+        fix::Allowed { unsafe_fixes: true },
+        &mut |_| Vec::new(),
+    );
+    assert_eq!(out.text, "fn f() { ContentBlock::text(1) }\n");
+    assert_eq!(out.fixed.len(), 1);
+    assert_eq!(out.fixed[0].code, "MCP201");
+}
+
+#[test]
+fn changed_arguments_are_rebuilt_from_the_old_ones_or_left_alone() {
+    let fixed = |call: &str| {
+        let src = format!("use rmcp::transport::auth::OAuthState;\n\nasync fn f(s: &mut OAuthState, uri: &str, name: Option<&str>) {{\n    let _ = s.{call}.await;\n}}\n");
+        let out = fix::driver::fix_source(
+            "lib.rs",
+            &src,
+            &Settings::default(),
+            fix::Allowed { unsafe_fixes: true },
+        );
+        let line = out.text.lines().nth(3).unwrap().trim().to_string();
+        (
+            line,
+            out.remaining
+                .iter()
+                .map(|f| f.code.clone())
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        fixed(r#"start_authorization(&["read", "write"], uri, None)"#),
+        (
+            r#"let _ = s.start_authorization(rmcp::transport::AuthorizationRequest::new(uri).with_scopes((&["read", "write"]).iter().copied())).await;"#.to_string(),
+            vec![]
+        )
+    );
+    // A client name that is neither `None` nor `Some(..)`: the template cannot read it.
+    let (line, left) = fixed(r#"start_authorization(&[], uri, name)"#);
+    assert_eq!(
+        line,
+        r#"let _ = s.start_authorization(&[], uri, name).await;"#
+    );
+    assert_eq!(left, vec!["MCP205".to_string()]);
+}
+
+#[test]
+fn a_client_handler_method_rmcp_removed_and_an_elicit_result_literal() {
+    let src = "use rmcp::model::*;\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn on_url_elicitation_notification_complete(&self) {}\n}\n\nfn cancel() -> CreateElicitationResult {\n    CreateElicitationResult { action: ElicitationAction::Cancel, content: None }\n}\n";
+    let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
+    let got: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .map(|f| (f.line, f.code.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (7, "MCP203"),
+            (10, "MCP201"),
+            (11, "MCP201"),
+            (11, "MCP204")
+        ],
+        "{:#?}",
+        r.findings
+    );
+}
