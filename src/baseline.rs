@@ -67,6 +67,7 @@ pub fn contexts(
     // syn recurses once per nesting level, like the engine's parse, so the workers get a stack
     // as deep as the engine's.
     let per_file: Vec<Vec<(usize, FindingContext)>> = match rayon::ThreadPoolBuilder::new()
+        .num_threads(crate::lint::worker_threads(None))
         .stack_size(PARSE_STACK)
         .build()
     {

@@ -53,7 +53,8 @@ pub struct LintArgs {
     /// Colour the human output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Worker threads (default: all cores). The output is the same for any value.
+    /// Worker threads (default: all cores; at most 4 per core). The output is the same for any
+    /// value.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Parse every file, even those without any rule's trigger tokens.
@@ -179,9 +180,21 @@ fn show_rule(code: &str) -> Result<i32, String> {
 pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
     let base_dir =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let limit = crate::lint::max_threads();
+    let threads = match args.threads {
+        Some(n) if n > limit => {
+            eprintln!(
+                "note: --threads {n} is more than {} per core ({} cores); using {limit}",
+                crate::lint::THREADS_PER_CORE,
+                crate::lint::cores()
+            );
+            Some(limit)
+        }
+        other => other,
+    };
     Ok(Settings {
         prefilter: !args.no_prefilter,
-        threads: args.threads,
+        threads,
         base_dir,
         ..Settings::default()
     })

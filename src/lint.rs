@@ -21,6 +21,36 @@ pub const REPORT_VERSION: u32 = 1;
 /// Stack for each analysis thread: syn and the walk recurse once per nesting level.
 pub(crate) const STACK_SIZE: usize = 256 << 20;
 
+/// Most worker threads per core. Each worker reserves an analysis stack of [`STACK_SIZE`], and
+/// past a few per core more threads buy nothing: `--threads 20000` spent minutes starting
+/// threads before linting one file.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most worker threads a run starts: [`THREADS_PER_CORE`] per core.
+pub fn max_threads() -> usize {
+    cores() * THREADS_PER_CORE
+}
+
+/// The worker threads a run uses: as asked (`None` or 0: `RAYON_NUM_THREADS`, else every core),
+/// at most [`max_threads`].
+pub fn worker_threads(requested: Option<usize>) -> usize {
+    let from_env = || {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    };
+    requested
+        .filter(|&n| n > 0)
+        .or_else(|| from_env().filter(|&n| n > 0))
+        .unwrap_or_else(cores)
+        .min(max_threads())
+}
+
 /// What to run and how.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -419,7 +449,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .collect()
     };
     let results: Vec<Outcome> = match rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.threads.unwrap_or(0))
+        .num_threads(worker_threads(settings.threads))
         .stack_size(STACK_SIZE)
         .build()
     {
