@@ -184,11 +184,7 @@ impl DepthGuard {
         }
         match token {
             Token::Punct(b';') => self.level = Level::default(),
-            Token::Punct(b',') => {
-                if !self.level.pipes {
-                    self.level.chain = 0;
-                }
-            }
+            Token::Punct(b',') if !self.level.pipes => self.level.chain = 0,
             Token::Punct(b'>') if joint(b'=') => self.level = Level::default(),
             // The `-` of `->` was the link.
             Token::Punct(b'>') if joint(b'-') => {}

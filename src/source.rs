@@ -171,6 +171,27 @@ impl<'a> LineIndex<'a> {
 
 /// Converts a path to the report's form: relative to `base` (with `..` when it lies elsewhere),
 /// `/`-separated. A relative `path` is taken as already relative to `base`.
+/// About `width` chars of `line` around byte `at` (a char boundary), starting up to `before` chars
+/// before it: the bytes, always on char boundaries. Costs the width, not the line's length, so a
+/// megabyte line with thousands of findings is shown and keyed in time linear in the findings.
+pub fn window(line: &str, at: usize, before: usize, width: usize) -> std::ops::Range<usize> {
+    let at = (0..=at.min(line.len()))
+        .rev()
+        .find(|&i| line.is_char_boundary(i))
+        .unwrap_or(0);
+    let start = line[..at]
+        .char_indices()
+        .rev()
+        .take(before)
+        .last()
+        .map_or(at, |(i, _)| i);
+    let end = line[start..]
+        .char_indices()
+        .nth(width)
+        .map_or(line.len(), |(i, _)| start + i);
+    start..end
+}
+
 pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
     use std::path::Component;
     let rel: Vec<String> = if path.is_absolute() && base.is_absolute() {
@@ -210,6 +231,18 @@ pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn windows_are_cut_on_char_boundaries_around_the_place() {
+        let line = "é".repeat(1000);
+        let r = super::window(&line, 1000, 10, 30);
+        assert_eq!(r, 980..1040);
+        assert_eq!(line[r].chars().count(), 30);
+        // Near either end, and from inside a char.
+        assert_eq!(super::window(&line, 3, 10, 30), 0..60);
+        assert_eq!(super::window(&line, 1999, 10, 30), 1978..2000);
+        assert_eq!(super::window("short", 2, 100, 200), 0..5);
+    }
+
     use super::*;
 
     #[test]
