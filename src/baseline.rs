@@ -52,13 +52,21 @@ pub fn contexts(
     let one = |(src, idxs): &(String, Vec<usize>)| -> Vec<(usize, FindingContext)> {
         let index = LineIndex::new(src);
         let scopes = SourceScopes::parse_items(src);
+        // As `SourceScopes::enclosing_item`, in log time per finding.
+        let items = scopes.as_ref().map(|s| {
+            crate::source::Nested::new(s.items.iter().map(|it| (it.start, it.end)).collect())
+        });
         idxs.iter()
             .map(|&i| {
                 let f = &findings[i];
                 let item = scopes
                     .as_ref()
-                    .map(|s| {
-                        let item = s.enclosing_item(f.line, f.column);
+                    .zip(items.as_ref())
+                    .and_then(|(s, n)| {
+                        n.innermost((f.line, f.column.saturating_sub(1)))
+                            .map(|k| s.items[k].path.as_str())
+                    })
+                    .map(|item| {
                         item[..crate::source::window(item, 0, 0, KEY_WINDOW).end].to_string()
                     })
                     .unwrap_or_default();

@@ -192,6 +192,53 @@ pub fn window(line: &str, at: usize, before: usize, width: usize) -> std::ops::R
     start..end
 }
 
+/// Half-open ranges that nest (items, fns), for finding the innermost one around a place in log
+/// time: a scan of every range per finding made files with thousands of each quadratic.
+pub struct Nested<K> {
+    ranges: Vec<(K, K)>,
+    /// Indexes into `ranges`, by start (the outer first at equal starts).
+    order: Vec<usize>,
+    /// For each position in `order`: the position of the range around it, if any.
+    parent: Vec<Option<usize>>,
+}
+
+impl<K: Ord + Copy> Nested<K> {
+    pub fn new(ranges: Vec<(K, K)>) -> Self {
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_by_key(|&i| (ranges[i].0, std::cmp::Reverse(ranges[i].1)));
+        let mut parent = Vec::with_capacity(order.len());
+        let mut open: Vec<usize> = Vec::new();
+        for (k, &i) in order.iter().enumerate() {
+            while open
+                .last()
+                .is_some_and(|&o| ranges[order[o]].1 <= ranges[i].0)
+            {
+                open.pop();
+            }
+            parent.push(open.last().copied());
+            open.push(k);
+        }
+        Nested {
+            ranges,
+            order,
+            parent,
+        }
+    }
+
+    /// The index of the range holding `at` that starts last (the shortest at equal starts).
+    pub fn innermost(&self, at: K) -> Option<usize> {
+        let upto = self.order.partition_point(|&i| self.ranges[i].0 <= at);
+        let mut k = upto.checked_sub(1)?;
+        loop {
+            let (start, end) = self.ranges[self.order[k]];
+            if start <= at && at < end {
+                return Some(self.order[k]);
+            }
+            k = self.parent[k]?;
+        }
+    }
+}
+
 pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
     use std::path::Component;
     let rel: Vec<String> = if path.is_absolute() && base.is_absolute() {
@@ -231,6 +278,29 @@ pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_innermost_range_is_found_as_a_scan_would() {
+        let ranges = vec![
+            (0, 100),
+            (10, 20),
+            (12, 18),
+            (30, 40),
+            (30, 35),
+            (50, 60),
+            (120, 130),
+        ];
+        let nested = super::Nested::new(ranges.clone());
+        for at in 0..140 {
+            let scan = ranges
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.0 <= at && at < r.1)
+                .max_by_key(|(_, r)| (r.0, std::cmp::Reverse(r.1)))
+                .map(|(i, _)| i);
+            assert_eq!(nested.innermost(at), scan, "at {at}");
+        }
+    }
+
     #[test]
     fn windows_are_cut_on_char_boundaries_around_the_place() {
         let line = "é".repeat(1000);
