@@ -26,6 +26,7 @@ pub mod scope;
 pub mod sdk;
 pub mod skeleton;
 pub mod source;
+pub mod supervise;
 pub mod suppress;
 pub mod timings;
 pub mod walk;

@@ -44,6 +44,9 @@ pub fn worker_threads(requested: Option<usize>) -> usize {
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
     };
+    if crate::supervise::one_thread() {
+        return 1;
+    }
     requested
         .filter(|&n| n > 0)
         .or_else(|| from_env().filter(|&n| n > 0))
@@ -211,6 +214,43 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
 /// decides which fn bodies are blanked). `package` is the file's package when the caller found it
 /// (`lint_files` does; a bare source text has none, and the rules fall back to syntax).
 fn lint_admitted(
+    path: &str,
+    source: &[u8],
+    settings: &Settings,
+    prefilter: Option<&Prefilter>,
+    package: Option<std::sync::Arc<Package>>,
+) -> FileResult {
+    crate::supervise::analysis(path, || {
+        #[cfg(debug_assertions)]
+        overflow_for_tests(path);
+        analyse_admitted(path, source, settings, prefilter, package)
+    })
+    .unwrap_or_else(|| {
+        let mut r = internal_error(path);
+        r.findings[0].message = "analysing this file killed the linter (a stack overflow or an \
+abort) in an earlier run of this command, so it was not analysed; please report it"
+            .into();
+        r
+    })
+}
+
+/// A stack overflow on demand (`MCP_LINT_TEST_OVERFLOW=<end of a path>`), for the tests of the
+/// second line of defence: the depth guard leaves no known input that overflows. Debug builds only.
+#[cfg(debug_assertions)]
+fn overflow_for_tests(path: &str) {
+    fn recurse(n: u64) -> u64 {
+        let pad = std::hint::black_box([n; 64]);
+        if pad[1] == u64::MAX {
+            return 0;
+        }
+        recurse(pad[1] + 1) + pad[0]
+    }
+    if std::env::var("MCP_LINT_TEST_OVERFLOW").is_ok_and(|p| !p.is_empty() && path.ends_with(&p)) {
+        std::hint::black_box(recurse(0));
+    }
+}
+
+fn analyse_admitted(
     path: &str,
     source: &[u8],
     settings: &Settings,

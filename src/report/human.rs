@@ -57,9 +57,9 @@ impl Excerpt {
             let line_start = index.line_start(line);
             let text = index.line_text(line);
             let at = if line == f.line {
-                start - line_start
+                start.saturating_sub(line_start)
             } else if line == last {
-                end - line_start
+                end.saturating_sub(line_start)
             } else {
                 0
             };
@@ -78,13 +78,14 @@ impl Excerpt {
                 e.source.push('…');
             }
             e.columns.push(chars_before - isize::from(marked));
-            let at_cut = e.source.len() - cut.start;
-            let clamp = |offset: usize| at_cut + offset.clamp(cut.start, cut.end);
+            // An offset in the line, as an offset in the excerpt.
+            let here = e.source.len();
+            let clamp = |offset: usize| here + offset.clamp(cut.start, cut.end) - cut.start;
             if line == f.line {
-                e.label.start = clamp(start - line_start);
+                e.label.start = clamp(start.saturating_sub(line_start));
             }
             if line == last {
-                e.label.end = clamp(end.min(line_start + text.len()) - line_start);
+                e.label.end = clamp(end.saturating_sub(line_start));
             }
             e.source.push_str(&text[cut.clone()]);
             if cut.end < text.len() {
