@@ -98,3 +98,56 @@ fn a_long_line_costs_each_format_a_window_per_finding() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// A `#[tool]` handler with `n` legacy requests, in a package that depends on rmcp.
+fn handler_with_calls(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\n\
+rmcp = { version = \"3.11\", features = [\"server\"] }\n",
+    )
+    .unwrap();
+    let calls: String = (0..n)
+        .map(|i| format!("        let r{i} = ctx.peer.list_roots().await;\n"))
+        .collect();
+    let src = format!(
+        "use rmcp::model::*;\nuse rmcp::service::RequestContext;\nuse rmcp::{{tool, tool_router, ErrorData, RoleServer}};\npub struct S;\n#[tool_router]\nimpl S {{\n    #[tool(description = \"x\")]\n    async fn ask(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{\n{calls}        Ok(CallToolResult::success(vec![]))\n    }}\n}}\n"
+    );
+    std::fs::write(dir.path().join("src/lib.rs"), src).unwrap();
+    dir
+}
+
+fn fixes_of(dir: &Path) -> (usize, Vec<serde_json::Value>) {
+    let o = run(dir, &["--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let fixes = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fix"].clone())
+        .collect();
+    (o.stdout.len(), fixes)
+}
+
+#[test]
+fn a_handler_with_a_thousand_requests_is_not_rewritten_into_a_quadratic_report() {
+    // Each finding carries its whole handler's edits: 1,000 requests made 860 MB of JSON.
+    let (size, fixes) = fixes_of(handler_with_calls(1_000).path());
+    assert_eq!(fixes.len(), 1_000);
+    assert!(size < 5 << 20, "{size} bytes");
+    for fix in &fixes {
+        assert_eq!(fix["applicability"], "display-only", "{fix}");
+        assert!(fix["message"].as_str().unwrap().contains("more than"));
+    }
+    // A handler within the limit is still rewritten.
+    let limit = mcp_lint::fix::rmcp::MAX_REWRITTEN_CALLS;
+    let (_, fixes) = fixes_of(handler_with_calls(limit).path());
+    assert_eq!(fixes.len(), limit);
+    assert!(
+        fixes.iter().all(|f| f["applicability"] == "unsafe"),
+        "{}",
+        fixes[0]
+    );
+}
