@@ -202,6 +202,10 @@ pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
 
 fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let settings = settings_from_args(args)?;
+    // The global pool (the JSON writer's) would take `RAYON_NUM_THREADS` as it is: capped too.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(crate::lint::worker_threads(settings.threads))
+        .build_global();
     let paths = if args.paths.is_empty() {
         vec![crate::discover::default_root(&settings.base_dir)]
     } else {

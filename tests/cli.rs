@@ -429,4 +429,12 @@ fn threads_far_above_the_cores_are_capped_with_a_note() {
     assert_eq!(stdout(&capped), stdout(&one));
     // Within the cap: no note.
     assert!(!String::from_utf8_lossy(&one.stderr).contains("--threads"));
+    // rayon's own variable is capped the same way (it once sized the JSON writer's pool).
+    let env = bin()
+        .args(["--format", "json", "."])
+        .current_dir(&dir)
+        .env("RAYON_NUM_THREADS", "100000")
+        .output()
+        .expect("binary runs");
+    assert_eq!(stdout(&env), stdout(&one));
 }
