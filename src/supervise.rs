@@ -95,6 +95,7 @@ pub fn one_thread() -> bool {
 pub fn supervise(args: &[String]) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;
     if std::env::var_os(JOURNAL_ENV).is_some() {
+        follow_the_parent();
         return None;
     }
     let exe = std::env::current_exe().ok()?;
@@ -142,6 +143,22 @@ analysing it"
     }
     eprintln!("error: the linter died {MAX_RUNS} times; please report it");
     Some(crate::cli::EXIT_ERROR)
+}
+
+/// In the child: ends this process when the watching one is gone (killed by a signal sent to it
+/// alone, as a service manager may), rather than go on linting and fixing for no one.
+#[cfg(unix)]
+fn follow_the_parent() {
+    let parent = std::os::unix::process::parent_id();
+    let _ = std::thread::Builder::new()
+        .name("parent-watch".into())
+        .stack_size(64 << 10)
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_millis(250));
+            if std::os::unix::process::parent_id() != parent {
+                std::process::exit(crate::cli::EXIT_ERROR);
+            }
+        });
 }
 
 #[cfg(not(unix))]
