@@ -4,6 +4,7 @@
 #   nested-parens / nested-blocks   100k levels of ( and { : recursion depth
 #   huge-line / huge-line-dense     a 50 MB line with a few legacy calls; a 4 MB line of them
 #   return-chain / else-if-chain    recursion without brackets
+#   every shape of hostile_nesting.py  generics, fn pointer chains, closures, patterns, ... at 100k
 #   invalid-utf8                    a .rs file with bytes that are not UTF-8, next to trigger tokens
 #   unreadable                      chmod 000 (only meaningful when not root: root reads anything)
 #   vanishing                       files deleted while the linter runs
@@ -92,6 +93,13 @@ run return-chain "$d"
 d=$(case_dir else-if-chain)
 python3 -c "import sys; sys.stdout.write('$trigger\nfn f(a: bool) -> u8 { ' + 'if a { 1 } else ' * 200000 + '{ 2 } }\n')" >"$d/src/lib.rs"
 run else-if-chain "$d"
+
+# Every shape of fuzz/hostile_nesting.py at 100k levels: generics, fn pointer and impl Fn
+# chains, prefix keywords, unary, closures, ranges, patterns, postfix chains.
+python3 "$ROOT/fuzz/hostile_nesting.py" "$WORK/shapes" 100000
+for d in "$WORK"/shapes/*/; do
+    run "$(basename "$d")" "$d"
+done
 
 d=$(case_dir invalid-utf8)
 { printf '%s\n// caf\xe9 \xff\xfe\n' "$trigger"; } >"$d/src/lib.rs"

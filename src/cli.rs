@@ -66,7 +66,8 @@ pub struct LintArgs {
     /// Colour the human output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Worker threads (default: all cores). The output is the same for any value.
+    /// Worker threads (default: all cores; at most 4 per core). The output is the same for any
+    /// value.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Parse every file, even those without any rule's trigger tokens.
@@ -208,9 +209,21 @@ fn show_rule(code: &str) -> Result<i32, String> {
 pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
     let base_dir =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let limit = crate::lint::max_threads();
+    let threads = match args.threads {
+        Some(n) if n > limit => {
+            eprintln!(
+                "note: --threads {n} is more than {} per core ({} cores); using {limit}",
+                crate::lint::THREADS_PER_CORE,
+                crate::lint::cores()
+            );
+            Some(limit)
+        }
+        other => other,
+    };
     Ok(Settings {
         prefilter: !args.no_prefilter,
-        threads: args.threads,
+        threads,
         base_dir,
         ..Settings::default()
     })
@@ -223,6 +236,10 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         );
     }
     let mut settings = settings_from_args(args)?;
+    // The global pool (the JSON writer's) would take `RAYON_NUM_THREADS` as it is: capped too.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(crate::lint::worker_threads(settings.threads))
+        .build_global();
     let paths = if args.paths.is_empty() {
         vec![crate::discover::default_root(&settings.base_dir)]
     } else {

@@ -30,6 +30,7 @@ pub mod sdk;
 pub mod server;
 pub mod skeleton;
 pub mod source;
+pub mod supervise;
 pub mod suppress;
 pub mod timings;
 pub mod walk;

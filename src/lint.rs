@@ -21,6 +21,39 @@ pub const REPORT_VERSION: u32 = 1;
 /// Stack for each analysis thread: syn and the walk recurse once per nesting level.
 pub(crate) const STACK_SIZE: usize = 256 << 20;
 
+/// Most worker threads per core. Each worker reserves an analysis stack of [`STACK_SIZE`], and
+/// past a few per core more threads buy nothing: `--threads 20000` spent minutes starting
+/// threads before linting one file.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The cores this process may use (1 when unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most worker threads a run starts: [`THREADS_PER_CORE`] per core.
+pub fn max_threads() -> usize {
+    cores() * THREADS_PER_CORE
+}
+
+/// The worker threads a run uses: as asked (`None` or 0: `RAYON_NUM_THREADS`, else every core),
+/// at most [`max_threads`].
+pub fn worker_threads(requested: Option<usize>) -> usize {
+    let from_env = || {
+        std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    };
+    if crate::supervise::one_thread() {
+        return 1;
+    }
+    requested
+        .filter(|&n| n > 0)
+        .or_else(|| from_env().filter(|&n| n > 0))
+        .unwrap_or_else(cores)
+        .min(max_threads())
+}
+
 /// What to run and how.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -210,6 +243,43 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
 /// decides which fn bodies are blanked). `package` is the file's package when the caller found it
 /// (`lint_files` does; a bare source text has none, and the rules fall back to syntax).
 fn lint_admitted(
+    path: &str,
+    source: &[u8],
+    settings: &Settings,
+    prefilter: Option<&Prefilter>,
+    package: Option<std::sync::Arc<Package>>,
+) -> FileResult {
+    crate::supervise::analysis(path, || {
+        #[cfg(debug_assertions)]
+        overflow_for_tests(path);
+        analyse_admitted(path, source, settings, prefilter, package)
+    })
+    .unwrap_or_else(|| {
+        let mut r = internal_error(path);
+        r.findings[0].message = "analysing this file killed the linter (a stack overflow or an \
+abort) in an earlier run of this command, so it was not analysed; please report it"
+            .into();
+        r
+    })
+}
+
+/// A stack overflow on demand (`MCP_LINT_TEST_OVERFLOW=<end of a path>`), for the tests of the
+/// second line of defence: the depth guard leaves no known input that overflows. Debug builds only.
+#[cfg(debug_assertions)]
+fn overflow_for_tests(path: &str) {
+    fn recurse(n: u64) -> u64 {
+        let pad = std::hint::black_box([n; 64]);
+        if pad[1] == u64::MAX {
+            return 0;
+        }
+        recurse(pad[1] + 1) + pad[0]
+    }
+    if std::env::var("MCP_LINT_TEST_OVERFLOW").is_ok_and(|p| !p.is_empty() && path.ends_with(&p)) {
+        std::hint::black_box(recurse(0));
+    }
+}
+
+fn analyse_admitted(
     path: &str,
     source: &[u8],
     settings: &Settings,
@@ -456,7 +526,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .collect()
     };
     let results: Vec<Outcome> = match rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.threads.unwrap_or(0))
+        .num_threads(worker_threads(settings.threads))
         .stack_size(STACK_SIZE)
         .build()
     {

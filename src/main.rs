@@ -9,6 +9,11 @@ const MAIN_STACK: usize = 512 << 20;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // The command runs in a child process that this one watches: a file whose analysis kills it
+    // is skipped in a second run (see `supervise.rs`).
+    if let Some(status) = mcp_lint::supervise::supervise(&args) {
+        std::process::exit(status);
+    }
     let status = std::thread::Builder::new()
         .name("cargo-mcp-lint".into())
         .stack_size(MAIN_STACK)

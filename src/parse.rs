@@ -97,10 +97,17 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
     }
 }
 
-/// Longest run of operator characters (`+`, `.`, `&&`, ...) between two `;`, `,`, `{` or `}`.
-/// `1 + 1 + ..` and `a.b().c()..` build a tree as deep as the chain is long, so a chain of
-/// millions would exhaust any stack; real code stays far below this.
-pub const MAX_CHAIN: usize = 100_000;
+/// Most links in one chain (see [`DepthGuard`]): operators, prefix keywords, the brackets of
+/// calls and indexes, fn and closure arrows. `1 + 1 + ..`, `a.b().c()..`, `& & & x`, `return
+/// return ..` and `fn() -> fn() -> ..` build trees as deep as the chain is long, which syn parses
+/// and every pass walks by recursion: a long enough one exhausts any stack (the costliest link,
+/// `fn(u8) -> `, takes about 5 KB of syn's stack). Real code stays far below this.
+pub const MAX_CHAIN: usize = 10_000;
+
+/// Most `<` not yet closed by a `>` in one statement at one bracket level: `A<u8, A<u8, ..>>`
+/// nests generic arguments without brackets. Comparisons and shifts count too (the lexer cannot
+/// tell them from generics), hence a bound well above what nested generics ever need.
+pub const MAX_ANGLES: usize = 3_000;
 
 /// Why a text is refused before parsing, and where (byte offset).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,8 +116,9 @@ pub struct TooDeep {
     pub at: usize,
 }
 
-/// The first place where brackets nest deeper than [`MAX_NESTING`] or an expression chains more
-/// than [`MAX_CHAIN`] operators, ignoring strings, chars and comments.
+/// The first place where brackets nest deeper than [`MAX_NESTING`], an expression, type or
+/// pattern chains more than [`MAX_CHAIN`] links, or generics nest deeper than [`MAX_ANGLES`],
+/// ignoring strings, chars and comments.
 pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
     let bytes = text.as_bytes();
     let mut guard = DepthGuard::default();
@@ -125,25 +133,93 @@ pub(crate) fn too_deep(text: &str) -> Option<TooDeep> {
 
 /// [`too_deep`] one token at a time, so that a pass that lexes the file anyway (the skeleton)
 /// checks it on the way instead of in a second pass over the text.
+///
+/// Every production that recurses in syn (or in a walk of its tree) without a bracket per level
+/// adds a link to the chain of its bracket level: binary, unary and assignment operators, `..`,
+/// `?`, `.`, `->`, `@`, `|` (closures and or-patterns), `return`/`break`/`yield`/`else`/`as`, and
+/// the brackets of a call or index (`f()()()..`, one link to the level outside them). A chain
+/// ends where syn's recursion returns to a loop at the same depth: `;`, `=>`, a `,` (but not one
+/// between a closure's pipes, `|a, b| |a, b| ..`), and the end of a block that no operator
+/// continues (`fn a() {} fn b() {}`, but not `{1} + {1} + ..`). A bracket saves the chain of its
+/// level and restores it when it closes, so `1 + (1, 1).0 + ..` is one chain. Generic arguments
+/// (`A<u8, A<u8, ..>>`) are counted apart, as `<` not yet closed, since commas do not end them.
 #[derive(Default)]
 pub(crate) struct DepthGuard {
     depth: usize,
-    chain: usize,
+    level: Level,
+    /// The levels outside the open brackets, restored when each closes.
+    outer: Vec<Level>,
+    /// Their links and open `<`, summed: syn's recursion for `(return return (return ..` is the
+    /// sum over the open levels, so that is what the limits bound.
+    outer_chain: u32,
+    outer_angles: u32,
+    /// The previous token when it was punctuation, and where it ended: tells `->` and `=>` from
+    /// `-` and `=`, and `..` from `.`.
+    prev_punct: Option<(u8, usize)>,
+    /// A block just closed: the next token says whether the chain goes on.
+    after_block: bool,
+}
+
+/// The chain of one bracket level.
+#[derive(Default, Clone, Copy)]
+struct Level {
+    chain: u32,
+    angles: u32,
+    /// An odd number of `|` since the chain started: inside a closure's parameters (or an
+    /// or-pattern, or a bitwise or), where a comma does not end the chain.
+    pipes: bool,
 }
 
 impl DepthGuard {
     /// Takes the next token of `text`, which starts at `at`.
     #[inline]
     pub fn token(&mut self, token: &Token, text: &[u8], at: usize) -> Result<(), TooDeep> {
+        let joint = |prev: u8| self.prev_punct == Some((prev, at));
+        let punct = match token {
+            Token::Punct(c) => Some(*c),
+            _ => None,
+        };
+        if std::mem::take(&mut self.after_block) && !continues(token, text) {
+            self.level = Level::default();
+        }
         match token {
-            Token::Punct(b';' | b',') => self.chain = 0,
+            Token::Punct(b';') => self.level = Level::default(),
+            Token::Punct(b',') if !self.level.pipes => self.level.chain = 0,
+            Token::Punct(b'>') if joint(b'=') => self.level = Level::default(),
+            // The `-` of `->` was the link.
+            Token::Punct(b'>') if joint(b'-') => {}
+            Token::Punct(b'>') => {
+                self.level.angles = self.level.angles.saturating_sub(1);
+                self.link(at)?;
+            }
+            Token::Punct(b'<') => {
+                self.level.angles += 1;
+                if (self.outer_angles + self.level.angles) as usize > MAX_ANGLES {
+                    return Err(TooDeep {
+                        what: format!("generic arguments nest deeper than {MAX_ANGLES} levels"),
+                        at,
+                    });
+                }
+                self.link(at)?;
+            }
+            Token::Punct(b'|') => {
+                self.level.pipes = !self.level.pipes;
+                self.link(at)?;
+            }
+            Token::Punct(b'=') => {
+                // `<=` compares: its `<` opened nothing.
+                if joint(b'<') {
+                    self.level.angles = self.level.angles.saturating_sub(1);
+                }
+                self.link(at)?;
+            }
             Token::Punct(
-                b'+' | b'-' | b'*' | b'%' | b'^' | b'|' | b'&' | b'<' | b'>' | b'=' | b'.' | b'?'
-                | b'!',
+                b'+' | b'-' | b'*' | b'/' | b'%' | b'^' | b'&' | b'.' | b'?' | b'!' | b'@',
             ) => self.link(at)?,
-            Token::Punct(c @ (b'(' | b'[' | b'{')) => {
-                if *c == b'{' {
-                    self.chain = 0;
+            Token::Punct(b'(' | b'[' | b'{') => {
+                // A call's or an index's brackets are a link of the level outside them.
+                if punct != Some(b'{') {
+                    self.link(at)?;
                 }
                 self.depth += 1;
                 if self.depth > MAX_NESTING {
@@ -152,31 +228,52 @@ impl DepthGuard {
                         at,
                     });
                 }
+                self.outer_chain += self.level.chain;
+                self.outer_angles += self.level.angles;
+                self.outer.push(std::mem::take(&mut self.level));
             }
             Token::Punct(c @ (b')' | b']' | b'}')) => {
-                if *c == b'}' {
-                    self.chain = 0;
-                }
                 self.depth = self.depth.saturating_sub(1);
+                self.level = self.outer.pop().unwrap_or_default();
+                self.outer_chain -= self.level.chain;
+                self.outer_angles -= self.level.angles;
+                if *c == b'}' {
+                    self.after_block = true;
+                }
             }
-            // Prefix keywords recurse in syn like unary operators: `return return ..`.
-            Token::Ident(r) if matches!(&text[r.clone()], b"return" | b"break" | b"yield") => {
-                self.link(at)?
-            }
+            Token::Ident(r) if is_link_keyword(&text[r.clone()]) => self.link(at)?,
             _ => {}
         }
+        self.prev_punct = punct.map(|c| (c, at + 1));
         Ok(())
     }
 
     fn link(&mut self, at: usize) -> Result<(), TooDeep> {
-        self.chain += 1;
-        if self.chain > MAX_CHAIN {
+        self.level.chain += 1;
+        if (self.outer_chain + self.level.chain) as usize > MAX_CHAIN {
             return Err(TooDeep {
-                what: format!("an expression chains more than {MAX_CHAIN} operators"),
+                what: format!("an expression, type or pattern chains more than {MAX_CHAIN} links"),
                 at,
             });
         }
         Ok(())
+    }
+}
+
+/// Prefix keywords recurse in syn like unary operators (`return return ..`); `else` chains `if`s
+/// and `as` casts.
+fn is_link_keyword(word: &[u8]) -> bool {
+    matches!(word, b"return" | b"break" | b"yield" | b"else" | b"as")
+}
+
+/// Whether a token after a block's `}` goes on with the expression the block is part of
+/// (`{1} + {1}`, `if a {} else {}`, `match x {}.len()`) rather than starting a new item or
+/// statement.
+fn continues(token: &Token, text: &[u8]) -> bool {
+    match token {
+        Token::Punct(c) => !matches!(c, b';' | b',' | b'#' | b'}' | b')' | b']' | b'{'),
+        Token::Ident(r) => is_link_keyword(&text[r.clone()]),
+        _ => false,
     }
 }
 
@@ -239,6 +336,66 @@ mod tests {
         }
         let ok = "fn f() -> u8 { let returned = 1; if !false { return returned; } break_it(); 0 }";
         assert!(too_deep(ok).is_none());
+    }
+
+    #[test]
+    fn the_chains_of_every_open_bracket_add_up() {
+        // Each level alone is far below the limit; syn recurses through all of them at once.
+        let level = format!("({}", "return ".repeat(20));
+        let levels = MAX_CHAIN / 20 + 10;
+        assert!(levels < MAX_NESTING);
+        let src = format!(
+            "fn f() {{ {}1{}; }}",
+            level.repeat(levels),
+            ")".repeat(levels)
+        );
+        let err = too_deep(&src).expect("refused");
+        assert!(err.what.contains("chains more than"), "{}", err.what);
+        // Closed brackets give their links back.
+        let src = format!("fn f() {{ {} }}", format!("{level}1);").repeat(levels));
+        assert!(too_deep(&src).is_none());
+    }
+
+    #[test]
+    fn generics_count_apart_from_comparisons_and_arrows() {
+        let deep = format!(
+            "type T = {}u8{};",
+            "A<u8, ".repeat(MAX_ANGLES + 1),
+            ">".repeat(MAX_ANGLES + 1)
+        );
+        let err = too_deep(&deep).expect("refused");
+        assert!(err.what.contains("generic arguments"), "{}", err.what);
+        // `->`, `=>` and `<=` open no generic; `>` closes one; `;` ends the statement.
+        let fine = format!(
+            "fn f(a: u8) -> u8 {{ match a {{ {} _ => 0 }} }}",
+            "x if x <= 1 => 1, ".repeat(MAX_ANGLES + 1)
+        );
+        assert!(too_deep(&fine).is_none());
+        let fine = "fn f() -> bool { a < b }\n".repeat(MAX_ANGLES + 1);
+        assert!(too_deep(&fine).is_none());
+        let fine = "let x = a < b;".repeat(MAX_ANGLES + 1);
+        assert!(too_deep(&fine).is_none());
+    }
+
+    #[test]
+    fn commas_between_closure_pipes_do_not_end_a_chain() {
+        let deep = format!("fn f() {{ let c = {}1; }}", "|a, b| ".repeat(MAX_CHAIN));
+        assert!(too_deep(&deep).is_some());
+        let fine = format!("fn f() {{ let v = [{}]; }}", "a | b, ".repeat(MAX_CHAIN));
+        assert!(too_deep(&fine).is_none());
+    }
+
+    #[test]
+    fn a_block_ends_a_chain_unless_an_operator_goes_on() {
+        let items = "fn f() -> Vec<u8> { g() }\n".repeat(MAX_CHAIN);
+        assert!(too_deep(&items).is_none());
+        let deep = format!("fn f() {{ let x = {}1; }}", "{ 1 } + ".repeat(MAX_CHAIN));
+        assert!(too_deep(&deep).is_some());
+        let deep = format!(
+            "fn f(a: bool) {{ {}{{}} }}",
+            "if a {} else ".repeat(MAX_CHAIN)
+        );
+        assert!(too_deep(&deep).is_some());
     }
 
     #[test]

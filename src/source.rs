@@ -174,6 +174,74 @@ impl<'a> LineIndex<'a> {
 
 /// Converts a path to the report's form: relative to `base` (with `..` when it lies elsewhere),
 /// `/`-separated. A relative `path` is taken as already relative to `base`.
+/// About `width` chars of `line` around byte `at` (a char boundary), starting up to `before` chars
+/// before it: the bytes, always on char boundaries. Costs the width, not the line's length, so a
+/// megabyte line with thousands of findings is shown and keyed in time linear in the findings.
+pub fn window(line: &str, at: usize, before: usize, width: usize) -> std::ops::Range<usize> {
+    let at = (0..=at.min(line.len()))
+        .rev()
+        .find(|&i| line.is_char_boundary(i))
+        .unwrap_or(0);
+    let start = line[..at]
+        .char_indices()
+        .rev()
+        .take(before)
+        .last()
+        .map_or(at, |(i, _)| i);
+    let end = line[start..]
+        .char_indices()
+        .nth(width)
+        .map_or(line.len(), |(i, _)| start + i);
+    start..end
+}
+
+/// Half-open ranges that nest (items, fns), for finding the innermost one around a place in log
+/// time: a scan of every range per finding made files with thousands of each quadratic.
+pub struct Nested<K> {
+    ranges: Vec<(K, K)>,
+    /// Indexes into `ranges`, by start (the outer first at equal starts).
+    order: Vec<usize>,
+    /// For each position in `order`: the position of the range around it, if any.
+    parent: Vec<Option<usize>>,
+}
+
+impl<K: Ord + Copy> Nested<K> {
+    pub fn new(ranges: Vec<(K, K)>) -> Self {
+        let mut order: Vec<usize> = (0..ranges.len()).collect();
+        order.sort_by_key(|&i| (ranges[i].0, std::cmp::Reverse(ranges[i].1)));
+        let mut parent = Vec::with_capacity(order.len());
+        let mut open: Vec<usize> = Vec::new();
+        for (k, &i) in order.iter().enumerate() {
+            while open
+                .last()
+                .is_some_and(|&o| ranges[order[o]].1 <= ranges[i].0)
+            {
+                open.pop();
+            }
+            parent.push(open.last().copied());
+            open.push(k);
+        }
+        Nested {
+            ranges,
+            order,
+            parent,
+        }
+    }
+
+    /// The index of the range holding `at` that starts last (the shortest at equal starts).
+    pub fn innermost(&self, at: K) -> Option<usize> {
+        let upto = self.order.partition_point(|&i| self.ranges[i].0 <= at);
+        let mut k = upto.checked_sub(1)?;
+        loop {
+            let (start, end) = self.ranges[self.order[k]];
+            if start <= at && at < end {
+                return Some(self.order[k]);
+            }
+            k = self.parent[k]?;
+        }
+    }
+}
+
 pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
     use std::path::Component;
     let rel: Vec<String> = if path.is_absolute() && base.is_absolute() {
@@ -213,6 +281,41 @@ pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_innermost_range_is_found_as_a_scan_would() {
+        let ranges = vec![
+            (0, 100),
+            (10, 20),
+            (12, 18),
+            (30, 40),
+            (30, 35),
+            (50, 60),
+            (120, 130),
+        ];
+        let nested = super::Nested::new(ranges.clone());
+        for at in 0..140 {
+            let scan = ranges
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.0 <= at && at < r.1)
+                .max_by_key(|(_, r)| (r.0, std::cmp::Reverse(r.1)))
+                .map(|(i, _)| i);
+            assert_eq!(nested.innermost(at), scan, "at {at}");
+        }
+    }
+
+    #[test]
+    fn windows_are_cut_on_char_boundaries_around_the_place() {
+        let line = "é".repeat(1000);
+        let r = super::window(&line, 1000, 10, 30);
+        assert_eq!(r, 980..1040);
+        assert_eq!(line[r].chars().count(), 30);
+        // Near either end, and from inside a char.
+        assert_eq!(super::window(&line, 3, 10, 30), 0..60);
+        assert_eq!(super::window(&line, 1999, 10, 30), 1978..2000);
+        assert_eq!(super::window("short", 2, 100, 200), 0..5);
+    }
+
     use super::*;
 
     #[test]

@@ -22,7 +22,7 @@
 /// What every directive starts with; a file without it has nothing to suppress.
 pub const DIRECTIVE: &str = "mcp-lint:";
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -132,6 +132,8 @@ pub struct SourceScopes {
     pub items: Vec<ItemScope>,
     /// Statements: (start line, end line).
     pub stmts: Vec<(usize, usize)>,
+    /// [`SourceScopes::coverage_from`]'s answers, by line, made on first use.
+    outermost: std::sync::OnceLock<HashMap<usize, (usize, usize)>>,
 }
 
 impl SourceScopes {
@@ -190,21 +192,34 @@ impl SourceScopes {
     /// Lines covered by a directive that targets `line`: the outermost item or statement that
     /// starts there, or just the line.
     fn coverage_from(&self, line: usize) -> (usize, usize) {
-        let items = self
-            .items
-            .iter()
-            .filter(|it| it.start.0 <= line && line <= it.head_line)
-            .map(|it| (it.start.0, it.end.0));
-        let stmts = self
-            .stmts
-            .iter()
-            .filter(|s| s.0 == line)
-            .map(|&(s, e)| (s, e));
-        items
-            .chain(stmts)
-            .max_by_key(|&(s, e)| (e - s, std::cmp::Reverse(s)))
-            .map(|(s, e)| (s.min(line), e.max(line)))
+        self.outermost
+            .get_or_init(|| self.outermost_by_line())
+            .get(&line)
+            .map(|&(s, e)| (s.min(line), e.max(line)))
             .unwrap_or((line, line))
+    }
+
+    /// For each line an item's head or a statement starts on: the longest such item or statement
+    /// (the earlier at equal lengths, the last listed at equal both). Built once: a scan of every
+    /// item per directive made a file with a directive per fn quadratic (20,000 took 5.5 s).
+    fn outermost_by_line(&self) -> HashMap<usize, (usize, usize)> {
+        let mut best: HashMap<usize, (usize, usize)> = HashMap::new();
+        let mut offer = |line: usize, (s, e): (usize, usize)| {
+            let key = |(s, e): (usize, usize)| (e - s, std::cmp::Reverse(s));
+            let slot = best.entry(line).or_insert((s, e));
+            if key((s, e)) >= key(*slot) {
+                *slot = (s, e);
+            }
+        };
+        for it in &self.items {
+            for line in it.start.0..=it.head_line {
+                offer(line, (it.start.0, it.end.0));
+            }
+        }
+        for &(s, e) in &self.stmts {
+            offer(s, (s, e));
+        }
+        best
     }
 }
 

@@ -414,3 +414,27 @@ fn output_does_not_depend_on_thread_count() {
     assert_eq!(stdout(&one), stdout(&four));
     assert!(json(&one)["findings"].as_array().unwrap().len() > 40);
 }
+
+#[test]
+fn threads_far_above_the_cores_are_capped_with_a_note() {
+    // Each worker reserves a 256 MiB analysis stack: 100,000 of them never finished starting.
+    let dir = fixture("");
+    let capped = run_in(&dir, &["--format", "json", "--threads", "100000", "."]);
+    let stderr = String::from_utf8_lossy(&capped.stderr);
+    assert!(
+        stderr.contains("note: --threads 100000 is more than 4 per core"),
+        "{stderr}"
+    );
+    let one = run_in(&dir, &["--format", "json", "--threads", "1", "."]);
+    assert_eq!(stdout(&capped), stdout(&one));
+    // Within the cap: no note.
+    assert!(!String::from_utf8_lossy(&one.stderr).contains("--threads"));
+    // rayon's own variable is capped the same way (it once sized the JSON writer's pool).
+    let env = bin()
+        .args(["--format", "json", "."])
+        .current_dir(&dir)
+        .env("RAYON_NUM_THREADS", "100000")
+        .output()
+        .expect("binary runs");
+    assert_eq!(stdout(&env), stdout(&one));
+}

@@ -1,0 +1,260 @@
+//! The second line of defence: when one file's analysis kills the process, the other files are
+//! still linted and fixed.
+//!
+//! The depth guard (`parse.rs`) refuses every nesting shape known to exhaust the stack, and a
+//! panic in one file's analysis is caught on its thread (`lint.rs`). A stack overflow cannot be
+//! caught: the runtime aborts the whole process. `stacker` only grows the stack where it is
+//! called, and the deepest recursion is syn's own; a signal handler that jumps out of the
+//! overflowing thread would skip destructors and leave its thread-local state (syn's span table)
+//! broken. So the command runs in a child process, and this process watches it: the child notes
+//! in a journal each file's analysis as it starts and ends; when the child dies by a signal,
+//! the files whose analysis was under way are the suspects, and the command runs again with
+//! those files reported as an internal error (MCP900) instead of analysed. Nothing is written
+//! before the analysis ends (reports, fixes, baselines), so the run that completes is the only
+//! one that writes. The cost is one more process per run (measured in the README).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// In the child: the journal to append to.
+const JOURNAL_ENV: &str = "MCP_LINT_JOURNAL";
+/// In the child: the files not to analyse, hex-encoded display paths, one per line.
+const CRASHED_ENV: &str = "MCP_LINT_CRASHED";
+/// In the child: analyse one file at a time, so that a crash has one suspect.
+const ONE_THREAD_ENV: &str = "MCP_LINT_ONE_THREAD";
+/// Runs of the command at most: each run after a crash skips at least one more file.
+const MAX_RUNS: usize = 8;
+
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<String> {
+    let bytes: Option<Vec<u8>> = (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
+fn journal() -> Option<&'static Mutex<std::fs::File>> {
+    static JOURNAL: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
+    JOURNAL
+        .get_or_init(|| {
+            let path = std::env::var_os(JOURNAL_ENV)?;
+            let file = std::fs::OpenOptions::new().append(true).open(path).ok()?;
+            Some(Mutex::new(file))
+        })
+        .as_ref()
+}
+
+fn note(mark: char, path: &str) {
+    if let Some(j) = journal() {
+        let line = format!("{mark} {}\n", hex(path));
+        if let Ok(mut f) = j.lock() {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
+}
+
+/// Runs one file's analysis (`path` as findings name it), noted in the journal when this process
+/// is watched; `None` when an earlier run of the command died analysing this file.
+pub fn analysis<T>(path: &str, work: impl FnOnce() -> T) -> Option<T> {
+    if crashed().contains(path) {
+        return None;
+    }
+    note('S', path);
+    let out = work();
+    note('E', path);
+    Some(out)
+}
+
+/// The files an earlier run died analysing.
+fn crashed() -> &'static BTreeSet<String> {
+    static CRASHED: OnceLock<BTreeSet<String>> = OnceLock::new();
+    CRASHED.get_or_init(|| {
+        std::env::var(CRASHED_ENV)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(unhex)
+            .collect()
+    })
+}
+
+/// Whether an earlier run died with several files under way, so this one analyses one at a time.
+pub fn one_thread() -> bool {
+    std::env::var_os(ONE_THREAD_ENV).is_some()
+}
+
+/// In the parent: runs the command in a child process until a run ends without dying by a
+/// signal, and returns its exit status. `None` when this process is the child, or no child can
+/// be started (the caller then runs the command itself, unwatched).
+#[cfg(unix)]
+pub fn supervise(args: &[String]) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    if std::env::var_os(JOURNAL_ENV).is_some() {
+        follow_the_parent();
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let dir = PrivateDir::new()?;
+    let journal = dir.0.join("journal");
+    let mut skipped: BTreeSet<String> = BTreeSet::new();
+    let mut one_thread = false;
+    for _ in 0..MAX_RUNS {
+        std::fs::File::create(&journal).ok()?;
+        let mut child = std::process::Command::new(&exe);
+        child
+            .args(args.iter().skip(1))
+            .env(JOURNAL_ENV, &journal)
+            .env(
+                CRASHED_ENV,
+                skipped.iter().map(|p| hex(p) + "\n").collect::<String>(),
+            );
+        if one_thread {
+            child.env(ONE_THREAD_ENV, "1");
+        }
+        let status = child.status().ok()?;
+        let Some(signal) = status.signal() else {
+            return Some(status.code().unwrap_or(crate::cli::EXIT_ERROR));
+        };
+        let under_way = under_way(&journal);
+        if under_way.is_empty() || under_way.is_subset(&skipped) {
+            eprintln!(
+                "error: the linter died (signal {signal}) outside the analysis of any one file; \
+please report it"
+            );
+            return Some(crate::cli::EXIT_ERROR);
+        }
+        if under_way.len() > 1 {
+            // Which of them did it is unknown: run again one at a time to find out.
+            one_thread = true;
+            continue;
+        }
+        for p in &under_way {
+            eprintln!(
+                "note: the linter died (signal {signal}) analysing {p}; running again without \
+analysing it"
+            );
+        }
+        skipped.extend(under_way);
+    }
+    eprintln!("error: the linter died {MAX_RUNS} times; please report it");
+    Some(crate::cli::EXIT_ERROR)
+}
+
+/// In the child: ends this process when the watching one is gone (killed by a signal sent to it
+/// alone, as a service manager may), rather than go on linting and fixing for no one.
+#[cfg(unix)]
+fn follow_the_parent() {
+    let parent = std::os::unix::process::parent_id();
+    let _ = std::thread::Builder::new()
+        .name("parent-watch".into())
+        .stack_size(64 << 10)
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_millis(250));
+            if std::os::unix::process::parent_id() != parent {
+                std::process::exit(crate::cli::EXIT_ERROR);
+            }
+        });
+}
+
+#[cfg(not(unix))]
+pub fn supervise(_args: &[String]) -> Option<i32> {
+    None
+}
+
+/// Files whose analysis started and did not end, per the journal.
+fn under_way(journal: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(journal).unwrap_or_default();
+    let mut open = BTreeSet::new();
+    for line in text.lines() {
+        let Some((mark, path)) = line.split_once(' ') else {
+            continue;
+        };
+        let Some(path) = unhex(path) else { continue };
+        match mark {
+            "S" => {
+                open.insert(path);
+            }
+            "E" => {
+                open.remove(&path);
+            }
+            _ => {}
+        }
+    }
+    open
+}
+
+/// A directory only this user can enter, under an unguessable name, removed when dropped: the
+/// journal cannot be planted or read by anyone else.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    #[cfg(unix)]
+    fn new() -> Option<PrivateDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::temp_dir();
+        for attempt in 0..16u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let name = format!(
+                "mcp-lint-{}-{:x}",
+                std::process::id(),
+                nanos ^ (u128::from(attempt) << 64) ^ u128::from(random_bits())
+            );
+            let dir = base.join(name);
+            // `create` fails when anything, a planted link included, is already there.
+            if std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok() {
+                return Some(PrivateDir(dir));
+            }
+        }
+        None
+    }
+}
+
+/// Bits from std's per-process random hasher keys: no dependency for an unguessable name.
+fn random_bits() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_survive_the_journal_encoding() {
+        for p in ["src/a.rs", "src/new\nline.rs", "é/ü.rs", ""] {
+            assert_eq!(unhex(&hex(p)).as_deref(), Some(p));
+        }
+        assert_eq!(unhex("zz"), None);
+    }
+
+    #[test]
+    fn under_way_is_started_and_not_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = dir.path().join("j");
+        let text = format!(
+            "S {}\nS {}\nE {}\nS {}\ngarbage\n",
+            hex("a.rs"),
+            hex("b.rs"),
+            hex("a.rs"),
+            hex("c\n.rs")
+        );
+        std::fs::write(&j, text).unwrap();
+        let got: Vec<String> = under_way(&j).into_iter().collect();
+        assert_eq!(got, ["b.rs", "c\n.rs"]);
+    }
+}
