@@ -456,23 +456,29 @@ impl<'m> Rewriter<'m> {
                 }
             }
         };
-        let value = if ask.question_mark {
-            quote_spanned!(span=> (#resolve)?)
-        } else {
-            quote!(#resolve)
-        };
-        match ask.local {
-            Some(local) => {
-                let attrs = &local.attrs;
-                let pat = &local.pat;
-                let diverge = local
-                    .init
-                    .as_ref()
-                    .and_then(|i| i.diverge.as_ref())
-                    .map(|(_, e)| quote!(else #e));
-                quote!(#(#attrs)* let #pat = #value #diverge;)
-            }
-            None => quote!(#value;),
+        bind_step(resolve, span, &ask)
+    }
+}
+
+/// The statement a step becomes: its resolved value (`?` applied when the source had it) bound
+/// by the source's `let` (pattern, attributes, `else`), or a plain expression statement.
+fn bind_step(resolve: TokenStream, span: Span, ask: &AskStmt) -> TokenStream {
+    let value = if ask.question_mark {
+        quote_spanned!(span=> (#resolve)?)
+    } else {
+        quote!(#resolve)
+    };
+    match &ask.local {
+        Some(local) => {
+            let attrs = &local.attrs;
+            let pat = &local.pat;
+            let diverge = local
+                .init
+                .as_ref()
+                .and_then(|i| i.diverge.as_ref())
+                .map(|(_, e)| quote!(else #e));
+            quote!(#(#attrs)* let #pat = #value #diverge;)
         }
+        None => quote!(#value;),
     }
 }

@@ -81,23 +81,6 @@ impl Rewriter<'_> {
                 __mrtr_result
             }
         };
-        let value = if ask.question_mark {
-            quote_spanned!(span=> (#resolve)?)
-        } else {
-            quote!(#resolve)
-        };
-        match ask.local {
-            Some(local) => {
-                let attrs = &local.attrs;
-                let pat = &local.pat;
-                let diverge = local
-                    .init
-                    .as_ref()
-                    .and_then(|i| i.diverge.as_ref())
-                    .map(|(_, e)| quote!(else #e));
-                quote!(#(#attrs)* let #pat = #value #diverge;)
-            }
-            None => quote!(#value;),
-        }
+        super::bind_step(resolve, span, &ask)
     }
 }
