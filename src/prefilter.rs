@@ -38,6 +38,10 @@ const ANCHORS: &[&str] = &[
 pub struct Prefilter {
     matcher: Option<AhoCorasick>,
     anchors: Option<AhoCorasick>,
+    /// The rmcp upgrade rules' triggers find something only in a package that uses rmcp, and
+    /// those that are names rmcp 3.x still has (`Tool`, `CallToolResult`, ...) only below 3.0;
+    /// elsewhere they are ordinary words of every rmcp file. See [`Prefilter::in_mcp_code`].
+    upgrade: UpgradeTriggers,
     /// What keeps a fn body from being blanked before parsing (`skeleton.rs`): the trigger
     /// tokens, then the SDK crate names (a `use` in a body feeds the scope model).
     body_keys: Option<BodyKeys>,
@@ -123,10 +127,12 @@ impl Prefilter {
                 .flat_map(|s| s.crates.iter().copied())
                 .collect(),
         });
+        let upgrade = UpgradeTriggers::new(&tokens);
         Prefilter {
             matcher,
             anchors: scanner(ANCHORS),
             body_keys,
+            upgrade,
         }
     }
 
@@ -149,7 +155,15 @@ impl Prefilter {
 
     /// The second tier: whether a file with a trigger token is MCP code (see the module comment).
     pub fn in_mcp_code(&self, bytes: &[u8], package: Option<&Package>) -> bool {
-        self.matcher.is_none() || package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)
+        if self.matcher.is_none() {
+            return true;
+        }
+        if let Some(package) = package {
+            if !self.upgrade.may_find(bytes, package) {
+                return false;
+            }
+        }
+        package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)
     }
 
     /// Whether the file holds an MCP anchor, which admits it whatever its package depends on.
@@ -194,6 +208,105 @@ pub fn shared(tokens: &[String]) -> Arc<Prefilter> {
     let filter = Arc::new(Prefilter::new(tokens));
     built.push((tokens.to_vec(), filter.clone()));
     filter
+}
+
+/// The upgrade rules whose triggers are names rmcp 3.x still has (`CallToolResult`, `Tool`,
+/// `ServerInfo`, ...): they report an upgrade only in a package below 3.0.
+const CURRENT_RMCP_CODES: [&str; 2] = ["MCP202", "MCP204"];
+
+/// What the rmcp upgrade rules' triggers are worth in a given package.
+struct UpgradeTriggers {
+    /// Some trigger is an upgrade rule's alone.
+    any: bool,
+    /// The triggers that are no upgrade rule's alone (`None`: there are none).
+    others: Option<AhoCorasick>,
+    /// The upgrade rules' names that rmcp 3.x no longer has (`Content`, `CallToolRequestParam`,
+    /// ...), for a package already on 3.x: there they must stand as whole identifiers, since
+    /// most are the start of a 3.x name (`Content` of `ContentBlock`).
+    old_names: Option<AhoCorasick>,
+}
+
+impl UpgradeTriggers {
+    fn new(tokens: &[&str]) -> UpgradeTriggers {
+        let rules = &crate::catalog::catalog().rules;
+        let upgrade_code = |code: &str| code.starts_with("MCP2");
+        // A name another rule or an SDK table also starts from is never set aside.
+        let elsewhere = |name: &str| {
+            rules
+                .iter()
+                .any(|r| !upgrade_code(&r.code) && r.triggers.iter().any(|t| t == name))
+                || crate::sdk::SDKS.iter().any(|sdk| {
+                    sdk.request_methods.iter().any(|m| m.name == name)
+                        || sdk.removed.iter().any(|m| m.name == name)
+                })
+        };
+        let upgrade_names: Vec<&str> = rules
+            .iter()
+            .filter(|r| upgrade_code(&r.code))
+            .flat_map(|r| r.triggers.iter().map(String::as_str))
+            .chain(crate::sdk::rmcp_upgrade::trigger_names())
+            .filter(|name| !elsewhere(name))
+            .collect();
+        let current_names: Vec<&str> = rules
+            .iter()
+            .filter(|r| CURRENT_RMCP_CODES.contains(&r.code.as_str()))
+            .flat_map(|r| r.triggers.iter().map(String::as_str))
+            .chain(crate::sdk::rmcp_upgrade::current_names())
+            .filter(|name| !elsewhere(name))
+            .collect();
+        let keep = |set: &[&str]| -> Option<AhoCorasick> {
+            let rest: Vec<&str> = tokens
+                .iter()
+                .copied()
+                .filter(|t| !set.contains(t))
+                .collect();
+            if rest.is_empty() {
+                None
+            } else {
+                scanner(&rest)
+            }
+        };
+        let old: Vec<&str> = upgrade_names
+            .iter()
+            .copied()
+            .filter(|name| tokens.contains(name) && !current_names.contains(name))
+            .collect();
+        UpgradeTriggers {
+            any: tokens.iter().any(|t| upgrade_names.contains(t)),
+            others: keep(&upgrade_names),
+            old_names: if old.is_empty() { None } else { scanner(&old) },
+        }
+    }
+
+    /// Whether one of [`UpgradeTriggers::old_names`] stands in `bytes` as a whole identifier.
+    fn old_name_in(&self, bytes: &[u8]) -> bool {
+        let Some(old) = &self.old_names else {
+            return false;
+        };
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        old.find_iter(bytes).any(|m| {
+            let before = m.start().checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(m.end()).copied();
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
+    }
+
+    /// False when the only triggers in `bytes` are upgrade names that cannot find anything in
+    /// `package`: it does not use rmcp, or it is on rmcp 3.x and the names are current ones.
+    fn may_find(&self, bytes: &[u8], package: &Package) -> bool {
+        if !self.any {
+            return true;
+        }
+        let hit = |m: &Option<AhoCorasick>| m.as_ref().is_some_and(|m| m.is_match(bytes));
+        let rmcp = package.dependency_on(crate::sdk::rmcp::RMCP.packages);
+        match rmcp {
+            None => hit(&self.others),
+            Some(d) if d.version.as_ref().is_some_and(|v| v.0 >= 3) => {
+                hit(&self.others) || self.old_name_in(bytes)
+            }
+            Some(_) => true,
+        }
+    }
 }
 
 fn depends_on_an_sdk(package: &Package) -> bool {
@@ -300,5 +413,30 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &other));
         assert!(other.admits(b"x.list_roots()", None));
         assert!(!other.admits(b"x.elicit()", None));
+    }
+
+    #[test]
+    fn rmcp_3_names_admit_a_file_only_where_an_upgrade_can_find_something() {
+        let settings = crate::lint::Settings::default();
+        let filter = Prefilter::new(&settings.trigger_tokens());
+        // `Tool` and `CallToolResult` are in every rmcp server: they start an upgrade finding
+        // (MCP202/MCP204) only below 3.0.
+        let current = b"fn t() -> CallToolResult { let _ = Tool::default(); todo!() }";
+        let old_rmcp = package("rmcp = \"2.2\"");
+        let new_rmcp = package("rmcp = \"3.11\"");
+        let no_rmcp = package("turbomcp = \"3.1\"");
+        assert!(filter.admits(current, Some(&old_rmcp)));
+        assert!(!filter.admits(current, Some(&new_rmcp)));
+        assert!(!filter.admits(current, Some(&no_rmcp)));
+        // A name rmcp 3.x no longer has is stale code there, but only as a whole identifier:
+        // `Content` starts `ContentBlock`.
+        let stale = b"fn t() { let _ = Content::text(\"x\"); }";
+        let current_block = b"fn t() { let _ = ContentBlock::text(\"x\"); }";
+        assert!(filter.admits(stale, Some(&new_rmcp)));
+        assert!(!filter.admits(current_block, Some(&new_rmcp)));
+        // Another rule's trigger admits the file whatever its rmcp.
+        let legacy =
+            b"async fn t(p: Peer<RoleServer>) { p.list_roots().await; let _ = Tool::default(); }";
+        assert!(filter.admits(legacy, Some(&new_rmcp)));
     }
 }
