@@ -283,7 +283,7 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let ident = crate::lexer::is_ident;
         old.find_iter(bytes).any(|m| {
             let before = m.start().checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(m.end()).copied();

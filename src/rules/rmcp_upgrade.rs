@@ -70,17 +70,18 @@ impl Rule for RmcpUpgrade {
 /// Whether the fn's text holds a name of the table: a byte scan, far cheaper than walking the
 /// signature and every pattern of the body again.
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
-    static NAMES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
-        let names: Vec<&str> = crate::sdk::rmcp_upgrade::CHANGES
-            .iter()
-            .map(|c| c.old)
-            .collect();
-        aho_corasick::AhoCorasick::new(names).expect("plain names")
-    });
+    static NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            let names: Vec<&str> = crate::sdk::rmcp_upgrade::CHANGES
+                .iter()
+                .map(|c| c.old)
+                .collect();
+            crate::prefilter::scanner(&names)
+        });
     let text = cx
         .line_index()
         .text_between(sig.fn_token.span, block.brace_token.span.close());
-    NAMES.is_match(text)
+    NAMES.as_ref().is_none_or(|names| names.is_match(text))
 }
 
 /// Every type path under a node.
