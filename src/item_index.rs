@@ -353,103 +353,24 @@ fn test_files(files: &[FileItems], mods: &[ModDecl]) -> HashSet<PathBuf> {
     test.into_iter().map(|i| files[i].path.clone()).collect()
 }
 
-/// From just inside a `{`, the offset of its matching `}` (or the end of the text): braces in
-/// strings, raw strings, comments and char literals do not count. Only the bytes that can start
-/// one of those are looked at, so this runs several times faster than lexing the body.
-fn body_end(b: &[u8], mut i: usize) -> usize {
-    let n = b.len();
+/// From just inside a `{`, passes over the body with the shared lexer (so strings, raw strings,
+/// comments and char literals holding braces count as the compiler counts them) and returns the
+/// offset of its matching `}`, or `None` at the end of the text. Nothing of the body is kept.
+fn body_end(lexer: &mut Lexer<'_>) -> Option<usize> {
     let mut depth = 1usize;
-    let ident = |x: u8| crate::lexer::is_ident(x);
-    while i < n {
-        match b[i] {
-            b'{' => depth += 1,
-            b'}' => {
+    while let Some(t) = lexer.next() {
+        match t {
+            Token::Punct(b'{') => depth += 1,
+            Token::Punct(b'}') => {
                 depth -= 1;
                 if depth == 0 {
-                    return i;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = memchr::memchr(b'\n', &b[i..]).map_or(n, |k| i + k);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nest = 0usize;
-                while i < n {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        nest += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        nest -= 1;
-                        i += 2;
-                        if nest == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b'"' => {
-                // A raw string: `r"`, `r#"`, `br##"`, ... (the prefix was passed over as text).
-                let mut h = i;
-                while h > 0 && b[h - 1] == b'#' {
-                    h -= 1;
-                }
-                let hashes = i - h;
-                let raw = h > 0 && b[h - 1] == b'r' && {
-                    let r = h - 1;
-                    let before = |k: usize| k == 0 || !ident(b[k - 1]);
-                    before(r) || (r > 0 && matches!(b[r - 1], b'b' | b'c') && before(r - 1))
-                };
-                i += 1;
-                if raw {
-                    while i < n {
-                        if b[i] == b'"'
-                            && b[i + 1..]
-                                .iter()
-                                .take(hashes)
-                                .filter(|&&x| x == b'#')
-                                .count()
-                                == hashes
-                        {
-                            i += 1 + hashes;
-                            break;
-                        }
-                        i += 1;
-                    }
-                } else {
-                    while i < n && b[i] != b'"' {
-                        i += if b[i] == b'\\' { 2 } else { 1 };
-                    }
-                    i += 1;
-                }
-                continue;
-            }
-            b'\'' => {
-                // A char literal (`'{'`, `'\u{7b}'`, `'é'`), or a lifetime's quote.
-                if b.get(i + 1) == Some(&b'\\') {
-                    i = memchr::memchr(b'\'', &b[(i + 3).min(n)..]).map_or(n, |k| i + 3 + k + 1);
-                    continue;
-                }
-                let len = match b.get(i + 1) {
-                    Some(&x) if x < 0x80 => 1,
-                    Some(&x) if x >= 0xF0 => 4,
-                    Some(&x) if x >= 0xE0 => 3,
-                    Some(_) => 2,
-                    None => return n,
-                };
-                if b.get(i + 1 + len) == Some(&b'\'') {
-                    i += len + 2;
-                    continue;
+                    return Some(lexer.start());
                 }
             }
             _ => {}
         }
-        i += 1;
     }
-    n
+    None
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -489,7 +410,7 @@ impl<'a> Scanner<'a> {
         let bytes = text.as_bytes();
         let mut lexer = Lexer::new(bytes);
         // After `fn`, the first `{` outside parentheses opens its body, which is skipped by
-        // `body_end` without being tokenized: bodies are most of the text, and no item in them
+        // `body_end` without being kept: bodies are most of the text, and no item in them
         // is indexed. (`fn(u8)` pointer types end at a `;` or `}` first.)
         let mut fn_pending = false;
         let mut parens = 0usize;
@@ -513,12 +434,10 @@ impl<'a> Scanner<'a> {
                         b';' | b'}' if parens == 0 => fn_pending = false,
                         b'{' if fn_pending && parens == 0 => {
                             fn_pending = false;
-                            let close = body_end(bytes, range.end as usize);
                             toks.push((Tok::Punct(b'{'), range));
-                            if close < bytes.len() {
+                            if let Some(close) = body_end(&mut lexer) {
                                 toks.push((Tok::Punct(b'}'), close as u32..close as u32 + 1));
                             }
-                            lexer.seek(close + 1);
                             continue;
                         }
                         _ => {}
@@ -1160,9 +1079,11 @@ mod tests {
             assert_eq!(ix.fn_returns.len(), 2, "{body}: {:?}", ix.fn_returns.keys());
             assert!(ix.fn_returns.contains_key("after"), "{body}");
         }
+        let mut lexer = Lexer::new(b"{ let s = \"}");
+        lexer.next();
         assert_eq!(
-            body_end(b"{ let s = \"}", 1),
-            12,
+            body_end(&mut lexer),
+            None,
             "an unclosed string runs to the end"
         );
     }
