@@ -209,6 +209,15 @@ impl Flow {
         self.mrtr.carries_in_process()
     }
 
+    /// The `inputRequests` key of an ask: the explicit one, else the step's default key under
+    /// this flow's prefix (a helper's flow prefixes its caller's step).
+    fn input_key(&self, explicit: Option<&str>, default_key: &str) -> String {
+        match explicit {
+            Some(key) => key.to_string(),
+            None => format!("{}{default_key}", self.key_prefix()),
+        }
+    }
+
     /// Pre-2026 sessions: sends the asks of one step to the client as real requests, all at once,
     /// and keeps their answers for the step's polls. When an ask cannot be sent (a server bug,
     /// or a capability the client did not declare at `initialize`), none of the step's asks is
@@ -218,8 +227,9 @@ impl Flow {
             return;
         };
         // The keys the step's polls will look under (a helper's default keys are prefixed).
-        for ask in asks.iter_mut().filter(|ask| !ask.explicit_key) {
-            ask.key = format!("{}{}", self.key_prefix(), ask.key);
+        for ask in asks.iter_mut() {
+            let key = self.input_key(ask.explicit_key.then_some(ask.key.as_str()), &ask.key);
+            ask.key = key;
         }
         self.carried.clear();
         let mut failed = false;
@@ -316,10 +326,7 @@ impl Flow {
     /// Looks up the answer to `ask` at `step`. Answers count only for the step the state was
     /// suspended at (an answer to another step's key is ignored); unknown answers are ignored.
     pub fn poll<T>(&mut self, step: u32, default_key: &str, ask: &Ask<T>) -> Polled<T> {
-        let key = match ask.explicit_key() {
-            Some(key) => key.to_string(),
-            None => format!("{}{default_key}", self.key_prefix()),
-        };
+        let key = self.input_key(ask.explicit_key(), default_key);
         if self.step_keys.0 != step {
             self.step_keys = (step, BTreeSet::new());
             self.answered.clear();
