@@ -3,6 +3,9 @@
 //! `.conformance/`; an environment variable can name another interpreter.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
 
 use tokio::process::Command;
 
@@ -85,4 +88,23 @@ impl PythonSdk {
         );
         None
     }
+}
+
+/// Runs `py/legacy_client.py` (the Python `mcp` 1.x client) with `plan` and returns the JSON report
+/// it prints (see the script for the plan's fields). Panics when it fails or takes two minutes.
+pub async fn legacy_client(python: &Path, plan: &Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("py/legacy_client.py");
+    let run = Command::new(python)
+        .arg(script)
+        .arg(plan.to_string())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the Python client finishes within two minutes")
+        .expect("the Python client starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "python client failed: {stderr}");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("python printed no JSON report ({error}): {stderr}"))
 }

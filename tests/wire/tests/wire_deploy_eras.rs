@@ -9,10 +9,8 @@
 //! skipped with a message, unless `MRTR_WIRE_REQUIRE_PYTHON=1` (CI), where that is a failure.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::process::Command;
 use wire_tests::python::MCP_1;
 
 fn target_dir() -> PathBuf {
@@ -52,20 +50,7 @@ async fn drive(python: &Path, server: &Path, answers: &Value) -> Value {
         "arguments": { "version": "1.4.2" },
         "answers": answers,
     });
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("py/legacy_client.py");
-    let run = Command::new(python)
-        .arg(script)
-        .arg(plan.to_string())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the client finishes within two minutes")
-        .expect("the client starts");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "client failed: {stderr}");
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("no JSON report ({error}): {stderr}"))
+    wire_tests::python::legacy_client(python, &plan).await
 }
 
 /// The requests a report shows, the confirmation first, then the rest (one round in `after`) in

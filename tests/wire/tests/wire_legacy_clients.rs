@@ -5,7 +5,7 @@
 //! (Sampling and roots are deprecated in rmcp, SEP-2577, but 2025-era clients still use them.)
 #![allow(deprecated)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,32 +19,15 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, ErrorData};
 use serde_json::{json, Value};
-use tokio::process::Command;
 use wire_tests::python::MCP_1;
 use wire_tests::WireServer;
 
 const TOUR: &str = "test_input_tour";
 const TOUR_RESULT: &str = "Ferris likes orange; the model said \"Hi Ferris\"; roots: file:///srv";
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("py/legacy_client.py")
-}
-
 /// Runs the Python 1.x client with `plan` (see `py/legacy_client.py`) and returns its report.
 async fn python_client(python: &Path, plan: Value) -> Value {
-    let run = Command::new(python)
-        .arg(script())
-        .arg(plan.to_string())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the Python client finishes within two minutes")
-        .expect("the Python client starts");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "python client failed: {stderr}");
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("python printed no JSON report ({error}): {stderr}"))
+    wire_tests::python::legacy_client(python, &plan).await
 }
 
 fn tour_plan(url: &str, protocol: &str, answers: Value) -> Value {
