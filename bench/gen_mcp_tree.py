@@ -8,7 +8,11 @@ notification hooks, spawned tasks, client-side handlers, same-named methods on u
 already-migrated MRTR handlers) padded with ordinary application code (types, serde, matches,
 iterators, error handling), so both the prefilter and the parser see what real servers look like.
 
-usage: gen_mcp_tree.py OUT_DIR [--files N] [--seed S]
+`--api 3` (the default) writes code that is current on rmcp 3.x; `--api 1` writes the same servers
+with the names of rmcp 1.x (`Content`, `call_tool` returning `CallToolResult`, struct literals of
+model types) and a manifest on rmcp 1.7, so every file also feeds the rmcp upgrade rules.
+
+usage: gen_mcp_tree.py OUT_DIR [--files N] [--seed S] [--api 3|1]
 """
 
 import argparse
@@ -30,7 +34,7 @@ version = "0.1.0"
 edition = "2021"
 
 [dependencies]
-rmcp = {{ version = "3.11", features = ["server", "macros", "schemars", "elicitation"] }}
+rmcp = {{ version = "{rmcp}", features = ["server", "macros", "schemars", "elicitation"] }}
 tokio = {{ version = "1", features = ["full"] }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
@@ -43,9 +47,27 @@ def camel(*parts):
     return "".join(p[:1].upper() + p[1:] for p in parts)
 
 
+# What differs between the rmcp majors the generator writes for.
+API = {
+    3: {
+        "rmcp": "3.11",
+        "Content": "ContentBlock",
+        "HandlerResult": "CallToolResponse",
+        "decline": "ElicitResult::new(ElicitationAction::Decline)",
+    },
+    1: {
+        "rmcp": "1.7",
+        "Content": "Content",
+        "HandlerResult": "CallToolResult",
+        "decline": "ElicitResult { action: ElicitationAction::Decline, content: None, meta: None }",
+    },
+}
+
+
 class Gen:
-    def __init__(self, rng):
+    def __init__(self, rng, api=3):
         self.r = rng
+        self.api = API[api]
 
     def w(self):
         return self.r.choice(WORDS)
@@ -138,8 +160,8 @@ class Gen:
                 f"        let answer = {ctx}.peer.elicit::<{form}>(\"Please confirm the {self.w()}\").await;\n"
                 f"        let confirmed = match answer {{\n"
                 f"            Ok(Some(v)) => v,\n"
-                f"            Ok(None) => return Ok(CallToolResult::success(vec![Content::text(\"no answer\")])),\n"
-                f"            Err(ElicitationError::UserDeclined) => return Ok(CallToolResult::error(vec![Content::text(\"declined\")])),\n"
+                f"            Ok(None) => return Ok(CallToolResult::success(vec![{self.api['Content']}::text(\"no answer\")])),\n"
+                f"            Err(ElicitationError::UserDeclined) => return Ok(CallToolResult::error(vec![{self.api['Content']}::text(\"declined\")])),\n"
                 f"            Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),\n"
                 f"        }};\n"
             )
@@ -213,7 +235,7 @@ class Gen:
             )
         post = (
             f"        let text = format!(\"{self.w()} done: {{confirmed}} ({{}} items)\", prompt.len());\n"
-            f"        Ok(CallToolResult::success(vec![Content::text(text)]))\n"
+            f"        Ok(CallToolResult::success(vec![{self.api['Content']}::text(text)]))\n"
         )
         return pre + call + post
 
@@ -260,7 +282,7 @@ class Gen:
             f"impl ServerHandler for {server} {{\n"
             f"    fn get_info(&self) -> ServerInfo {{\n        ServerInfo::new(ServerCapabilities::builder().enable_tools().build())\n    }}\n\n"
             f"    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        {ctx}: RequestContext<RoleServer>,\n"
-            f"    ) -> Result<CallToolResult, ErrorData> {{\n"
+            f"    ) -> Result<{self.api['HandlerResult']}, ErrorData> {{\n"
             f"        let args: {server}Args = serde_json::from_value(serde_json::Value::Object(request.arguments.unwrap_or_default()))\n"
             f"            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;\n"
             f"        match request.name.as_ref() {{\n"
@@ -291,7 +313,7 @@ class Gen:
                 "        Ok(ListRootsResult::default())\n    }\n\n"
                 "    async fn create_elicitation(\n        &self,\n        _request: ElicitRequestParams,\n"
                 "        _context: RequestContext<RoleClient>,\n    ) -> Result<ElicitResult, ErrorData> {\n"
-                "        Ok(ElicitResult { action: ElicitationAction::Decline, content: None, meta: None })\n    }\n}\n"
+                f"        Ok({self.api['decline']})\n    }}\n}}\n"
             )
         if r.random() < 0.3:
             out.append(
@@ -299,7 +321,7 @@ class Gen:
                 "async fn migrated_confirm(mrtr: Mrtr) -> Result<CallToolResult, ErrorData> {\n"
                 "    let answer = mrtr.elicit::<Confirm>(\"Proceed?\").await?;\n"
                 "    let state = mrtr.request_state();\n"
-                "    Ok(CallToolResult::success(vec![Content::text(format!(\"{answer:?} {state:?}\"))]))\n}\n"
+                f"    Ok(CallToolResult::success(vec![{self.api['Content']}::text(format!(\"{{answer:?}} {{state:?}}\"))]))\n}}\n"
             )
         return out
 
@@ -344,10 +366,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--files", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=20260728)
+    ap.add_argument("--api", type=int, choices=sorted(API), default=3)
     a = ap.parse_args()
     if os.path.exists(a.out):
         shutil.rmtree(a.out)
-    g = Gen(random.Random(a.seed))
+    g = Gen(random.Random(a.seed), a.api)
     per_crate = 40
     for i in range(a.files):
         crate = os.path.join(a.out, f"server_{i // per_crate:03}")
@@ -356,7 +379,7 @@ def main():
             os.makedirs(d)
             # A real manifest: the linter reads it to learn which MCP SDK (and version) a crate uses.
             with open(os.path.join(crate, "Cargo.toml"), "w") as f:
-                f.write(MANIFEST.format(name=os.path.basename(crate).replace("_", "-")))
+                f.write(MANIFEST.format(name=os.path.basename(crate).replace("_", "-"), rmcp=g.api["rmcp"]))
         with open(os.path.join(d, f"{g.w()}_{i:05}.rs"), "w") as f:
             f.write(g.file(i))
 

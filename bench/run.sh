@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark cargo-mcp-lint against the floors and a declarative rule engine, on two corpora:
 #   vendor    the project's own dependency tree, laid out with `cargo vendor` (over 1.8 M lines)
-#   mcp-tree  a generated tree of rmcp server files that all contain trigger tokens (all parsed)
+#   mcp-tree  a generated tree of rmcp 3.x server files that all contain trigger tokens (all parsed)
+#   mcp-tree-1x  the same servers written on rmcp 1.x: every file also feeds the upgrade rules
 # Tools, side by side in one hyperfine run per corpus:
 #   mcp-lint      the release binary, default settings, JSON report to /dev/null
 #   mcp-lint-1t   the same with RAYON_NUM_THREADS=1 (how much the parallelism buys)
@@ -10,7 +11,7 @@
 #   syn-floor     `syn::parse_file` of every file on one thread: the floor for parsing everything
 # then peak memory (`/usr/bin/time -v`) and a table of medians and ratios against the targets.
 #
-# usage: bench/run.sh [--runs N] [--files N] [--only vendor|mcp-tree]
+# usage: bench/run.sh [--runs N] [--files N] [--only vendor|mcp-tree|mcp-tree-1x]
 # needs: hyperfine, rg (Debian packages `hyperfine ripgrep`), ast-grep (PyPI `ast-grep-cli`), python3.
 # Run it on a quiet machine: the numbers are wall-clock times on all cores.
 set -euo pipefail
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
         --runs) RUNS=$2; shift 2 ;;
         --files) FILES=$2; shift 2 ;;
         --only) ONLY=$2; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -56,10 +57,14 @@ if [ "$(cat "$OUT/vendor.stamp" 2>/dev/null)" != "$lock_sum" ]; then
     echo "$lock_sum" >"$OUT/vendor.stamp"
 fi
 gen_sum=$(cat "$ROOT/bench/gen_mcp_tree.py" | sha256sum | cut -d' ' -f1)-$FILES
-if [ "$(cat "$OUT/mcp-tree.stamp" 2>/dev/null)" != "$gen_sum" ]; then
-    python3 "$ROOT/bench/gen_mcp_tree.py" "$OUT/mcp-tree" --files "$FILES"
-    echo "$gen_sum" >"$OUT/mcp-tree.stamp"
-fi
+for api in 3 1; do
+    tree=mcp-tree
+    [ $api = 1 ] && tree=mcp-tree-1x
+    if [ "$(cat "$OUT/$tree.stamp" 2>/dev/null)" != "$gen_sum" ]; then
+        python3 "$ROOT/bench/gen_mcp_tree.py" "$OUT/$tree" --files "$FILES" --api $api
+        echo "$gen_sum" >"$OUT/$tree.stamp"
+    fi
+done
 
 # The rg floor searches for the same trigger tokens the linter's prefilter uses: every `triggers`
 # entry of the rule catalog (rules/*.toml). Plain alternation, no \b: a word-boundary regex sends
@@ -75,7 +80,7 @@ print("|".join(re.escape(t) for t in sorted(tokens)))
 echo "trigger regex: $TRIGGERS"
 
 cd "$OUT"
-corpora="vendor mcp-tree"
+corpora="vendor mcp-tree mcp-tree-1x"
 [ -n "$ONLY" ] && corpora=$ONLY
 for corpus in $corpora; do
     echo

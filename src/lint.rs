@@ -449,7 +449,12 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         // manifest is looked up; of the rest, those without an anchor in a package whose
         // manifest names no SDK are turned away before it is parsed.
         let admitted = |p: &Prefilter| {
-            p.has_trigger(&bytes) && (p.has_anchor(&bytes) || !packages.certainly_without_an_sdk(f))
+            let may_use_an_sdk = || !packages.certainly_without_an_sdk(f);
+            if p.has_trigger(&bytes) {
+                p.has_anchor(&bytes) || may_use_an_sdk()
+            } else {
+                may_use_an_sdk() && p.has_upgrade_trigger(&bytes)
+            }
         };
         if prefilter.as_deref().is_none_or(admitted) {
             Scanned::Admitted(display, bytes, has_directives)
@@ -462,7 +467,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
-            .is_some_and(|p| !p.in_mcp_code(bytes, package.as_deref()))
+            .is_some_and(|p| !p.admits(bytes, package.as_deref()))
         {
             return FileResult::default();
         }

@@ -606,7 +606,7 @@ impl<'a> Walker<'a> {
     fn macro_may_matter(&self, m: &syn::Macro) -> bool {
         let delim = m.delimiter.span();
         let text = self.state.lines.text_between(delim.open(), delim.close());
-        if all_triggers().has_trigger(text.as_bytes()) {
+        if all_triggers().has_any_trigger(text.as_bytes()) {
             return true;
         }
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
