@@ -291,8 +291,8 @@ fn analyse_admitted(
         .as_deref()
         .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    let keys = prefilter.and_then(Prefilter::body_keys);
-    let (text, file) = match crate::parse::parse_skeleton(source, keys, &aliases) {
+    let keys = prefilter.and_then(|p| p.body_keys(package.as_deref()));
+    let (text, file) = match crate::parse::parse_skeleton(source, keys.as_ref(), &aliases) {
         Ok(ok) => ok,
         Err(f) => {
             let mut findings = Vec::new();
@@ -335,13 +335,22 @@ fn analyse(
     settings: &Settings,
     package: Option<std::sync::Arc<Package>>,
 ) -> Vec<Finding> {
+    // Test folders count inside the package only: a server crate that happens to sit under some
+    // `tests/` folder (a monorepo's, or this project's fixtures) is not test code.
+    let full = settings.base_dir.join(path);
+    let full = std::path::absolute(&full).unwrap_or(full);
+    let in_package = package
+        .as_deref()
+        .and_then(|p| p.manifest.parent())
+        .and_then(|root| full.strip_prefix(root).ok())
+        .map(|p| p.to_string_lossy().into_owned());
     let mut facts = FileFacts::gather_in(file, text, package);
     // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
-    facts.test_file = FileFacts::is_test_path(path)
+    facts.test_file = FileFacts::is_test_path(in_package.as_deref().unwrap_or(path))
         || facts
             .items
             .as_deref()
-            .is_some_and(|i| i.is_test_file(&settings.base_dir.join(path)));
+            .is_some_and(|i| i.is_test_file(&full));
     facts.report_test_code = settings
         .test_code
         .reports(Path::new(path), &settings.base_dir);

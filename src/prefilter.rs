@@ -124,8 +124,9 @@ impl Prefilter {
                 .copied()
                 .filter(|t| !upgrade.names.contains(t))
                 .collect();
-            let keys = scanner(&tokens).map(|triggers| BodyKeys {
+            let keys = scanner(&everyday).map(|triggers| BodyKeys {
                 triggers,
+                upgrade: None,
                 // Only the crate names: a body without a trigger has no finding, and what the
                 // scope model takes from a body for the whole file is its `use` items and paths.
                 // (The anchors would keep every body with an `/mcp` URL in it.)
@@ -145,9 +146,18 @@ impl Prefilter {
         }
     }
 
-    /// The keys that keep a fn body whole when a file is parsed; `None`: parse every body.
-    pub fn body_keys(&self) -> Option<&BodyKeys> {
-        self.body_keys.as_ref()
+    /// The keys that keep a fn body whole when a file of `package` is parsed; `None`: parse
+    /// every body. The rmcp upgrade names keep a body only where they can find something (as in
+    /// [`Prefilter::admits`]): `CallToolResult` is in every tool of an rmcp 3.x server, and
+    /// keeping those bodies for nothing was a fifth of the all-parse bench.
+    pub fn body_keys(&self, package: Option<&Package>) -> Option<BodyKeys> {
+        let mut keys = self.body_keys.clone()?;
+        keys.upgrade = match self.upgrade.rmcp_below_3(package) {
+            Some(true) => self.upgrade.scanner.clone().map(|s| (s, false)),
+            Some(false) => self.upgrade.old_names.clone().map(|s| (s, true)),
+            None => None,
+        };
+        Some(keys)
     }
 
     /// Whether the file may hold a finding. `package` is the file's package when a manifest was
@@ -306,15 +316,22 @@ impl UpgradeTriggers {
         let Some(scanner) = &self.scanner else {
             return false;
         };
-        let rmcp = match package {
-            None => return scanner.is_match(bytes),
-            Some(p) => p.dependency_on(crate::sdk::rmcp::RMCP.packages),
-        };
-        match rmcp {
+        match self.rmcp_below_3(package) {
+            Some(true) => scanner.is_match(bytes),
+            Some(false) => self.old_name_in(bytes),
             None => false,
-            Some(d) if d.version.as_ref().is_some_and(|v| v.0 >= 3) => self.old_name_in(bytes),
-            Some(_) => scanner.is_match(bytes),
         }
+    }
+
+    /// Whether `package` uses rmcp below 3.0 (`true`: also at an unknown version, or with no
+    /// manifest, where the rules decide from the file's `use` lines) or on 3.x (`false`);
+    /// `None`: it does not use rmcp.
+    fn rmcp_below_3(&self, package: Option<&Package>) -> Option<bool> {
+        let Some(package) = package else {
+            return Some(true);
+        };
+        let d = package.dependency_on(crate::sdk::rmcp::RMCP.packages)?;
+        Some(d.version.as_ref().is_none_or(|v| v.0 < 3))
     }
 }
 
@@ -444,7 +461,10 @@ mod tests {
         assert!(filter.admits(stale, Some(&new_rmcp)));
         // The scan of every file leaves upgrade names to the second look, with the package.
         assert!(!filter.has_trigger(stale) && filter.has_upgrade_trigger(stale));
-        assert!(filter.admits(stale, None), "no manifest: the file's `use` lines decide");
+        assert!(
+            filter.admits(stale, None),
+            "no manifest: the file's `use` lines decide"
+        );
         assert!(!filter.admits(current_block, Some(&new_rmcp)));
         // Another rule's trigger admits the file whatever its rmcp.
         let legacy =
@@ -462,7 +482,10 @@ mod tests {
             .count();
         // aho-corasick's Teddy search takes at most 64 patterns; past that every byte of every
         // file goes through the automaton (the vendored tree: 230 -> 470 ms).
-        assert!(everyday <= 64, "{everyday} tokens in the scan of every file");
+        assert!(
+            everyday <= 64,
+            "{everyday} tokens in the scan of every file"
+        );
         assert!(!filter.upgrade.names.is_empty());
     }
 }

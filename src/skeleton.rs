@@ -24,8 +24,12 @@ use crate::parse::{DepthGuard, TooDeep};
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
 /// their callers, for the call graph) are followed up the calls; a body with context alone (an
 /// SDK crate name, as in a nested `use`) is kept for the scope model, but its callers are not.
+#[derive(Clone)]
 pub struct BodyKeys {
     pub triggers: AhoCorasick,
+    /// The rmcp upgrade names worth keeping a body for in this file's package (see
+    /// `Prefilter::body_keys`), and whether they count only as whole identifiers.
+    pub upgrade: Option<(AhoCorasick, bool)>,
     /// Crate names, matched against the file's identifiers.
     pub context: Vec<&'static str>,
 }
@@ -53,6 +57,18 @@ pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<
     let mut kept = vec![false; bodies.len()];
     for m in keys.triggers.find_iter(bytes) {
         keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
+    }
+    if let Some((upgrade, whole)) = &keys.upgrade {
+        let ident = crate::lexer::is_ident;
+        for m in upgrade.find_iter(bytes) {
+            let stands_alone = || {
+                !m.start().checked_sub(1).is_some_and(|i| ident(bytes[i]))
+                    && !bytes.get(m.end()).is_some_and(|b| ident(*b))
+            };
+            if !whole || stands_alone() {
+                keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
+            }
+        }
     }
     keep_callers(bytes, &bodies, &idents, &mut kept);
     for r in &idents {
@@ -280,6 +296,7 @@ mod tests {
     fn keys(k: &[&str]) -> BodyKeys {
         BodyKeys {
             triggers: AhoCorasick::new(k).unwrap(),
+            upgrade: None,
             context: vec!["rmcp"],
         }
     }

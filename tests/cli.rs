@@ -438,3 +438,32 @@ fn threads_far_above_the_cores_are_capped_with_a_note() {
         .expect("binary runs");
     assert_eq!(stdout(&env), stdout(&one));
 }
+
+#[test]
+fn a_package_under_a_tests_folder_is_not_test_code() {
+    // A monorepo keeps its servers under `tests/` (as this project keeps its fixtures): only a
+    // `tests` folder inside the package makes its files test code.
+    let root = tempfile::tempdir().expect("temp dir");
+    let pkg = root.path().join("tests/servers/s");
+    std::fs::create_dir_all(pkg.join("src")).expect("dirs");
+    std::fs::create_dir_all(pkg.join("tests")).expect("dirs");
+    std::fs::write(
+        pkg.join("Cargo.toml"),
+        "[package]\nname = \"s\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"2.2\"\n",
+    )
+    .expect("manifest");
+    std::fs::write(pkg.join("src/lib.rs"), SERVER).expect("server");
+    std::fs::write(pkg.join("tests/it.rs"), SERVER).expect("test file");
+    for cwd in [root.path(), pkg.as_path()] {
+        let out = run_in(cwd, &["--format", "json", "."]);
+        let report = json(&out);
+        let paths: Vec<&str> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["path"].as_str().expect("path"))
+            .collect();
+        assert_eq!(paths.len(), 1, "from {}: {paths:?}", cwd.display());
+        assert!(paths[0].ends_with("src/lib.rs"), "{paths:?}");
+    }
+}

@@ -96,3 +96,11 @@ fn sdk_own_package_examples_depend_on_the_sdk() {
 fn custom_requester_method_strings_and_helper_built_requests() {
     check("custom-requester-server");
 }
+
+#[test]
+fn contexts_reached_indirectly() {
+    // A task-local context read in free fns of another file, and a stored peer behind
+    // `&dyn Trait`; the quiet near misses: another task-local, a context read for its id, the
+    // trait object's own calls, the trait over no peer.
+    check("indirect-context-server");
+}
