@@ -241,7 +241,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         .num_threads(crate::lint::worker_threads(settings.threads))
         .build_global();
     let paths = if args.paths.is_empty() {
-        vec![crate::discover::default_root(&settings.base_dir)]
+        vec![crate::reading::discover::default_root(&settings.base_dir)]
     } else {
         args.paths.clone()
     };
@@ -253,7 +253,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(EXIT_CLEAN);
     }
     let mut phases = crate::timings::Phases::start();
-    let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
+    let (files, walk_errors) = crate::reading::discover::discover(&paths, &settings.base_dir);
     phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;
     settings.test_code = gate::test_code_policy(&files, &mut resolver)?;

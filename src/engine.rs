@@ -7,9 +7,9 @@
 
 use proc_macro2::Span;
 
+use crate::reading::source::{LineIndex, Range};
 use crate::scope::{FileFacts, Origin, Value};
 use crate::sdk::McpMethod;
-use crate::source::{LineIndex, Range};
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.

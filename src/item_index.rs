@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use crate::lexer::{Lexer, Token};
+use crate::reading::lexer::{Lexer, Token};
 
 /// A type as written in one file of the package.
 #[derive(Debug, Clone)]

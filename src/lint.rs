@@ -11,9 +11,9 @@ use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::manifest::{Package, Packages};
 use crate::prefilter::Prefilter;
+use crate::reading::source::{LineIndex, Range};
 use crate::rules;
 use crate::scope::FileFacts;
-use crate::source::{LineIndex, Range};
 
 /// The JSON report's `version`.
 pub const REPORT_VERSION: u32 = 1;
@@ -292,7 +292,7 @@ fn analyse_admitted(
         .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
     let keys = prefilter.and_then(Prefilter::body_keys);
-    let (text, file) = match crate::parse::parse_skeleton(source, keys, &aliases) {
+    let (text, file) = match crate::reading::parse::parse_skeleton(source, keys, &aliases) {
         Ok(ok) => ok,
         Err(f) => {
             let mut findings = Vec::new();
@@ -413,13 +413,13 @@ impl Sources {
     }
 }
 
-/// Lints files and folders (see [`crate::discover::discover`]).
+/// Lints files and folders (see [`crate::reading::discover::discover`]).
 pub fn lint_paths(paths: &[PathBuf], settings: &Settings) -> Report {
     lint_paths_with_sources(paths, settings).0
 }
 
 pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Report, Sources) {
-    let (files, errors) = crate::discover::discover(paths, &settings.base_dir);
+    let (files, errors) = crate::reading::discover::discover(paths, &settings.base_dir);
     let (mut report, sources) = lint_files(&files, settings);
     report.errors.extend(errors);
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
@@ -438,7 +438,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     // bytes. Then those are parsed and analysed, largest first: on a vendored tree a handful of
     // big files are most of the work, and started last on one core they left the other idle.
     let scan = |f: &PathBuf| -> Scanned {
-        let display = crate::source::display_path(f, &base);
+        let display = crate::reading::source::display_path(f, &base);
         let bytes = match std::fs::read(f) {
             Ok(bytes) => bytes,
             Err(e) => return Scanned::Unreadable(display, format!("cannot read: {e}")),
@@ -550,7 +550,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     };
     let (mut report, sources) = assemble(results);
     for (manifest, message) in packages.errors() {
-        let path = crate::source::display_path(&manifest, &base);
+        let path = crate::reading::source::display_path(&manifest, &base);
         let message =
             format!("{message}; files of this package were linted without its dependency versions");
         report.errors.push(FileError { path, message });
@@ -617,5 +617,5 @@ fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sour
 
 /// `path` relative to the settings' base directory, as findings show it.
 pub fn display_path(path: &Path, settings: &Settings) -> String {
-    crate::source::display_path(path, &settings.base_dir)
+    crate::reading::source::display_path(path, &settings.base_dir)
 }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::manifest::Package;
-use crate::skeleton::BodyKeys;
+use crate::reading::skeleton::BodyKeys;
 
 /// Substrings (case-sensitive, so the scan keeps its SIMD prefilter) that mark a file as MCP code whatever its package depends on.
 const ANCHORS: &[&str] = &[
@@ -291,7 +291,7 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        let ident = crate::lexer::is_ident;
+        let ident = crate::reading::lexer::is_ident;
         old.find_iter(bytes).any(|m| {
             let before = m.start().checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(m.end()).copied();
@@ -444,7 +444,10 @@ mod tests {
         assert!(filter.admits(stale, Some(&new_rmcp)));
         // The scan of every file leaves upgrade names to the second look, with the package.
         assert!(!filter.has_trigger(stale) && filter.has_upgrade_trigger(stale));
-        assert!(filter.admits(stale, None), "no manifest: the file's `use` lines decide");
+        assert!(
+            filter.admits(stale, None),
+            "no manifest: the file's `use` lines decide"
+        );
         assert!(!filter.admits(current_block, Some(&new_rmcp)));
         // Another rule's trigger admits the file whatever its rmcp.
         let legacy =
@@ -462,7 +465,10 @@ mod tests {
             .count();
         // aho-corasick's Teddy search takes at most 64 patterns; past that every byte of every
         // file goes through the automaton (the vendored tree: 230 -> 470 ms).
-        assert!(everyday <= 64, "{everyday} tokens in the scan of every file");
+        assert!(
+            everyday <= 64,
+            "{everyday} tokens in the scan of every file"
+        );
         assert!(!filter.upgrade.names.is_empty());
     }
 }

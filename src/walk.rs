@@ -8,11 +8,11 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use crate::engine::{Cx, Draft, FnContext, HandlerKind, Rule};
-use crate::macro_body::{parse_macro_body, Piece};
+use crate::reading::macro_body::{parse_macro_body, Piece};
+use crate::reading::source::{LineIndex, Range};
 use crate::scan::{RawScan, RequestScan};
 use crate::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
 use crate::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
-use crate::source::{LineIndex, Range};
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
 const TRANSPARENT_METHODS: &[&str] = &[

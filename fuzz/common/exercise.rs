@@ -109,7 +109,7 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
         &mut err,
     )
     .expect("the fix run fails only on config errors, and there are none");
-    if mcp_lint::parse::parse(data).is_ok() {
+    if mcp_lint::reading::parse::parse(data).is_ok() {
         assert_eq!(
             outcome.failed,
             0,

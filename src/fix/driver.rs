@@ -56,7 +56,7 @@ pub fn fix_text(
     allowed: Allowed,
     relint: &mut dyn FnMut(&str) -> Vec<Finding>,
 ) -> FileFix {
-    if let Err(e) = crate::parse::parse(original.as_bytes()) {
+    if let Err(e) = crate::reading::parse::parse(original.as_bytes()) {
         // Its findings are unknown, so even a suppression that looks unused may not be.
         return FileFix {
             path: path.to_string(),
@@ -105,7 +105,7 @@ pub fn fix_text(
         if applied.text == text {
             break;
         }
-        if let Err(e) = crate::parse::parse(applied.text.as_bytes()) {
+        if let Err(e) = crate::reading::parse::parse(applied.text.as_bytes()) {
             return FileFix {
                 path: path.to_string(),
                 original: original.to_string(),

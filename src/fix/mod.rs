@@ -22,13 +22,21 @@ use crate::finding::{Applicability, Finding};
 /// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
-pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+pub fn file_pass(
+    lines: &crate::reading::source::LineIndex,
+    file: &syn::File,
+    findings: &mut [Finding],
+) {
     mrtr_pass(lines, file, findings);
     // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
     upgrade::attach(lines, file, findings);
 }
 
-fn mrtr_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+fn mrtr_pass(
+    lines: &crate::reading::source::LineIndex,
+    file: &syn::File,
+    findings: &mut [Finding],
+) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();

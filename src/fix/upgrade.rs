@@ -3,9 +3,9 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Finding, Fix};
+use crate::reading::source::LineIndex;
 use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
 use crate::sdk::rmcp_upgrade::{changes_named, Kind};
-use crate::source::LineIndex;
 
 /// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
 /// on code that already speaks rmcp 3.x).
@@ -405,7 +405,7 @@ pub fn bump_manifests(
     while i < manifests.len() {
         let path = manifests[i].clone();
         i += 1;
-        let shown = crate::source::display_path(&path, base);
+        let shown = crate::reading::source::display_path(&path, base);
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
         let (new, notes, outcome) = bump_manifest(&text).map_err(|e| format!("{shown}: {e}"))?;
         if outcome == super::manifest_edit::Outcome::Inherited {

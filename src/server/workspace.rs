@@ -69,7 +69,7 @@ impl Workspace {
 
     /// The findings of `text` as the contents of the file at `path` (absolute), fixes attached.
     pub fn lint(&mut self, path: &Path, text: &str) -> Result<Vec<Finding>, String> {
-        let display = crate::source::display_path(path, &self.settings.base_dir);
+        let display = crate::reading::source::display_path(path, &self.settings.base_dir);
         let package = self.packages.for_file(path);
         let baseline = self.baseline();
         relint(
@@ -85,7 +85,7 @@ impl Workspace {
     /// `text` with every safe fix applied, pass after pass, as `--fix` would leave the file;
     /// `None` when nothing changes or a pass would break the syntax.
     pub fn fix_all(&mut self, path: &Path, text: &str, findings: Vec<Finding>) -> Option<String> {
-        let display = crate::source::display_path(path, &self.settings.base_dir);
+        let display = crate::reading::source::display_path(path, &self.settings.base_dir);
         let allowed = Allowed {
             unsafe_fixes: false,
         };
