@@ -7,9 +7,9 @@
 
 use proc_macro2::Span;
 
+use crate::model::scope::{FileFacts, Origin, Value};
+use crate::model::sdk::McpMethod;
 use crate::reading::source::{LineIndex, Range};
-use crate::scope::{FileFacts, Origin, Value};
-use crate::sdk::McpMethod;
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
@@ -116,7 +116,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Hand-written request literals in an expression, and those carried by the names it uses.
-    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::scope::RawRequest> {
+    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::model::scope::RawRequest> {
         self.state.raw_requests_in_expr(e)
     }
 
@@ -124,7 +124,7 @@ impl<'a> Cx<'a> {
     pub fn raw_requests_in_tokens(
         &self,
         ts: &proc_macro2::TokenStream,
-    ) -> Vec<crate::scope::RawRequest> {
+    ) -> Vec<crate::model::scope::RawRequest> {
         self.state.raw_requests_in_tokens(ts)
     }
 
@@ -148,11 +148,11 @@ impl<'a> Cx<'a> {
         // for every fn of a long call chain it would cost time quadratic in the chain.
         let reach = match cx.kind {
             HandlerKind::Plain => self.state.facts.callgraph.reach(name),
-            _ => crate::callgraph::Reach::Unknown,
+            _ => crate::model::callgraph::Reach::Unknown,
         };
         match (&cx.kind, &reach) {
-            (HandlerKind::Plain, crate::callgraph::Reach::Request) => return Placement::Reachable,
-            (HandlerKind::Plain, crate::callgraph::Reach::Unreachable(caller)) => {
+            (HandlerKind::Plain, crate::model::callgraph::Reach::Request) => return Placement::Reachable,
+            (HandlerKind::Plain, crate::model::callgraph::Reach::Unreachable(caller)) => {
                 return Placement::Unreachable(format!(
                     "in `{name}`, which is called only from `{caller}` and other code MRTR cannot reach"
                 ))

@@ -6,24 +6,17 @@
 
 pub mod atomic_write;
 pub mod baseline;
-pub mod callgraph;
 pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod finding;
 pub mod fix;
-pub mod item_index;
 pub mod lint;
-pub mod manifest;
-pub mod prefilter;
+pub mod model;
 pub mod reading;
 pub mod report;
-pub mod request_helpers;
 pub mod rules;
-mod scan;
-pub mod scope;
-pub mod sdk;
 pub mod server;
 pub mod supervise;
 pub mod suppress;

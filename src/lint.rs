@@ -9,11 +9,11 @@ use syn::visit::Visit;
 use crate::catalog::catalog;
 use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
-use crate::manifest::{Package, Packages};
-use crate::prefilter::Prefilter;
+use crate::model::manifest::{Package, Packages};
+use crate::model::prefilter::Prefilter;
+use crate::model::scope::FileFacts;
 use crate::reading::source::{LineIndex, Range};
 use crate::rules;
-use crate::scope::FileFacts;
 
 /// The JSON report's `version`.
 pub const REPORT_VERSION: u32 = 1;
@@ -89,7 +89,7 @@ impl TestCode {
             TestCode::Quiet => false,
             TestCode::Report => true,
             TestCode::ReportIn(files) => {
-                files.contains(&crate::item_index::normalize(&base.join(path)))
+                files.contains(&crate::model::item_index::normalize(&base.join(path)))
             }
         }
     }
@@ -137,11 +137,11 @@ impl Settings {
         // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
         // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
         if !tokens.is_empty() {
-            for sdk in crate::sdk::SDKS {
+            for sdk in crate::model::sdk::SDKS {
                 tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
                 tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
             }
-            tokens.extend(crate::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
+            tokens.extend(crate::model::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
         }
         tokens.sort();
         tokens.dedup();
@@ -178,7 +178,7 @@ pub fn lint_source_in(
 ) -> FileResult {
     let prefilter = settings
         .prefilter
-        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
+        .then(|| crate::model::prefilter::shared(&settings.trigger_tokens()));
     let run = || {
         let admitted = prefilter
             .as_deref()
@@ -430,7 +430,7 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     let prefilter = settings
         .prefilter
-        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
+        .then(|| crate::model::prefilter::shared(&settings.trigger_tokens()));
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
     let packages = Packages::new();
     let base = settings.base_dir.clone();

@@ -8,11 +8,11 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use crate::engine::{Cx, Draft, FnContext, HandlerKind, Rule};
+use crate::model::scan::{RawScan, RequestScan};
+use crate::model::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
+use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
 use crate::reading::macro_body::{parse_macro_body, Piece};
 use crate::reading::source::{LineIndex, Range};
-use crate::scan::{RawScan, RequestScan};
-use crate::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
-use crate::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
 const TRANSPARENT_METHODS: &[&str] = &[
@@ -61,7 +61,7 @@ const TRANSPARENT_METHODS: &[&str] = &[
 const WRAPPING_CALLS: &[&str] = &["Some", "Ok", "new", "from", "Box", "Arc", "Rc"];
 
 /// Calls and methods whose arguments run in another task.
-use crate::scope::SPAWNS;
+use crate::model::scope::SPAWNS;
 
 /// Methods whose closure argument receives (an element of) the receiver:
 /// `peers.iter().map(|p| p.list_roots())`, `self.peer.as_ref().map(|p| ..)`.
@@ -554,8 +554,13 @@ impl<'a> Walker<'a> {
             None
         };
         let takes_context = self.takes_request_context(sig);
-        let kind =
-            crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
+        let kind = crate::model::callgraph::handler_kind(
+            self.state.facts,
+            handler,
+            attrs,
+            sig,
+            takes_context,
+        );
         let generics: HashSet<String> = sig
             .generics
             .type_params()
@@ -615,7 +620,7 @@ impl<'a> Walker<'a> {
                     w.state.lookup(&i.to_string()).is_some_and(|v| {
                         v.request.is_some()
                             || !v.raw.is_empty()
-                            || v.kind != crate::scope::Kind::Unknown
+                            || v.kind != crate::model::scope::Kind::Unknown
                     })
                 }
                 proc_macro2::TokenTree::Group(g) => carries(w, &g.stream()),
@@ -896,10 +901,10 @@ pub fn expr_span(e: &syn::Expr) -> Span {
 /// The prefilter of every trigger token of the catalog and the SDK tables, whatever rules are
 /// enabled: a superset, so a macro body it turns away holds nothing for any rule. (With default
 /// settings it is the very prefilter `lint_files` uses.)
-fn all_triggers() -> &'static crate::prefilter::Prefilter {
-    static ALL: std::sync::LazyLock<std::sync::Arc<crate::prefilter::Prefilter>> =
+fn all_triggers() -> &'static crate::model::prefilter::Prefilter {
+    static ALL: std::sync::LazyLock<std::sync::Arc<crate::model::prefilter::Prefilter>> =
         std::sync::LazyLock::new(|| {
-            crate::prefilter::shared(&crate::lint::Settings::default().trigger_tokens())
+            crate::model::prefilter::shared(&crate::lint::Settings::default().trigger_tokens())
         });
     &ALL
 }

@@ -23,7 +23,7 @@ use crate::config::gate::{self, GateOptions, Texts};
 use crate::config::Resolver;
 use crate::finding::{Applicability, Finding, Report};
 use crate::lint::{Settings, Sources};
-use crate::manifest::{Package, Packages};
+use crate::model::manifest::{Package, Packages};
 
 /// Passes per file before the loop gives up (each pass applies every non-overlapping fix; more
 /// than a few means fixes keep producing new fixable findings).

@@ -3,9 +3,9 @@
 
 use super::receiver::server_peer;
 use crate::engine::{Cx, Draft, Placement, Rule};
-use crate::manifest::Dependency;
-use crate::scope::Origin;
-use crate::sdk::{Generics, RequestMethod, SdkTable, SDKS};
+use crate::model::manifest::Dependency;
+use crate::model::scope::Origin;
+use crate::model::sdk::{Generics, RequestMethod, SdkTable, SDKS};
 
 pub struct LegacyRequest;
 

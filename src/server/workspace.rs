@@ -11,7 +11,7 @@ use crate::finding::Finding;
 use crate::fix::driver::{fix_text, relint};
 use crate::fix::Allowed;
 use crate::lint::Settings;
-use crate::manifest::Packages;
+use crate::model::manifest::Packages;
 
 /// The command-line options the server takes, applied as a lint run applies them.
 #[derive(Debug, Clone, Default)]

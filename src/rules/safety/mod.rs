@@ -40,7 +40,7 @@ const CHECKS: [(&str, Check); 9] = [
 
 /// The trigger tokens of the checks (from the catalog) and, per token, the checks it starts.
 struct Triggers {
-    matcher: crate::prefilter::Overlapping,
+    matcher: crate::model::prefilter::Overlapping,
     checks: Vec<Vec<usize>>,
 }
 
@@ -62,7 +62,7 @@ impl Triggers {
                 }
             }
             Triggers {
-                matcher: crate::prefilter::Overlapping::new(&tokens)
+                matcher: crate::model::prefilter::Overlapping::new(&tokens)
                     .expect("trigger tokens build a matcher"),
                 checks,
             }
@@ -175,7 +175,7 @@ pub(crate) fn sdk_of(cx: &Cx<'_>) -> Option<&'static str> {
         cx.facts()
             .mentioned_sdks
             .first()
-            .map(|&i| crate::sdk::SDKS[i].name)
+            .map(|&i| crate::model::sdk::SDKS[i].name)
     }
 }
 

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use super::body::{last_name, Met, Step};
 use super::{emit, on_codec, FnView};
 use crate::engine::Cx;
-use crate::scope::Kind;
+use crate::model::scope::Kind;
 
 const CALL: u8 = 1;
 

@@ -14,9 +14,9 @@ use syn::visit::Visit;
 
 use std::cell::RefCell;
 
-use crate::item_index::{ItemIndex, TypeText};
-use crate::manifest::{Dependency, Package};
-use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
+use crate::model::item_index::{ItemIndex, TypeText};
+use crate::model::manifest::{Dependency, Package};
+use crate::model::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,9 +172,9 @@ pub struct FileFacts {
     /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
     pub spawned_names: HashSet<String>,
     /// Which of the file's handlers call which of its helpers.
-    pub callgraph: crate::callgraph::CallGraph,
+    pub callgraph: crate::model::callgraph::CallGraph,
     /// The file's fns that build a request object or forward a method name to a sender.
-    pub helpers: crate::request_helpers::RequestHelpers,
+    pub helpers: crate::model::request_helpers::RequestHelpers,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
     pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
@@ -245,13 +245,13 @@ impl FileFacts {
             }
         }
         if let Some(package) = facts.package.as_deref() {
-            facts.items = Some(crate::item_index::for_package(&package.manifest));
+            facts.items = Some(crate::model::item_index::for_package(&package.manifest));
         }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
         facts.crate_handler_impls();
-        facts.helpers = crate::request_helpers::RequestHelpers::gather(file, text);
-        let callgraph = crate::callgraph::CallGraph::build(file, &facts);
+        facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
+        let callgraph = crate::model::callgraph::CallGraph::build(file, &facts);
         facts.callgraph = callgraph;
         facts
     }

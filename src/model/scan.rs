@@ -6,8 +6,8 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::scope::RawRequest;
-use crate::sdk::{raw, McpMethod, SDKS};
+use crate::model::scope::RawRequest;
+use crate::model::sdk::{raw, McpMethod, SDKS};
 use crate::walk::State;
 
 /// Finds a request type or variant of an SDK in an expression.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use crate::manifest::Package;
+use crate::model::manifest::Package;
 use crate::reading::skeleton::BodyKeys;
 
 /// Substrings (case-sensitive, so the scan keeps its SIMD prefilter) that mark a file as MCP code whatever its package depends on.
@@ -129,7 +129,7 @@ impl Prefilter {
                 // Only the crate names: a body without a trigger has no finding, and what the
                 // scope model takes from a body for the whole file is its `use` items and paths.
                 // (The anchors would keep every body with an `/mcp` URL in it.)
-                context: crate::sdk::SDKS
+                context: crate::model::sdk::SDKS
                     .iter()
                     .flat_map(|s| s.crates.iter().copied())
                     .collect(),
@@ -250,7 +250,7 @@ impl UpgradeTriggers {
             rules
                 .iter()
                 .any(|r| !upgrade_code(&r.code) && r.triggers.iter().any(|t| t == name))
-                || crate::sdk::SDKS.iter().any(|sdk| {
+                || crate::model::sdk::SDKS.iter().any(|sdk| {
                     sdk.request_methods.iter().any(|m| m.name == name)
                         || sdk.removed.iter().any(|m| m.name == name)
                 })
@@ -259,7 +259,7 @@ impl UpgradeTriggers {
             .iter()
             .filter(|r| upgrade_code(&r.code))
             .flat_map(|r| r.triggers.iter().map(String::as_str))
-            .chain(crate::sdk::rmcp_upgrade::trigger_names())
+            .chain(crate::model::sdk::rmcp_upgrade::trigger_names())
             .filter(|name| tokens.contains(name) && !elsewhere(name))
             .collect();
         names.sort_unstable();
@@ -268,7 +268,7 @@ impl UpgradeTriggers {
             .iter()
             .filter(|r| CURRENT_RMCP_CODES.contains(&r.code.as_str()))
             .flat_map(|r| r.triggers.iter().map(String::as_str))
-            .chain(crate::sdk::rmcp_upgrade::current_names())
+            .chain(crate::model::sdk::rmcp_upgrade::current_names())
             .collect();
         let old: Vec<&str> = names
             .iter()
@@ -308,7 +308,7 @@ impl UpgradeTriggers {
         };
         let rmcp = match package {
             None => return scanner.is_match(bytes),
-            Some(p) => p.dependency_on(crate::sdk::rmcp::RMCP.packages),
+            Some(p) => p.dependency_on(crate::model::sdk::rmcp::RMCP.packages),
         };
         match rmcp {
             None => false,
@@ -319,7 +319,7 @@ impl UpgradeTriggers {
 }
 
 fn depends_on_an_sdk(package: &Package) -> bool {
-    crate::sdk::SDKS
+    crate::model::sdk::SDKS
         .iter()
         .any(|sdk| package.dependency_on(sdk.packages).is_some())
 }
