@@ -9,7 +9,6 @@ pub mod baseline;
 pub mod catalog;
 pub mod cli;
 pub mod config;
-pub mod engine;
 pub mod finding;
 pub mod fix;
 pub mod lint;
@@ -21,7 +20,6 @@ pub mod server;
 pub mod supervise;
 pub mod suppress;
 pub mod timings;
-pub mod walk;
 
 pub use lint::{
     lint_files, lint_paths, lint_paths_with_sources, lint_source, FileResult, Settings, Sources,

@@ -7,13 +7,13 @@ use rayon::prelude::*;
 use syn::visit::Visit;
 
 use crate::catalog::catalog;
-use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::model::manifest::{Package, Packages};
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::FileFacts;
 use crate::reading::source::{LineIndex, Range};
 use crate::rules;
+use crate::rules::engine::Draft;
 
 /// The JSON report's `version`.
 pub const REPORT_VERSION: u32 = 1;
@@ -346,7 +346,7 @@ fn analyse(
         .test_code
         .reports(Path::new(path), &settings.base_dir);
     let lines = LineIndex::new(text);
-    let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
+    let mut walker = crate::rules::walk::Walker::new(&facts, &lines, rules::ALL);
     walker.visit_file(file);
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
     let mut seen = HashSet::new();

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use syn::visit::Visit;
 
-use crate::engine::HandlerKind;
 use crate::model::scope::FileFacts;
 use crate::model::sdk::{HandlerTrait, SDKS};
+use crate::rules::engine::HandlerKind;
 
 /// How a plain fn is reached from the file's handlers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use syn::visit::Visit;
 
 use crate::model::scope::RawRequest;
 use crate::model::sdk::{raw, McpMethod, SDKS};
-use crate::walk::State;
+use crate::rules::walk::State;
 
 /// Finds a request type or variant of an SDK in an expression.
 pub(crate) struct RequestScan<'s, 'a> {

@@ -4,8 +4,8 @@
 use syn::spanned::Spanned;
 
 use super::receiver::server_peer;
-use crate::engine::{Cx, Draft, Rule};
 use crate::model::sdk::{RemovedApi as Api, SdkTable, SDKS};
+use crate::rules::engine::{Cx, Draft, Rule};
 
 pub struct RemovedApi;
 

@@ -6,10 +6,10 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use crate::engine::{Cx, Draft, Rule};
 use crate::model::manifest::Version;
 use crate::model::sdk::rmcp::RMCP;
 use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+use crate::rules::engine::{Cx, Draft, Rule};
 
 pub struct RmcpUpgrade;
 

@@ -18,7 +18,7 @@ pub mod words;
 
 use proc_macro2::Span;
 
-use crate::engine::{Cx, Draft, HandlerKind, Rule};
+use crate::rules::engine::{Cx, Draft, HandlerKind, Rule};
 use body::Body;
 
 /// The MRTR safety rules, MCP101 to MCP109.

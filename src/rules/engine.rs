@@ -82,7 +82,7 @@ pub struct Draft {
 
 /// The read side of the walk that rules see, plus the place to report.
 pub struct Cx<'a> {
-    pub(crate) state: &'a crate::walk::State<'a>,
+    pub(crate) state: &'a crate::rules::walk::State<'a>,
     pub(crate) out: &'a mut Vec<(Range, Draft)>,
 }
 
