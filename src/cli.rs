@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::{catalog, render_doc};
-use crate::config::gate::{self, GateFormat, GateOptions};
-use crate::config::Resolver;
 use crate::finding::Level;
+use crate::gate::config::Resolver;
+use crate::gate::{self, GateFormat, GateOptions};
 use crate::lint::Settings;
 use crate::report::{render, Format, RenderOptions};
 

@@ -5,12 +5,11 @@
 //! and the [`engine::Rule`] trait new rules implement.
 
 pub mod atomic_write;
-pub mod baseline;
 pub mod catalog;
 pub mod cli;
-pub mod config;
 pub mod finding;
 pub mod fix;
+pub mod gate;
 pub mod lint;
 pub mod model;
 pub mod reading;
@@ -18,7 +17,6 @@ pub mod report;
 pub mod rules;
 pub mod server;
 pub mod supervise;
-pub mod suppress;
 pub mod timings;
 
 pub use lint::{

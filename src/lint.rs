@@ -444,7 +444,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             Err(e) => return Scanned::Unreadable(display, format!("cannot read: {e}")),
         };
         let has_directives =
-            memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
+            memchr::memmem::find(&bytes, crate::gate::suppress::DIRECTIVE.as_bytes()).is_some();
         // The trigger scan needs no package, so most files are turned away before their
         // manifest is looked up; of the rest, those without an anchor in a package whose
         // manifest names no SDK are turned away before it is parsed.

@@ -10,9 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_lint::config::gate::{self, GateFormat, GateOptions, Texts};
-use mcp_lint::config::Resolver;
 use mcp_lint::finding::{Finding, Report, Summary};
+use mcp_lint::gate::config::Resolver;
+use mcp_lint::gate::{self, GateFormat, GateOptions, Texts};
 use mcp_lint::lint::{lint_source, Settings, Sources, REPORT_VERSION};
 use mcp_lint::report::{render, Format, RenderOptions};
 
@@ -284,7 +284,7 @@ fn add_suppressions_keeps_code_parsing(src: &str, gated: &gate::Gated, settings:
     if findings.is_empty() || syn::parse_file(src).is_err() {
         return;
     }
-    if let Ok((new_text, _)) = mcp_lint::suppress::add_suppressions(src, &findings, "fuzz") {
+    if let Ok((new_text, _)) = mcp_lint::gate::suppress::add_suppressions(src, &findings, "fuzz") {
         assert!(
             syn::parse_file(&new_text).is_ok(),
             "added suppressions broke the file:\n{new_text}"

@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use super::apply::apply_fixes;
 use super::Allowed;
-use crate::config::gate::{self, GateOptions, Texts};
-use crate::config::Resolver;
 use crate::finding::{Applicability, Finding, Report};
+use crate::gate::config::Resolver;
+use crate::gate::{self, GateOptions, Texts};
 use crate::lint::{Settings, Sources};
 use crate::model::manifest::{Package, Packages};
 

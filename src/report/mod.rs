@@ -60,11 +60,12 @@ pub fn render(
             rustc_json::render(report, &mut text_of, &root)
         }
         Format::Sarif => {
-            let ctxs =
-                crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));
-            let fps = crate::baseline::fingerprints(&report.findings, &ctxs);
+            let ctxs = crate::gate::baseline::contexts(&report.findings, |p| {
+                sources.get(p).map(str::to_string)
+            });
+            let fps = crate::gate::baseline::fingerprints(&report.findings, &ctxs);
             let root = std::env::current_dir().unwrap_or_default();
-            sarif::render(report, &crate::config::gate::rule_metas(), &fps, &[], &root)
+            sarif::render(report, &crate::gate::rule_metas(), &fps, &[], &root)
         }
     }
 }

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::baseline::FINGERPRINT_KEY;
 use crate::finding::{Edit, Finding, Level, Report};
+use crate::gate::baseline::FINGERPRINT_KEY;
 
 pub const URI_BASE_ID: &str = "SRCROOT";
 

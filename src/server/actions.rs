@@ -11,7 +11,7 @@ use lsp_types::{
 
 use crate::finding::{Applicability, Finding, Fix};
 use crate::fix::apply::apply_fixes;
-use crate::suppress;
+use crate::gate::suppress;
 
 use super::diagnostics::{to_diagnostic, touches};
 use super::state::{Linted, Shared};

@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::gate;
-use crate::config::Resolver;
 use crate::finding::Finding;
 use crate::fix::driver::{fix_text, relint};
 use crate::fix::Allowed;
+use crate::gate;
+use crate::gate::config::Resolver;
 use crate::lint::Settings;
 use crate::model::manifest::Packages;
 
@@ -107,6 +107,6 @@ impl Workspace {
 pub fn changes_settings(path: &Path) -> bool {
     matches!(
         path.file_name().and_then(|n| n.to_str()),
-        Some(crate::config::CONFIG_FILE | "Cargo.toml" | "Cargo.lock")
+        Some(crate::gate::config::CONFIG_FILE | "Cargo.toml" | "Cargo.lock")
     )
 }

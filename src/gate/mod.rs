@@ -5,16 +5,20 @@
 //! baseline over the whole run. The result is sorted by (path, line, column, code), so it does not
 //! depend on the engine's thread count.
 
+pub mod baseline;
+pub mod config;
+pub mod suppress;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::baseline::{self, Baseline};
 use crate::catalog::catalog;
-use crate::config::Resolver;
 use crate::finding::{Finding, Report};
+use crate::gate::baseline::Baseline;
+use crate::gate::config::Resolver;
+use crate::gate::suppress::Policy;
 use crate::lint::Sources;
 use crate::report::{concise, github, sarif, statistics};
-use crate::suppress::{self, Policy};
 
 /// The engine's code for a file it could not parse (and so did not analyse).
 const PARSE_ERROR: &str = "MCP900";
@@ -102,7 +106,7 @@ impl<'a> Texts<'a> {
         // every file of a large tree would hold all of it in memory.
         if text
             .as_deref()
-            .is_some_and(|t| t.contains(crate::suppress::DIRECTIVE))
+            .is_some_and(|t| t.contains(crate::gate::suppress::DIRECTIVE))
         {
             self.read.insert(path.to_string(), text.clone());
         }
@@ -178,7 +182,7 @@ pub fn apply(
         }
         let text = texts.get(&path);
         let fs = match text.as_deref() {
-            Some(src) if src.contains(crate::suppress::DIRECTIVE) => {
+            Some(src) if src.contains(crate::gate::suppress::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other
                 // suppressions are used, so only its parse-error suppressions can be unused.
                 let analysed = !fs.iter().any(|f| f.code == PARSE_ERROR);

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Finding;
+use crate::gate::suppress::SourceScopes;
 use crate::reading::source::LineIndex;
-use crate::suppress::SourceScopes;
 
 pub const FORMAT_VERSION: u32 = 1;
 /// Key of our entry in SARIF `partialFingerprints`; bump the suffix if the identity ever changes.
