@@ -9,7 +9,22 @@ use syn::visit::Visit;
 
 use crate::model::scope::FileFacts;
 use crate::model::sdk::{HandlerTrait, SDKS};
-use crate::rules::engine::HandlerKind;
+
+/// What kind of code a fn is, and so every node it encloses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// A request handler that may answer with `InputRequiredResult`: `call_tool`, `get_prompt`,
+    /// `read_resource`, a `#[tool]` or `#[prompt]` method.
+    MrtrRequest,
+    /// A request handler that cannot (`list_tools`, `complete`, `initialize`, ...).
+    OtherRequest,
+    /// A notification hook (`on_initialized`) or another trait method that is not a request.
+    Hook,
+    /// Client-side code (`impl ClientHandler`).
+    Client,
+    /// Anything else: helpers, free functions, `main`.
+    Plain,
+}
 
 /// How a plain fn is reached from the file's handlers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 
 use proc_macro2::Span;
 
+use crate::model::callgraph::HandlerKind;
 use crate::model::scope::{FileFacts, Origin, Value};
 use crate::model::sdk::McpMethod;
 use crate::reading::source::{LineIndex, Range};
@@ -30,22 +31,6 @@ pub trait Rule: Send + Sync {
 /// Legacy-request codes quiet in test code unless `report-test-code` is set: a mock server in a
 /// test module is no code to migrate. (MCP005 stays: a removed API breaks the build of tests too.)
 pub const LEGACY_REQUEST_CODES: &[&str] = &["MCP001", "MCP002", "MCP003", "MCP004", "MCP006"];
-
-/// What kind of code encloses the current node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HandlerKind {
-    /// A request handler that may answer with `InputRequiredResult`: `call_tool`, `get_prompt`,
-    /// `read_resource`, a `#[tool]` or `#[prompt]` method.
-    MrtrRequest,
-    /// A request handler that cannot (`list_tools`, `complete`, `initialize`, ...).
-    OtherRequest,
-    /// A notification hook (`on_initialized`) or another trait method that is not a request.
-    Hook,
-    /// Client-side code (`impl ClientHandler`).
-    Client,
-    /// Anything else: helpers, free functions, `main`.
-    Plain,
-}
 
 /// The function (or closure within it) being walked.
 #[derive(Debug, Clone)]

@@ -76,7 +76,7 @@ impl Rule for LegacyRequest {
                         });
                         if let (Some(m), true) = (
                             legacy,
-                            cx.context().kind != crate::rules::engine::HandlerKind::Client,
+                            cx.context().kind != crate::model::callgraph::HandlerKind::Client,
                         ) {
                             report(
                                 cx,

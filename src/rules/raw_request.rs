@@ -3,10 +3,11 @@
 //! Where MRTR cannot reach the call, MCP006 instead.
 
 use super::receiver::server_peer;
+use crate::model::callgraph::HandlerKind;
 use crate::model::request_helpers::is_method_sender;
 use crate::model::scope::{Kind, Origin, RawRequest as RawLit};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
-use crate::rules::engine::{Cx, Draft, HandlerKind, Placement, Rule};
+use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
 pub struct RawRequest;
 

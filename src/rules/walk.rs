@@ -7,12 +7,13 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+use crate::model::callgraph::HandlerKind;
 use crate::model::scan::{RawScan, RequestScan};
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
 use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
 use crate::reading::macro_body::{parse_macro_body, Piece};
 use crate::reading::source::{LineIndex, Range};
-use crate::rules::engine::{Cx, Draft, FnContext, HandlerKind, Rule};
+use crate::rules::engine::{Cx, Draft, FnContext, Rule};
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
 const TRANSPARENT_METHODS: &[&str] = &[

@@ -18,7 +18,8 @@ pub mod words;
 
 use proc_macro2::Span;
 
-use crate::rules::engine::{Cx, Draft, HandlerKind, Rule};
+use crate::model::callgraph::HandlerKind;
+use crate::rules::engine::{Cx, Draft, Rule};
 use body::Body;
 
 /// The MRTR safety rules, MCP101 to MCP109.
