@@ -10,3 +10,4 @@ pub mod request_helpers;
 pub(crate) mod scan;
 pub mod scope;
 pub mod sdk;
+pub mod state;

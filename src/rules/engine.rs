@@ -10,6 +10,7 @@ use proc_macro2::Span;
 use crate::model::callgraph::HandlerKind;
 use crate::model::scope::{FileFacts, Origin, Value};
 use crate::model::sdk::McpMethod;
+use crate::model::state::{FnContext, State};
 use crate::reading::source::{LineIndex, Range};
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
@@ -31,18 +32,6 @@ pub trait Rule: Send + Sync {
 /// Legacy-request codes quiet in test code unless `report-test-code` is set: a mock server in a
 /// test module is no code to migrate. (MCP005 stays: a removed API breaks the build of tests too.)
 pub const LEGACY_REQUEST_CODES: &[&str] = &["MCP001", "MCP002", "MCP003", "MCP004", "MCP006"];
-
-/// The function (or closure within it) being walked.
-#[derive(Debug, Clone)]
-pub struct FnContext {
-    pub kind: HandlerKind,
-    /// The enclosing fn's name (`call_tool`), or empty at file level.
-    pub name: String,
-    /// Inside the arguments of a `spawn(..)`: the code runs in another task.
-    pub spawned: bool,
-    /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
-    pub test: bool,
-}
 
 /// Where a request call sits, as far as MRTR is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +56,7 @@ pub struct Draft {
 
 /// The read side of the walk that rules see, plus the place to report.
 pub struct Cx<'a> {
-    pub(crate) state: &'a crate::rules::walk::State<'a>,
+    pub(crate) state: &'a State<'a>,
     pub(crate) out: &'a mut Vec<(Range, Draft)>,
 }
 
