@@ -7,8 +7,14 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::model::scope::RawRequest;
 use crate::model::sdk::{raw, McpMethod};
+
+/// A request literal written by hand (`json!({"method": "roots/list", ..})`).
+#[derive(Debug, Clone, Copy)]
+pub struct RawRequest {
+    pub method: McpMethod,
+    pub span: Span,
+}
 
 /// Collects hand-written request literals and the local names an expression mentions.
 #[derive(Default)]

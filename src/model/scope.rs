@@ -9,13 +9,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use proc_macro2::Span;
 use syn::visit::Visit;
 
 use std::cell::RefCell;
 
 use crate::model::item_index::{ItemIndex, TypeText};
 use crate::model::manifest::{Dependency, Package};
+use crate::model::scan::RawRequest;
 use crate::model::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
@@ -53,13 +53,6 @@ pub enum Origin {
     Stored,
     /// A running service (`serve_server(..)`): outside every request.
     Running,
-}
-
-/// A request literal written by hand (`json!({"method": "roots/list", ..})`).
-#[derive(Debug, Clone, Copy)]
-pub struct RawRequest {
-    pub method: McpMethod,
-    pub span: Span,
 }
 
 #[derive(Debug, Clone)]

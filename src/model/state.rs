@@ -8,8 +8,8 @@ use proc_macro2::{Span, TokenStream};
 use syn::visit::Visit;
 
 use crate::model::callgraph::HandlerKind;
-use crate::model::scan::RawScan;
-use crate::model::scope::{FileFacts, Kind, Origin, RawRequest, Value};
+use crate::model::scan::{RawRequest, RawScan};
+use crate::model::scope::{FileFacts, Kind, Origin, Value};
 use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
 use crate::reading::source::LineIndex;
 

@@ -90,7 +90,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Hand-written request literals in an expression, and those carried by the names it uses.
-    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::model::scope::RawRequest> {
+    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::model::scan::RawRequest> {
         self.state.raw_requests_in_expr(e)
     }
 
@@ -98,7 +98,7 @@ impl<'a> Cx<'a> {
     pub fn raw_requests_in_tokens(
         &self,
         ts: &proc_macro2::TokenStream,
-    ) -> Vec<crate::model::scope::RawRequest> {
+    ) -> Vec<crate::model::scan::RawRequest> {
         self.state.raw_requests_in_tokens(ts)
     }
 

@@ -5,7 +5,8 @@
 use super::receiver::server_peer;
 use crate::model::callgraph::HandlerKind;
 use crate::model::request_helpers::is_method_sender;
-use crate::model::scope::{Kind, Origin, RawRequest as RawLit};
+use crate::model::scan::RawRequest as RawLit;
+use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
