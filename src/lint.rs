@@ -346,7 +346,7 @@ fn analyse(
         .test_code
         .reports(Path::new(path), &settings.base_dir);
     let lines = LineIndex::new(text);
-    let mut walker = crate::rules::walk::Walker::new(&facts, &lines, rules::ALL);
+    let mut walker = crate::rules::walk::Walker::new(&facts, &lines, rules::ALL, all_triggers());
     walker.visit_file(file);
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
     let mut seen = HashSet::new();
@@ -383,6 +383,17 @@ fn analyse(
         pass(&lines, file, &mut findings);
     }
     findings
+}
+
+/// What the walk tests a macro body with before parsing it: the prefilter of every trigger token
+/// of the catalog and the SDK tables, whatever rules are enabled: a superset, so a macro body it
+/// turns away holds nothing for any rule. (With default settings it is the very prefilter
+/// `lint_files` uses.)
+fn all_triggers() -> &'static Prefilter {
+    static ALL: std::sync::LazyLock<std::sync::Arc<Prefilter>> = std::sync::LazyLock::new(|| {
+        crate::model::prefilter::shared(&Settings::default().trigger_tokens())
+    });
+    &ALL
 }
 
 /// A pass over one file's findings after the rules ran, with the file's line index (and so its

@@ -7,6 +7,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+use crate::model::prefilter::Prefilter;
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
 use crate::reading::macro_body::{parse_macro_body, Piece};
@@ -46,6 +47,9 @@ const ADAPTERS: &[&str] = &[
 pub struct Walker<'a> {
     state: State<'a>,
     rules: &'a [&'static dyn Rule],
+    /// Every trigger token, whatever rules are enabled: a macro body without one (and without a
+    /// local name that carries something) cannot hold a finding, so it is not parsed.
+    triggers: &'a Prefilter,
     pub out: Vec<(Range, Draft)>,
     macro_depth: usize,
     /// What the next closure's first parameter is (set for closure arguments of [`ADAPTERS`]).
@@ -57,10 +61,12 @@ impl<'a> Walker<'a> {
         facts: &'a FileFacts,
         lines: &'a LineIndex<'a>,
         rules: &'a [&'static dyn Rule],
+        triggers: &'a Prefilter,
     ) -> Self {
         Walker {
             state: State::new(facts, lines),
             rules,
+            triggers,
             out: Vec::new(),
             macro_depth: 0,
             closure_param: None,
@@ -155,7 +161,7 @@ impl<'a> Walker<'a> {
     fn macro_may_matter(&self, m: &syn::Macro) -> bool {
         let delim = m.delimiter.span();
         let text = self.state.lines.text_between(delim.open(), delim.close());
-        if all_triggers().has_any_trigger(text.as_bytes()) {
+        if self.triggers.has_any_trigger(text.as_bytes()) {
             return true;
         }
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
@@ -440,15 +446,4 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 /// Span helpers for rules.
 pub fn expr_span(e: &syn::Expr) -> Span {
     e.span()
-}
-
-/// The prefilter of every trigger token of the catalog and the SDK tables, whatever rules are
-/// enabled: a superset, so a macro body it turns away holds nothing for any rule. (With default
-/// settings it is the very prefilter `lint_files` uses.)
-fn all_triggers() -> &'static crate::model::prefilter::Prefilter {
-    static ALL: std::sync::LazyLock<std::sync::Arc<crate::model::prefilter::Prefilter>> =
-        std::sync::LazyLock::new(|| {
-            crate::model::prefilter::shared(&crate::lint::Settings::default().trigger_tokens())
-        });
-    &ALL
 }
