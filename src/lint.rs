@@ -117,35 +117,11 @@ impl Settings {
             .unwrap_or(Level::Error)
     }
 
-    /// The trigger tokens of every enabled rule; none (no prefilter) when an enabled rule's
-    /// triggers include `"*"`. Rules with no triggers (meta codes about suppressions) do not take
-    /// part.
+    /// The trigger tokens of every enabled rule ([`crate::model::prefilter::trigger_tokens`]).
     pub fn trigger_tokens(&self) -> Vec<String> {
-        let mut tokens = Vec::new();
-        for r in &catalog().rules {
-            if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str())
-            {
-                continue;
-            }
-            // `"*"`: the rule may fire in any file, so nothing can be skipped.
-            if r.triggers.iter().any(|t| t == "*") {
-                return Vec::new();
-            }
-            tokens.extend(r.triggers.iter().cloned());
-        }
-        // Every request method and removed API an SDK table names can start a finding; the tables
-        // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
-        // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
-        if !tokens.is_empty() {
-            for sdk in crate::model::sdk::SDKS {
-                tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
-                tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
-            }
-            tokens.extend(crate::model::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
-        }
-        tokens.sort();
-        tokens.dedup();
-        tokens
+        crate::model::prefilter::trigger_tokens(|code| {
+            self.level(code) != Level::Allow && !rules::ENGINE_CODES.contains(&code)
+        })
     }
 }
 

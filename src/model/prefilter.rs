@@ -207,6 +207,36 @@ fn is_inside_another_word(bytes: &[u8], pattern: usize, start: usize, end: usize
     }
 }
 
+/// The trigger tokens of the catalog rules whose codes `runs` admits, plus the names of every SDK
+/// table; none (no prefilter) when an admitted rule's triggers include `"*"`. Rules with no
+/// triggers (meta codes about suppressions) do not take part.
+pub fn trigger_tokens(runs: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for r in &crate::catalog::catalog().rules {
+        if !runs(&r.code) {
+            continue;
+        }
+        // `"*"`: the rule may fire in any file, so nothing can be skipped.
+        if r.triggers.iter().any(|t| t == "*") {
+            return Vec::new();
+        }
+        tokens.extend(r.triggers.iter().cloned());
+    }
+    // Every request method and removed API an SDK table names can start a finding; the tables
+    // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
+    // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
+    if !tokens.is_empty() {
+        for sdk in crate::model::sdk::SDKS {
+            tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
+            tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
+        }
+        tokens.extend(crate::model::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
+    }
+    tokens.sort();
+    tokens.dedup();
+    tokens
+}
+
 /// The prefilter for `tokens`, built once per distinct token list in the process: building the DFA
 /// costs far more than scanning one file, and the fix loop and library callers lint one text at a
 /// time with the same settings.
@@ -328,6 +358,16 @@ fn depends_on_an_sdk(package: &Package) -> bool {
 mod tests {
     use super::*;
 
+    /// The tokens of a run with default settings: every rule at its catalog level.
+    fn default_tokens() -> Vec<String> {
+        let catalog = crate::catalog::catalog();
+        trigger_tokens(|code| {
+            catalog
+                .get(code)
+                .is_some_and(|r| r.level != crate::finding::Level::Allow)
+        })
+    }
+
     fn package(deps: &str) -> Package {
         let dir = tempfile::tempdir().expect("temp dir");
         let manifest = dir.path().join("Cargo.toml");
@@ -426,8 +466,7 @@ mod tests {
 
     #[test]
     fn rmcp_3_names_admit_a_file_only_where_an_upgrade_can_find_something() {
-        let settings = crate::lint::Settings::default();
-        let filter = Prefilter::new(&settings.trigger_tokens());
+        let filter = Prefilter::new(&default_tokens());
         // `Tool` and `CallToolResult` are in every rmcp server: they start an upgrade finding
         // (MCP202/MCP204) only below 3.0.
         let current = b"fn t() -> CallToolResult { let _ = Tool::default(); todo!() }";
@@ -457,7 +496,7 @@ mod tests {
 
     #[test]
     fn the_scan_of_every_file_keeps_within_the_simd_pattern_budget() {
-        let tokens = crate::lint::Settings::default().trigger_tokens();
+        let tokens = default_tokens();
         let filter = Prefilter::new(&tokens);
         let everyday = tokens
             .iter()
