@@ -106,7 +106,7 @@ impl<'a> Texts<'a> {
         // every file of a large tree would hold all of it in memory.
         if text
             .as_deref()
-            .is_some_and(|t| t.contains(crate::gate::suppress::DIRECTIVE))
+            .is_some_and(|t| t.contains(crate::lint::DIRECTIVE))
         {
             self.read.insert(path.to_string(), text.clone());
         }
@@ -182,7 +182,7 @@ pub fn apply(
         }
         let text = texts.get(&path);
         let fs = match text.as_deref() {
-            Some(src) if src.contains(crate::gate::suppress::DIRECTIVE) => {
+            Some(src) if src.contains(crate::lint::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other
                 // suppressions are used, so only its parse-error suppressions can be unused.
                 let analysed = !fs.iter().any(|f| f.code == PARSE_ERROR);

@@ -19,9 +19,6 @@
 //! or one without a reason when the policy requires one is reported as MCP902 and suppresses
 //! nothing.
 
-/// What every directive starts with; a file without it has nothing to suppress.
-pub const DIRECTIVE: &str = "mcp-lint:";
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
@@ -30,6 +27,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 use crate::finding::{Applicability, Finding, Fix, Level};
+use crate::lint::DIRECTIVE;
 use crate::reading::lexer::{Lexer, Token};
 use crate::reading::source::LineIndex;
 
