@@ -11,9 +11,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::catalog::{catalog, render_doc};
 use crate::finding::Level;
 use crate::gate::config::Resolver;
-use crate::gate::{self, GateFormat, GateOptions};
+use crate::gate::{self, GateOptions};
 use crate::lint::Settings;
-use crate::report::{render, Format, RenderOptions};
+use crate::report::{render, render_gated, render_statistics, Format, GateFormat, RenderOptions};
 
 pub const EXIT_CLEAN: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
@@ -346,16 +346,16 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(status);
     }
     let out = match args.format {
-        _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
-        Format::Concise => gate::render(GateFormat::Concise, &gated, base),
-        Format::Github => gate::render(GateFormat::Github, &gated, base),
+        _ if args.statistics => render_statistics(&gated, args.format == Format::Json),
+        Format::Concise => render_gated(GateFormat::Concise, &gated, base),
+        Format::Github => render_gated(GateFormat::Github, &gated, base),
         Format::Sarif if !args.not_fixed.is_empty() => {
             // The fix run before this report failed on these files: the run did not succeed.
             let mut g = gated;
             g.report.errors.extend(args.not_fixed.iter().cloned());
-            gate::render(GateFormat::Sarif, &g, base)
+            render_gated(GateFormat::Sarif, &g, base)
         }
-        Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        Format::Sarif => render_gated(GateFormat::Sarif, &gated, base),
         // `sources` holds the text of every file with a finding by now (`extra` above).
         Format::RustcJson => crate::report::rustc_json::render(
             &gated.report,

@@ -12,9 +12,11 @@ use std::path::{Path, PathBuf};
 
 use mcp_lint::finding::{Finding, Report, Summary};
 use mcp_lint::gate::config::Resolver;
-use mcp_lint::gate::{self, GateFormat, GateOptions, Texts};
+use mcp_lint::gate::{self, GateOptions, Texts};
 use mcp_lint::lint::{lint_source, Settings, Sources, REPORT_VERSION};
-use mcp_lint::report::{render, Format, RenderOptions};
+use mcp_lint::report::{
+    render, render_gated, render_statistics, Format, GateFormat, RenderOptions,
+};
 
 /// The path the input is linted under (relative, like the CLI's display paths).
 const PATH: &str = "src/fuzz_input.rs";
@@ -261,13 +263,13 @@ fn gate_and_render(
     assert_eq!(back, gated.report, "JSON round trip changed the report");
     for format in [GateFormat::Concise, GateFormat::Github, GateFormat::Sarif] {
         let is_sarif = matches!(format, GateFormat::Sarif);
-        let out = gate::render(format, &gated, base);
+        let out = render_gated(format, &gated, base);
         if is_sarif {
             serde_json::from_str::<serde_json::Value>(&out).expect("SARIF is valid JSON");
         }
     }
     for json in [false, true] {
-        let _ = gate::render_statistics(&gated, json);
+        let _ = render_statistics(&gated, json);
     }
     gated
 }

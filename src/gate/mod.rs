@@ -18,7 +18,6 @@ use crate::gate::baseline::Baseline;
 use crate::gate::config::Resolver;
 use crate::gate::suppress::Policy;
 use crate::lint::Sources;
-use crate::report::{concise, github, sarif, statistics};
 
 /// The engine's code for a file it could not parse (and so did not analyse).
 const PARSE_ERROR: &str = "MCP900";
@@ -56,23 +55,6 @@ pub struct Gated {
 /// Every code of the embedded catalog.
 pub fn known_codes() -> BTreeSet<String> {
     catalog().rules.iter().map(|r| r.code.clone()).collect()
-}
-
-/// SARIF rule metadata from the catalog.
-pub fn rule_metas() -> Vec<sarif::RuleMeta> {
-    catalog()
-        .rules
-        .iter()
-        .map(|r| sarif::RuleMeta {
-            code: r.code.clone(),
-            name: r.name.clone(),
-            summary: r.summary.clone(),
-            why: r.why.clone(),
-            how_to_fix: r.how_to_fix.clone(),
-            fix_safety: r.fix_safety.clone(),
-            level: r.level,
-        })
-        .collect()
 }
 
 /// Texts of the files the run looked at: the engine's copies first, the disk otherwise.
@@ -359,33 +341,6 @@ pub fn apply(
         baseline_hidden,
         stale,
     })
-}
-
-/// Output of the gate's own formats.
-pub enum GateFormat {
-    Concise,
-    Github,
-    Sarif,
-}
-
-pub fn render(format: GateFormat, g: &Gated, base: &Path) -> String {
-    match format {
-        GateFormat::Concise => concise::render(&g.report.findings, &g.notes),
-        GateFormat::Github => github::render(&g.report.findings, &g.notes),
-        GateFormat::Sarif => {
-            sarif::render(&g.report, &rule_metas(), &g.fingerprints, &g.notes, base)
-        }
-    }
-}
-
-/// `--statistics`: a table, or JSON when the format is JSON.
-pub fn render_statistics(g: &Gated, json: bool) -> String {
-    let s = statistics::compute(&g.report.findings);
-    if json {
-        statistics::render_json(&s)
-    } else {
-        statistics::render_text(&s, &g.notes)
-    }
 }
 
 /// `--add-suppressions REASON`: a directive above every reported finding's line, file by file,

@@ -27,6 +27,23 @@ pub struct RuleMeta {
     pub level: Level,
 }
 
+/// SARIF rule metadata from the catalog.
+pub fn rule_metas() -> Vec<RuleMeta> {
+    crate::catalog::catalog()
+        .rules
+        .iter()
+        .map(|r| RuleMeta {
+            code: r.code.clone(),
+            name: r.name.clone(),
+            summary: r.summary.clone(),
+            why: r.why.clone(),
+            how_to_fix: r.how_to_fix.clone(),
+            fix_safety: r.fix_safety.clone(),
+            level: r.level,
+        })
+        .collect()
+}
+
 fn sarif_level(l: Level) -> &'static str {
     match l {
         Level::Error => "error",
