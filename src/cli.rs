@@ -390,14 +390,14 @@ fn run_fix(
     settings: &Settings,
     resolver: &mut Resolver,
 ) -> Result<i32, String> {
-    let opts = crate::fix::driver::Options {
+    let opts = crate::fix_driver::Options {
         allowed: crate::fix::Allowed {
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let done = crate::fix::driver::run_with_baseline(
+    let done = crate::fix_driver::run_with_baseline(
         report,
         texts,
         settings,

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cli;
 pub mod finding;
 pub mod fix;
+pub mod fix_driver;
 pub mod gate;
 pub mod lint;
 pub mod model;

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use mcp_lint::finding::Applicability;
-use mcp_lint::fix::driver::fix_source;
 use mcp_lint::fix::Allowed;
+use mcp_lint::fix_driver::fix_source;
 use mcp_lint::Settings;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

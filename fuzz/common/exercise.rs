@@ -96,12 +96,12 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
     let mut texts = Texts::new(&sources, &settings.base_dir);
     let mut resolver =
         Resolver::new(&settings.base_dir, &[], gate::known_codes()).expect("no config");
-    let opts = mcp_lint::fix::driver::Options {
+    let opts = mcp_lint::fix_driver::Options {
         allowed: mcp_lint::fix::Allowed { unsafe_fixes: true },
         diff_only: true,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = mcp_lint::fix::driver::run(
+    let outcome = mcp_lint::fix_driver::run(
         &gated.report,
         &mut texts,
         settings,

@@ -6,12 +6,13 @@
 //! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
 //!   attached to the engine's findings by [`file_pass`] (registered in `lint::FILE_PASSES`, on the
 //!   tree the engine parsed), so every report carries them, the JSON one included.
-//! - [`driver`]: the passes over each file (apply, parse, lint again, up to
-//!   [`driver::MAX_PASSES`]), the atomic writes, and what the command prints.
+//!
+//! The loop that applies fixes, lints each fixed text again (through the gate) and writes the
+//! files is [`crate::fix_driver`]: it runs the engine, which plans fixes with this module, so it
+//! sits above both.
 
 pub mod apply;
 pub mod diff;
-pub mod driver;
 pub mod manifest_edit;
 pub mod rmcp;
 pub mod upgrade;

@@ -1,13 +1,13 @@
 //! What a lint of one buffer needs, kept between runs: the settings, the configuration resolver
 //! and the package cache. A buffer goes through the command line's own pipeline
-//! ([`crate::fix::driver::relint`]: engine, then configuration, suppressions and baseline), with
+//! ([`crate::fix_driver::relint`]: engine, then configuration, suppressions and baseline), with
 //! the package (manifest and lock file, so the SDK versions) of the file on disk it stands for.
 
 use std::path::{Path, PathBuf};
 
 use crate::finding::Finding;
-use crate::fix::driver::{fix_text, relint};
 use crate::fix::Allowed;
+use crate::fix_driver::{fix_text, relint};
 use crate::gate;
 use crate::gate::config::Resolver;
 use crate::lint::Settings;

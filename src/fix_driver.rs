@@ -17,9 +17,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::apply::apply_fixes;
-use super::Allowed;
 use crate::finding::{Applicability, Finding, Report};
+use crate::fix::apply::apply_fixes;
+use crate::fix::Allowed;
 use crate::gate::config::Resolver;
 use crate::gate::{self, GateOptions, Texts};
 use crate::lint::{Settings, Sources};
@@ -90,7 +90,7 @@ pub fn fix_text(
             .collect();
         // rmcp upgrade fixes first: an MRTR rewrite that overlaps one waits for the next pass and
         // is then planned on code that already speaks rmcp 3.x.
-        chosen.sort_by_key(|f| !super::upgrade::wants(f));
+        chosen.sort_by_key(|f| !crate::fix::upgrade::wants(f));
         if chosen.is_empty() {
             break;
         }
@@ -303,8 +303,10 @@ pub fn run_with_baseline(
             count_pending(&result.remaining, opts.allowed, &mut pending);
             outcome.changed += 1;
             outcome.fixes += result.fixed.len();
-            out.write_all(super::diff::unified(path, &result.original, &result.text).as_bytes())
-                .map_err(io)?;
+            out.write_all(
+                crate::fix::diff::unified(path, &result.original, &result.text).as_bytes(),
+            )
+            .map_err(io)?;
             writeln!(
                 err,
                 "{path}: would apply {} fix{}",
