@@ -8,6 +8,7 @@ use syn::visit::Visit;
 
 use crate::catalog::catalog;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
+use crate::model::callgraph::CallGraph;
 use crate::model::manifest::{Package, Packages};
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::FileFacts;
@@ -317,6 +318,7 @@ fn analyse(
     package: Option<std::sync::Arc<Package>>,
 ) -> Vec<Finding> {
     let mut facts = FileFacts::gather_in(file, text, package);
+    let callgraph = CallGraph::build(file, &facts);
     // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
     facts.test_file = FileFacts::is_test_path(path)
         || facts
@@ -327,7 +329,8 @@ fn analyse(
         .test_code
         .reports(Path::new(path), &settings.base_dir);
     let lines = LineIndex::new(text);
-    let mut walker = crate::rules::walk::Walker::new(&facts, &lines, rules::ALL, all_triggers());
+    let mut walker =
+        crate::rules::walk::Walker::new(&facts, &callgraph, &lines, rules::ALL, all_triggers());
     walker.visit_file(file);
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
     let mut seen = HashSet::new();

@@ -164,8 +164,6 @@ pub struct FileFacts {
     pub mentioned_sdks: Vec<usize>,
     /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
     pub spawned_names: HashSet<String>,
-    /// Which of the file's handlers call which of its helpers.
-    pub callgraph: crate::model::callgraph::CallGraph,
     /// The file's fns that build a request object or forward a method name to a sender.
     pub helpers: crate::model::request_helpers::RequestHelpers,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
@@ -244,8 +242,6 @@ impl FileFacts {
         g.visit_file(file);
         facts.crate_handler_impls();
         facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
-        let callgraph = crate::model::callgraph::CallGraph::build(file, &facts);
-        facts.callgraph = callgraph;
         facts
     }
 

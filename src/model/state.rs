@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::{Span, TokenStream};
 use syn::visit::Visit;
 
-use crate::model::callgraph::HandlerKind;
+use crate::model::callgraph::{CallGraph, HandlerKind};
 use crate::model::scan::{RawRequest, RawScan};
 use crate::model::scope::{FileFacts, Kind, Origin, Value};
 use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
@@ -73,6 +73,8 @@ pub struct FnContext {
 
 pub struct State<'a> {
     pub facts: &'a FileFacts,
+    /// Which of the file's handlers call which of its helpers.
+    pub callgraph: &'a CallGraph,
     pub lines: &'a LineIndex<'a>,
     pub(crate) frames: Vec<HashMap<String, Value>>,
     pub(crate) contexts: Vec<FnContext>,
@@ -89,9 +91,10 @@ pub(crate) struct ImplInfo {
 
 impl<'a> State<'a> {
     /// The state at the top of a file: one empty frame, no enclosing fn or impl.
-    pub fn new(facts: &'a FileFacts, lines: &'a LineIndex<'a>) -> Self {
+    pub fn new(facts: &'a FileFacts, callgraph: &'a CallGraph, lines: &'a LineIndex<'a>) -> Self {
         State {
             facts,
+            callgraph,
             lines,
             frames: vec![HashMap::new()],
             contexts: Vec::new(),

@@ -121,7 +121,7 @@ impl<'a> Cx<'a> {
         // How the file's handlers reach a plain fn (see `callgraph.rs`), worked out only here:
         // for every fn of a long call chain it would cost time quadratic in the chain.
         let reach = match cx.kind {
-            HandlerKind::Plain => self.state.facts.callgraph.reach(name),
+            HandlerKind::Plain => self.state.callgraph.reach(name),
             _ => crate::model::callgraph::Reach::Unknown,
         };
         match (&cx.kind, &reach) {

@@ -7,6 +7,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+use crate::model::callgraph::CallGraph;
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
@@ -59,12 +60,13 @@ pub struct Walker<'a> {
 impl<'a> Walker<'a> {
     pub fn new(
         facts: &'a FileFacts,
+        callgraph: &'a CallGraph,
         lines: &'a LineIndex<'a>,
         rules: &'a [&'static dyn Rule],
         triggers: &'a Prefilter,
     ) -> Self {
         Walker {
-            state: State::new(facts, lines),
+            state: State::new(facts, callgraph, lines),
             rules,
             triggers,
             out: Vec::new(),
