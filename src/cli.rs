@@ -382,7 +382,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     Ok(status)
 }
 
-/// `--fix` / `--diff`: see `fix::driver` for what each prints and its exit status.
+/// `--fix` / `--diff`: see `fix_driver` for what each prints and its exit status.
 fn run_fix(
     args: &LintArgs,
     report: &crate::finding::Report,
