@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::{catalog, render_doc};
-use crate::config::gate::{self, GateFormat, GateOptions};
-use crate::config::Resolver;
 use crate::finding::Level;
+use crate::gate::config::Resolver;
+use crate::gate::{self, GateOptions};
 use crate::lint::Settings;
-use crate::report::{render, Format, RenderOptions};
+use crate::report::{render, render_gated, render_statistics, Format, GateFormat, RenderOptions};
 
 pub const EXIT_CLEAN: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
@@ -241,7 +241,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         .num_threads(crate::lint::worker_threads(settings.threads))
         .build_global();
     let paths = if args.paths.is_empty() {
-        vec![crate::discover::default_root(&settings.base_dir)]
+        vec![crate::reading::discover::default_root(&settings.base_dir)]
     } else {
         args.paths.clone()
     };
@@ -253,7 +253,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(EXIT_CLEAN);
     }
     let mut phases = crate::timings::Phases::start();
-    let (files, walk_errors) = crate::discover::discover(&paths, &settings.base_dir);
+    let (files, walk_errors) = crate::reading::discover::discover(&paths, &settings.base_dir);
     phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;
     settings.test_code = gate::test_code_policy(&files, &mut resolver)?;
@@ -346,16 +346,16 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(status);
     }
     let out = match args.format {
-        _ if args.statistics => gate::render_statistics(&gated, args.format == Format::Json),
-        Format::Concise => gate::render(GateFormat::Concise, &gated, base),
-        Format::Github => gate::render(GateFormat::Github, &gated, base),
+        _ if args.statistics => render_statistics(&gated, args.format == Format::Json),
+        Format::Concise => render_gated(GateFormat::Concise, &gated, base),
+        Format::Github => render_gated(GateFormat::Github, &gated, base),
         Format::Sarif if !args.not_fixed.is_empty() => {
             // The fix run before this report failed on these files: the run did not succeed.
             let mut g = gated;
             g.report.errors.extend(args.not_fixed.iter().cloned());
-            gate::render(GateFormat::Sarif, &g, base)
+            render_gated(GateFormat::Sarif, &g, base)
         }
-        Format::Sarif => gate::render(GateFormat::Sarif, &gated, base),
+        Format::Sarif => render_gated(GateFormat::Sarif, &gated, base),
         // `sources` holds the text of every file with a finding by now (`extra` above).
         Format::RustcJson => crate::report::rustc_json::render(
             &gated.report,
@@ -382,7 +382,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     Ok(status)
 }
 
-/// `--fix` / `--diff`: see `fix::driver` for what each prints and its exit status.
+/// `--fix` / `--diff`: see `fix_driver` for what each prints and its exit status.
 fn run_fix(
     args: &LintArgs,
     report: &crate::finding::Report,
@@ -390,14 +390,14 @@ fn run_fix(
     settings: &Settings,
     resolver: &mut Resolver,
 ) -> Result<i32, String> {
-    let opts = crate::fix::driver::Options {
+    let opts = crate::fix_driver::Options {
         allowed: crate::fix::Allowed {
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-    let done = crate::fix::driver::run_with_baseline(
+    let done = crate::fix_driver::run_with_baseline(
         report,
         texts,
         settings,

@@ -2,38 +2,39 @@
 //! in Rust MCP servers. See `docs/architecture.md` for the data flow and the rule API.
 //!
 //! Library entry points: [`lint_source`], [`lint_paths`], [`lint_files`], [`catalog::catalog`],
-//! and the [`engine::Rule`] trait new rules implement.
+//! and the [`rules::engine::Rule`] trait new rules implement.
+//!
+//! The modules are the pipeline's stages, lowest first; a module uses its own stage and those
+//! above it in this list, never one below (`tests/architecture_layers.rs` checks).
 
+// Shared by every stage: the report types, the rule catalog, writes, timings, the supervisor.
 pub mod atomic_write;
-pub mod baseline;
-pub mod callgraph;
 pub mod catalog;
-pub mod cli;
-pub mod config;
-pub mod discover;
-pub mod engine;
 pub mod finding;
-pub mod fix;
-pub mod item_index;
-pub mod lexer;
-pub mod lint;
-pub mod macro_body;
-pub mod manifest;
-pub mod parse;
-pub mod prefilter;
-pub mod report;
-pub mod request_helpers;
-pub mod rules;
-mod scan;
-pub mod scope;
-pub mod sdk;
-pub mod server;
-pub mod skeleton;
-pub mod source;
 pub mod supervise;
-pub mod suppress;
 pub mod timings;
-pub mod walk;
+
+// Bytes to syntax: lexer, source positions, parse (with the skeleton pass), macro bodies,
+// which files a run covers.
+pub mod reading;
+// What code means for MCP: SDK tables, packages, the prefilter, the crate index, a file's facts,
+// call graph and request helpers, the scope state of the walk.
+pub mod model;
+// The rule API, the walk that drives it, and the rules.
+pub mod rules;
+// Fix planning (run inside the engine run) and splicing.
+pub mod fix;
+// The engine run: files in, findings with their fixes out.
+pub mod lint;
+// Configuration, suppressions and the baseline, over the engine's report.
+pub mod gate;
+// The output formats.
+pub mod report;
+
+// The drivers: the `--fix` loop, the command line, the language server.
+pub mod cli;
+pub mod fix_driver;
+pub mod server;
 
 pub use lint::{
     lint_files, lint_paths, lint_paths_with_sources, lint_source, FileResult, Settings, Sources,

@@ -7,13 +7,14 @@ use rayon::prelude::*;
 use syn::visit::Visit;
 
 use crate::catalog::catalog;
-use crate::engine::Draft;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
-use crate::manifest::{Package, Packages};
-use crate::prefilter::Prefilter;
+use crate::model::callgraph::CallGraph;
+use crate::model::manifest::{Package, Packages};
+use crate::model::prefilter::Prefilter;
+use crate::model::scope::FileFacts;
+use crate::reading::source::{LineIndex, Range};
 use crate::rules;
-use crate::scope::FileFacts;
-use crate::source::{LineIndex, Range};
+use crate::rules::engine::Draft;
 
 /// The JSON report's `version`.
 pub const REPORT_VERSION: u32 = 1;
@@ -89,7 +90,7 @@ impl TestCode {
             TestCode::Quiet => false,
             TestCode::Report => true,
             TestCode::ReportIn(files) => {
-                files.contains(&crate::item_index::normalize(&base.join(path)))
+                files.contains(&crate::model::item_index::normalize(&base.join(path)))
             }
         }
     }
@@ -117,37 +118,18 @@ impl Settings {
             .unwrap_or(Level::Error)
     }
 
-    /// The trigger tokens of every enabled rule; none (no prefilter) when an enabled rule's
-    /// triggers include `"*"`. Rules with no triggers (meta codes about suppressions) do not take
-    /// part.
+    /// The trigger tokens of every enabled rule ([`crate::model::prefilter::trigger_tokens`]).
     pub fn trigger_tokens(&self) -> Vec<String> {
-        let mut tokens = Vec::new();
-        for r in &catalog().rules {
-            if self.level(&r.code) == Level::Allow || rules::ENGINE_CODES.contains(&r.code.as_str())
-            {
-                continue;
-            }
-            // `"*"`: the rule may fire in any file, so nothing can be skipped.
-            if r.triggers.iter().any(|t| t == "*") {
-                return Vec::new();
-            }
-            tokens.extend(r.triggers.iter().cloned());
-        }
-        // Every request method and removed API an SDK table names can start a finding; the tables
-        // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
-        // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
-        if !tokens.is_empty() {
-            for sdk in crate::sdk::SDKS {
-                tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
-                tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
-            }
-            tokens.extend(crate::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
-        }
-        tokens.sort();
-        tokens.dedup();
-        tokens
+        crate::model::prefilter::trigger_tokens(|code| {
+            self.level(code) != Level::Allow && !rules::ENGINE_CODES.contains(&code)
+        })
     }
 }
+
+/// What every suppression directive starts with (`// mcp-lint: allow(..)`, see
+/// `gate::suppress`); a file without it has nothing to suppress. The engine run notes which files
+/// hold it ([`FileResult::has_directives`]), so the gate reads only those again.
+pub const DIRECTIVE: &str = "mcp-lint:";
 
 /// The outcome for one file.
 #[derive(Debug, Clone, Default)]
@@ -178,7 +160,7 @@ pub fn lint_source_in(
 ) -> FileResult {
     let prefilter = settings
         .prefilter
-        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
+        .then(|| crate::model::prefilter::shared(&settings.trigger_tokens()));
     let run = || {
         let admitted = prefilter
             .as_deref()
@@ -292,7 +274,8 @@ fn analyse_admitted(
         .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
     let keys = prefilter.and_then(|p| p.body_keys(package.as_deref()));
-    let (text, file) = match crate::parse::parse_skeleton(source, keys.as_ref(), &aliases) {
+    let (text, file) = match crate::reading::parse::parse_skeleton(source, keys.as_ref(), &aliases)
+    {
         Ok(ok) => ok,
         Err(f) => {
             let mut findings = Vec::new();
@@ -345,6 +328,7 @@ fn analyse(
         .and_then(|root| full.strip_prefix(root).ok())
         .map(|p| p.to_string_lossy().into_owned());
     let mut facts = FileFacts::gather_in(file, text, package);
+    let callgraph = CallGraph::build(file, &facts);
     // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
     facts.test_file = FileFacts::is_test_path(in_package.as_deref().unwrap_or(path))
         || facts
@@ -355,7 +339,8 @@ fn analyse(
         .test_code
         .reports(Path::new(path), &settings.base_dir);
     let lines = LineIndex::new(text);
-    let mut walker = crate::walk::Walker::new(&facts, &lines, rules::ALL);
+    let mut walker =
+        crate::rules::walk::Walker::new(&facts, &callgraph, &lines, rules::ALL, all_triggers());
     walker.visit_file(file);
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
     let mut seen = HashSet::new();
@@ -394,6 +379,17 @@ fn analyse(
     findings
 }
 
+/// What the walk tests a macro body with before parsing it: the prefilter of every trigger token
+/// of the catalog and the SDK tables, whatever rules are enabled: a superset, so a macro body it
+/// turns away holds nothing for any rule. (With default settings it is the very prefilter
+/// `lint_files` uses.)
+fn all_triggers() -> &'static Prefilter {
+    static ALL: std::sync::LazyLock<std::sync::Arc<Prefilter>> = std::sync::LazyLock::new(|| {
+        crate::model::prefilter::shared(&Settings::default().trigger_tokens())
+    });
+    &ALL
+}
+
 /// A pass over one file's findings after the rules ran, with the file's line index (and so its
 /// text) and the tree the engine parsed: on the worker thread, in parallel with other files,
 /// without parsing or indexing again (fixes).
@@ -422,13 +418,13 @@ impl Sources {
     }
 }
 
-/// Lints files and folders (see [`crate::discover::discover`]).
+/// Lints files and folders (see [`crate::reading::discover::discover`]).
 pub fn lint_paths(paths: &[PathBuf], settings: &Settings) -> Report {
     lint_paths_with_sources(paths, settings).0
 }
 
 pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Report, Sources) {
-    let (files, errors) = crate::discover::discover(paths, &settings.base_dir);
+    let (files, errors) = crate::reading::discover::discover(paths, &settings.base_dir);
     let (mut report, sources) = lint_files(&files, settings);
     report.errors.extend(errors);
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
@@ -439,7 +435,7 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     let prefilter = settings
         .prefilter
-        .then(|| crate::prefilter::shared(&settings.trigger_tokens()));
+        .then(|| crate::model::prefilter::shared(&settings.trigger_tokens()));
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
     let packages = Packages::new();
     let base = settings.base_dir.clone();
@@ -447,13 +443,12 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     // bytes. Then those are parsed and analysed, largest first: on a vendored tree a handful of
     // big files are most of the work, and started last on one core they left the other idle.
     let scan = |f: &PathBuf| -> Scanned {
-        let display = crate::source::display_path(f, &base);
+        let display = crate::reading::source::display_path(f, &base);
         let bytes = match std::fs::read(f) {
             Ok(bytes) => bytes,
             Err(e) => return Scanned::Unreadable(display, format!("cannot read: {e}")),
         };
-        let has_directives =
-            memchr::memmem::find(&bytes, crate::suppress::DIRECTIVE.as_bytes()).is_some();
+        let has_directives = memchr::memmem::find(&bytes, DIRECTIVE.as_bytes()).is_some();
         // The trigger scan needs no package, so most files are turned away before their
         // manifest is looked up; of the rest, those without an anchor in a package whose
         // manifest names no SDK are turned away before it is parsed.
@@ -559,7 +554,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     };
     let (mut report, sources) = assemble(results);
     for (manifest, message) in packages.errors() {
-        let path = crate::source::display_path(&manifest, &base);
+        let path = crate::reading::source::display_path(&manifest, &base);
         let message =
             format!("{message}; files of this package were linted without its dependency versions");
         report.errors.push(FileError { path, message });
@@ -626,5 +621,5 @@ fn assemble(results: Vec<(String, Result<FileResult, String>)>) -> (Report, Sour
 
 /// `path` relative to the settings' base directory, as findings show it.
 pub fn display_path(path: &Path, settings: &Settings) -> String {
-    crate::source::display_path(path, &settings.base_dir)
+    crate::reading::source::display_path(path, &settings.base_dir)
 }

@@ -11,7 +11,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     // The command runs in a child process that this one watches: a file whose analysis kills it
     // is skipped in a second run (see `supervise.rs`).
-    if let Some(status) = mcp_lint::supervise::supervise(&args) {
+    if let Some(status) = mcp_lint::supervise::supervise(&args, mcp_lint::cli::EXIT_ERROR) {
         std::process::exit(status);
     }
     let status = std::thread::Builder::new()

@@ -89,13 +89,14 @@ pub fn one_thread() -> bool {
 }
 
 /// In the parent: runs the command in a child process until a run ends without dying by a
-/// signal, and returns its exit status. `None` when this process is the child, or no child can
-/// be started (the caller then runs the command itself, unwatched).
+/// signal, and returns its exit status (`error_status` when no run completes). `None` when this
+/// process is the child, or no child can be started (the caller then runs the command itself,
+/// unwatched).
 #[cfg(unix)]
-pub fn supervise(args: &[String]) -> Option<i32> {
+pub fn supervise(args: &[String], error_status: i32) -> Option<i32> {
     use std::os::unix::process::ExitStatusExt;
     if std::env::var_os(JOURNAL_ENV).is_some() {
-        follow_the_parent();
+        follow_the_parent(error_status);
         return None;
     }
     let exe = std::env::current_exe().ok()?;
@@ -118,7 +119,7 @@ pub fn supervise(args: &[String]) -> Option<i32> {
         }
         let status = child.status().ok()?;
         let Some(signal) = status.signal() else {
-            return Some(status.code().unwrap_or(crate::cli::EXIT_ERROR));
+            return Some(status.code().unwrap_or(error_status));
         };
         let under_way = under_way(&journal);
         if under_way.is_empty() || under_way.is_subset(&skipped) {
@@ -126,7 +127,7 @@ pub fn supervise(args: &[String]) -> Option<i32> {
                 "error: the linter died (signal {signal}) outside the analysis of any one file; \
 please report it"
             );
-            return Some(crate::cli::EXIT_ERROR);
+            return Some(error_status);
         }
         if under_way.len() > 1 {
             // Which of them did it is unknown: run again one at a time to find out.
@@ -142,13 +143,13 @@ analysing it"
         skipped.extend(under_way);
     }
     eprintln!("error: the linter died {MAX_RUNS} times; please report it");
-    Some(crate::cli::EXIT_ERROR)
+    Some(error_status)
 }
 
 /// In the child: ends this process when the watching one is gone (killed by a signal sent to it
 /// alone, as a service manager may), rather than go on linting and fixing for no one.
 #[cfg(unix)]
-fn follow_the_parent() {
+fn follow_the_parent(error_status: i32) {
     let parent = std::os::unix::process::parent_id();
     let _ = std::thread::Builder::new()
         .name("parent-watch".into())
@@ -156,13 +157,13 @@ fn follow_the_parent() {
         .spawn(move || loop {
             std::thread::sleep(std::time::Duration::from_millis(250));
             if std::os::unix::process::parent_id() != parent {
-                std::process::exit(crate::cli::EXIT_ERROR);
+                std::process::exit(error_status);
             }
         });
 }
 
 #[cfg(not(unix))]
-pub fn supervise(_args: &[String]) -> Option<i32> {
+pub fn supervise(_args: &[String], _error_status: i32) -> Option<i32> {
     None
 }
 

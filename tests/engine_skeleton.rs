@@ -1,4 +1,4 @@
-//! The engine parses only the fn bodies that can matter (`src/skeleton.rs`): the findings are the
+//! The engine parses only the fn bodies that can matter (`src/reading/skeleton.rs`): the findings are the
 //! same as a full parse's, at the same positions, and what is not read is not reported.
 
 use mcp_lint::lint::{lint_source, Settings};

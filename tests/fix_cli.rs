@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use mcp_lint::finding::{Applicability, Edit, Finding, Fix, Level};
-use mcp_lint::fix::driver::{fix_text, MAX_PASSES};
 use mcp_lint::fix::Allowed;
+use mcp_lint::fix_driver::{fix_text, MAX_PASSES};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))

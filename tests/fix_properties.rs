@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use mcp_lint::finding::Applicability;
-use mcp_lint::fix::driver::fix_source;
 use mcp_lint::fix::Allowed;
+use mcp_lint::fix_driver::fix_source;
 use mcp_lint::Settings;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -137,6 +137,10 @@ fn the_engine_attaches_the_fixes_file_pass_gives() {
         .collect();
     let file = syn::parse_file(&text).unwrap();
     let mut passed = bare;
-    mcp_lint::fix::file_pass(&mcp_lint::source::LineIndex::new(&text), &file, &mut passed);
+    mcp_lint::fix::file_pass(
+        &mcp_lint::reading::source::LineIndex::new(&text),
+        &file,
+        &mut passed,
+    );
     assert_eq!(passed, engine);
 }

@@ -211,7 +211,7 @@ fn add_suppressions_silences_every_finding_and_keeps_the_file_valid() {
 #[test]
 fn catalog_examples_of_the_suppression_rules() {
     use mcp_lint::catalog::catalog;
-    use mcp_lint::suppress::{apply, Policy};
+    use mcp_lint::gate::suppress::{apply, Policy};
     let known: std::collections::BTreeSet<String> =
         catalog().rules.iter().map(|r| r.code.clone()).collect();
     let enabled = |_: &str| true;

@@ -579,8 +579,8 @@ fn concise_keeps_a_file_name_with_a_newline_on_one_line() {
 #[test]
 fn a_file_whose_fix_breaks_its_syntax_keeps_its_findings_as_remaining() {
     use mcp_lint::finding::{Applicability, Edit, Finding, Fix, Level};
-    use mcp_lint::fix::driver::fix_text;
     use mcp_lint::fix::Allowed;
+    use mcp_lint::fix_driver::fix_text;
     let finding = |line: usize, start: usize, end: usize| Finding {
         code: "MCP001".into(),
         name: "legacy-elicitation-request".into(),

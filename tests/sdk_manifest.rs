@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_lint::manifest::{Package, Packages, Version, VersionSource};
+use mcp_lint::model::manifest::{Package, Packages, Version, VersionSource};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

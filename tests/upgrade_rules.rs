@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use mcp_lint::finding::Report;
-use mcp_lint::{fix, lint_paths, Settings};
+use mcp_lint::{fix, fix_driver, lint_paths, Settings};
 
 const SOURCE: &str = r#"use rmcp::model::*;
 use rmcp::task_manager::OperationProcessor;
@@ -156,7 +156,7 @@ fn the_handler_fix_keeps_the_body_and_converts_its_result() {
     let fix = f.fix.as_ref().unwrap();
     assert_eq!(fix.applicability, mcp_lint::finding::Applicability::Unsafe);
     let settings = Settings::default();
-    let out = fix::driver::fix_source(
+    let out = fix_driver::fix_source(
         "lib.rs",
         SOURCE,
         &settings,
@@ -190,7 +190,7 @@ fn catalog_fixed_examples_are_what_the_fix_writes() {
         let mut checked = 0;
         for ex in &doc.fire {
             let Some(want) = &ex.fixed else { continue };
-            let out = fix::driver::fix_source(
+            let out = fix_driver::fix_source(
                 "example.rs",
                 &ex.code,
                 &Settings::default(),
@@ -271,7 +271,7 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
         finding("MCP001", 25, "mrtr()"),
         finding("MCP201", 16, "ContentBlock"),
     ];
-    let out = fix::driver::fix_text(
+    let out = fix_driver::fix_text(
         "lib.rs",
         text,
         findings,
@@ -287,7 +287,7 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
 fn changed_arguments_are_rebuilt_from_the_old_ones_or_left_alone() {
     let fixed = |call: &str| {
         let src = format!("use rmcp::transport::auth::OAuthState;\n\nasync fn f(s: &mut OAuthState, uri: &str, name: Option<&str>) {{\n    let _ = s.{call}.await;\n}}\n");
-        let out = fix::driver::fix_source(
+        let out = fix_driver::fix_source(
             "lib.rs",
             &src,
             &Settings::default(),

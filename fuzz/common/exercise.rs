@@ -10,11 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_lint::config::gate::{self, GateFormat, GateOptions, Texts};
-use mcp_lint::config::Resolver;
 use mcp_lint::finding::{Finding, Report, Summary};
+use mcp_lint::gate::config::Resolver;
+use mcp_lint::gate::{self, GateOptions, Texts};
 use mcp_lint::lint::{lint_source, Settings, Sources, REPORT_VERSION};
-use mcp_lint::report::{render, Format, RenderOptions};
+use mcp_lint::report::{
+    render, render_gated, render_statistics, Format, GateFormat, RenderOptions,
+};
 
 /// The path the input is linted under (relative, like the CLI's display paths).
 const PATH: &str = "src/fuzz_input.rs";
@@ -94,12 +96,12 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
     let mut texts = Texts::new(&sources, &settings.base_dir);
     let mut resolver =
         Resolver::new(&settings.base_dir, &[], gate::known_codes()).expect("no config");
-    let opts = mcp_lint::fix::driver::Options {
+    let opts = mcp_lint::fix_driver::Options {
         allowed: mcp_lint::fix::Allowed { unsafe_fixes: true },
         diff_only: true,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = mcp_lint::fix::driver::run(
+    let outcome = mcp_lint::fix_driver::run(
         &gated.report,
         &mut texts,
         settings,
@@ -109,7 +111,7 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
         &mut err,
     )
     .expect("the fix run fails only on config errors, and there are none");
-    if mcp_lint::parse::parse(data).is_ok() {
+    if mcp_lint::reading::parse::parse(data).is_ok() {
         assert_eq!(
             outcome.failed,
             0,
@@ -261,13 +263,13 @@ fn gate_and_render(
     assert_eq!(back, gated.report, "JSON round trip changed the report");
     for format in [GateFormat::Concise, GateFormat::Github, GateFormat::Sarif] {
         let is_sarif = matches!(format, GateFormat::Sarif);
-        let out = gate::render(format, &gated, base);
+        let out = render_gated(format, &gated, base);
         if is_sarif {
             serde_json::from_str::<serde_json::Value>(&out).expect("SARIF is valid JSON");
         }
     }
     for json in [false, true] {
-        let _ = gate::render_statistics(&gated, json);
+        let _ = render_statistics(&gated, json);
     }
     gated
 }
@@ -284,7 +286,7 @@ fn add_suppressions_keeps_code_parsing(src: &str, gated: &gate::Gated, settings:
     if findings.is_empty() || syn::parse_file(src).is_err() {
         return;
     }
-    if let Ok((new_text, _)) = mcp_lint::suppress::add_suppressions(src, &findings, "fuzz") {
+    if let Ok((new_text, _)) = mcp_lint::gate::suppress::add_suppressions(src, &findings, "fuzz") {
         assert!(
             syn::parse_file(&new_text).is_ok(),
             "added suppressions broke the file:\n{new_text}"

@@ -6,12 +6,13 @@
 //! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
 //!   attached to the engine's findings by [`file_pass`] (registered in `lint::FILE_PASSES`, on the
 //!   tree the engine parsed), so every report carries them, the JSON one included.
-//! - [`driver`]: the passes over each file (apply, parse, lint again, up to
-//!   [`driver::MAX_PASSES`]), the atomic writes, and what the command prints.
+//!
+//! The loop that applies fixes, lints each fixed text again (through the gate) and writes the
+//! files is [`crate::fix_driver`]: it runs the engine, which plans fixes with this module, so it
+//! sits above both.
 
 pub mod apply;
 pub mod diff;
-pub mod driver;
 pub mod manifest_edit;
 pub mod rmcp;
 pub mod upgrade;
@@ -22,13 +23,21 @@ use crate::finding::{Applicability, Finding};
 /// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
 /// handler is migrated as a whole, so its fix covers every legacy call in it.
-pub fn file_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+pub fn file_pass(
+    lines: &crate::reading::source::LineIndex,
+    file: &syn::File,
+    findings: &mut [Finding],
+) {
     mrtr_pass(lines, file, findings);
     // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
     upgrade::attach(lines, file, findings);
 }
 
-fn mrtr_pass(lines: &crate::source::LineIndex, file: &syn::File, findings: &mut [Finding]) {
+fn mrtr_pass(
+    lines: &crate::reading::source::LineIndex,
+    file: &syn::File,
+    findings: &mut [Finding],
+) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
         .collect();

@@ -3,9 +3,9 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Finding, Fix};
+use crate::model::sdk::rmcp_upgrade::{changes_named, Kind};
+use crate::reading::source::LineIndex;
 use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
-use crate::sdk::rmcp_upgrade::{changes_named, Kind};
-use crate::source::LineIndex;
 
 /// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
 /// on code that already speaks rmcp 3.x).
@@ -315,7 +315,7 @@ fn find_fn<'f>(idx: &LineIndex, items: &'f [syn::Item], at: usize) -> Option<&'f
 }
 
 /// `--upgrade-rmcp` on one manifest's text: the rmcp requirement raised to
-/// [`TARGET_REQUIREMENT`](crate::sdk::rmcp_upgrade::TARGET_REQUIREMENT) when it admits an older
+/// [`TARGET_REQUIREMENT`](crate::model::sdk::rmcp_upgrade::TARGET_REQUIREMENT) when it admits an older
 /// rmcp, and the features rmcp no longer has renamed or dropped. Returns the new text (`None`:
 /// nothing to change) and one line per change; [`Outcome::Inherited`] when the version lives in
 /// the workspace's manifest.
@@ -323,13 +323,13 @@ pub fn bump_manifest(
     text: &str,
 ) -> Result<(Option<String>, Vec<String>, super::manifest_edit::Outcome), String> {
     use super::manifest_edit::{ManifestEdit, Outcome};
-    use crate::sdk::rmcp_upgrade::{FEATURES, TARGET, TARGET_REQUIREMENT};
+    use crate::model::sdk::rmcp_upgrade::{FEATURES, TARGET, TARGET_REQUIREMENT};
     let mut m = ManifestEdit::parse(text)?;
     let mut notes = Vec::new();
     let old = m.dependency_version("rmcp");
     let below = old
         .as_deref()
-        .and_then(crate::manifest::Version::lowest_admitted)
+        .and_then(crate::model::manifest::Version::lowest_admitted)
         .is_some_and(|v| v < TARGET);
     let mut outcome = Outcome::Unchanged;
     if below || old.is_none() {
@@ -405,7 +405,7 @@ pub fn bump_manifests(
     while i < manifests.len() {
         let path = manifests[i].clone();
         i += 1;
-        let shown = crate::source::display_path(&path, base);
+        let shown = crate::reading::source::display_path(&path, base);
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
         let (new, notes, outcome) = bump_manifest(&text).map_err(|e| format!("{shown}: {e}"))?;
         if outcome == super::manifest_edit::Outcome::Inherited {

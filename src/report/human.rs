@@ -7,7 +7,7 @@ use codespan_reporting::term::{self, termcolor, Config, Styles, StylesWriter};
 use super::RenderOptions;
 use crate::finding::{Applicability, Finding, Level, Report};
 use crate::lint::Sources;
-use crate::source::{window, LineIndex};
+use crate::reading::source::{window, LineIndex};
 
 /// Longest line shown whole. A longer one (minified or generated code) is shown as a window of
 /// this many chars around the finding: whole, a 200 KB line with two thousand findings printed

@@ -9,7 +9,10 @@ pub mod rustc_json;
 pub mod sarif;
 pub mod statistics;
 
+use std::path::Path;
+
 use crate::finding::Report;
+use crate::gate::Gated;
 use crate::lint::Sources;
 
 /// `--format`.
@@ -46,7 +49,7 @@ pub fn render(
     match format {
         Format::Human => human::render(report, sources, options),
         Format::Json => json::render(report),
-        // The CLI renders these through `config::gate` (with baseline notes); this is the plain form.
+        // The CLI renders these through `render_gated` (with baseline notes); this is the plain form.
         Format::Concise => concise::render(&report.findings, &[]),
         Format::Github => github::render(&report.findings, &[]),
         Format::RustcJson => {
@@ -60,11 +63,45 @@ pub fn render(
             rustc_json::render(report, &mut text_of, &root)
         }
         Format::Sarif => {
-            let ctxs =
-                crate::baseline::contexts(&report.findings, |p| sources.get(p).map(str::to_string));
-            let fps = crate::baseline::fingerprints(&report.findings, &ctxs);
+            let ctxs = crate::gate::baseline::contexts(&report.findings, |p| {
+                sources.get(p).map(str::to_string)
+            });
+            let fps = crate::gate::baseline::fingerprints(&report.findings, &ctxs);
             let root = std::env::current_dir().unwrap_or_default();
-            sarif::render(report, &crate::config::gate::rule_metas(), &fps, &[], &root)
+            sarif::render(report, &sarif::rule_metas(), &fps, &[], &root)
         }
+    }
+}
+
+/// The formats the CLI renders from the gate's result, so that they show its notes (stale baseline
+/// entries) and fingerprints.
+pub enum GateFormat {
+    Concise,
+    Github,
+    Sarif,
+}
+
+/// The gate's result in `format`.
+pub fn render_gated(format: GateFormat, g: &Gated, base: &Path) -> String {
+    match format {
+        GateFormat::Concise => concise::render(&g.report.findings, &g.notes),
+        GateFormat::Github => github::render(&g.report.findings, &g.notes),
+        GateFormat::Sarif => sarif::render(
+            &g.report,
+            &sarif::rule_metas(),
+            &g.fingerprints,
+            &g.notes,
+            base,
+        ),
+    }
+}
+
+/// `--statistics`: a table, or JSON when the format is JSON.
+pub fn render_statistics(g: &Gated, json: bool) -> String {
+    let s = statistics::compute(&g.report.findings);
+    if json {
+        statistics::render_json(&s)
+    } else {
+        statistics::render_text(&s, &g.notes)
     }
 }

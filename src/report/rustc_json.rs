@@ -12,8 +12,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::finding::{Applicability, Finding, Report};
-use crate::manifest::Packages;
-use crate::source::LineIndex;
+use crate::model::manifest::Packages;
+use crate::reading::source::LineIndex;
 
 /// The whole output. `text_of` gives a reported file's text (by its report path); `base` is
 /// the directory report paths are relative to.

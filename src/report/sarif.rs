@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::baseline::FINGERPRINT_KEY;
 use crate::finding::{Edit, Finding, Level, Report};
+use crate::gate::baseline::FINGERPRINT_KEY;
 
 pub const URI_BASE_ID: &str = "SRCROOT";
 
@@ -25,6 +25,23 @@ pub struct RuleMeta {
     pub how_to_fix: String,
     pub fix_safety: String,
     pub level: Level,
+}
+
+/// SARIF rule metadata from the catalog.
+pub fn rule_metas() -> Vec<RuleMeta> {
+    crate::catalog::catalog()
+        .rules
+        .iter()
+        .map(|r| RuleMeta {
+            code: r.code.clone(),
+            name: r.name.clone(),
+            summary: r.summary.clone(),
+            why: r.why.clone(),
+            how_to_fix: r.how_to_fix.clone(),
+            fix_safety: r.fix_safety.clone(),
+            level: r.level,
+        })
+        .collect()
 }
 
 fn sarif_level(l: Level) -> &'static str {

@@ -2,10 +2,10 @@
 //! and MCP006 request-outside-mrtr-scope for the same calls where MRTR cannot reach.
 
 use super::receiver::server_peer;
-use crate::engine::{Cx, Draft, Placement, Rule};
-use crate::manifest::Dependency;
-use crate::scope::Origin;
-use crate::sdk::{Generics, RequestMethod, SdkTable, SDKS};
+use crate::model::manifest::Dependency;
+use crate::model::scope::Origin;
+use crate::model::sdk::{Generics, RequestMethod, SdkTable, SDKS};
+use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
 pub struct LegacyRequest;
 
@@ -76,7 +76,7 @@ impl Rule for LegacyRequest {
                         });
                         if let (Some(m), true) = (
                             legacy,
-                            cx.context().kind != crate::engine::HandlerKind::Client,
+                            cx.context().kind != crate::model::callgraph::HandlerKind::Client,
                         ) {
                             report(
                                 cx,

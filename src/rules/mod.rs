@@ -1,14 +1,16 @@
-//! The rules. Each is a unit struct implementing [`crate::engine::Rule`]; every code a rule emits
+//! The rules. Each is a unit struct implementing [`engine::Rule`]; every code a rule emits
 //! is described in `rules/<CODE>.toml`.
 
+pub mod engine;
 mod legacy_request;
 mod raw_request;
 mod receiver;
 mod removed_api;
 pub mod rmcp_upgrade;
 mod safety;
+pub mod walk;
 
-use crate::engine::Rule;
+use crate::rules::engine::Rule;
 
 pub use legacy_request::LegacyRequest;
 pub use raw_request::RawRequest;

@@ -3,10 +3,12 @@
 //! Where MRTR cannot reach the call, MCP006 instead.
 
 use super::receiver::server_peer;
-use crate::engine::{Cx, Draft, HandlerKind, Placement, Rule};
-use crate::request_helpers::is_method_sender;
-use crate::scope::{Kind, Origin, RawRequest as RawLit};
-use crate::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
+use crate::model::callgraph::HandlerKind;
+use crate::model::request_helpers::is_method_sender;
+use crate::model::scan::RawRequest as RawLit;
+use crate::model::scope::{Kind, Origin};
+use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
+use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
 pub struct RawRequest;
 
@@ -119,7 +121,7 @@ fn method_strings(
     positions
         .into_iter()
         .filter_map(|i| {
-            let lit = crate::scan::string_lit(args.iter().nth(i)?)?;
+            let lit = crate::model::scan::string_lit(args.iter().nth(i)?)?;
             let method = McpMethod::from_wire(&lit.value())?;
             Some(RawLit {
                 method,
@@ -232,7 +234,11 @@ cannot reach it, so this needs a redesign, not a mechanical rewrite"
                 ),
                 mcp_method: Some(lit.method),
                 sdk: Some("raw"),
-                help: Some(crate::sdk::rmcp::RMCP.redesign_help(lit.method).to_string()),
+                help: Some(
+                    crate::model::sdk::rmcp::RMCP
+                        .redesign_help(lit.method)
+                        .to_string(),
+                ),
             },
         };
         cx.emit(draft);

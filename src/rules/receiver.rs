@@ -1,8 +1,9 @@
 //! Shared by the request rules: is this receiver a server's handle on its client?
 
-use crate::engine::{Cx, HandlerKind};
-use crate::scope::{Kind, Value};
-use crate::sdk::{SdkTable, Side};
+use crate::model::callgraph::HandlerKind;
+use crate::model::scope::{Kind, Value};
+use crate::model::sdk::{SdkTable, Side};
+use crate::rules::engine::Cx;
 
 /// How sure the engine is that a call goes to the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use syn::spanned::Spanned;
 
 use super::receiver::server_peer;
-use crate::engine::{Cx, Draft, Rule};
-use crate::sdk::{RemovedApi as Api, SdkTable, SDKS};
+use crate::model::sdk::{RemovedApi as Api, SdkTable, SDKS};
+use crate::rules::engine::{Cx, Draft, Rule};
 
 pub struct RemovedApi;
 
@@ -26,8 +26,8 @@ impl Rule for RemovedApi {
                         continue;
                     };
                     let v = cx.value_of(&mc.receiver);
-                    let untyped =
-                        matches!(v.kind, crate::scope::Kind::Unknown) && cx.facts().mentions(sdk);
+                    let untyped = matches!(v.kind, crate::model::scope::Kind::Unknown)
+                        && cx.facts().mentions(sdk);
                     if server_peer(cx, sdk, &v).is_some() || untyped {
                         report(cx, sdk, api, mc.method.span());
                         return;

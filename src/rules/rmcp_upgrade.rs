@@ -6,10 +6,10 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use crate::engine::{Cx, Draft, Rule};
-use crate::manifest::Version;
-use crate::sdk::rmcp::RMCP;
-use crate::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+use crate::model::manifest::Version;
+use crate::model::sdk::rmcp::RMCP;
+use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+use crate::rules::engine::{Cx, Draft, Rule};
 
 pub struct RmcpUpgrade;
 
@@ -72,11 +72,11 @@ impl Rule for RmcpUpgrade {
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
     static NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::LazyLock::new(|| {
-            let names: Vec<&str> = crate::sdk::rmcp_upgrade::CHANGES
+            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::CHANGES
                 .iter()
                 .map(|c| c.old)
                 .collect();
-            crate::prefilter::scanner(&names)
+            crate::model::prefilter::scanner(&names)
         });
     let text = cx
         .line_index()

@@ -11,7 +11,7 @@ use lsp_types::{
 
 use crate::finding::{Applicability, Finding, Fix};
 use crate::fix::apply::apply_fixes;
-use crate::suppress;
+use crate::gate::suppress;
 
 use super::diagnostics::{to_diagnostic, touches};
 use super::state::{Linted, Shared};
@@ -131,8 +131,8 @@ fn checked_edits(text: &str, lines: &Lines, fix: &Fix) -> Option<Vec<TextEdit>> 
     if applied.applied.is_empty() || applied.text == text {
         return None;
     }
-    if crate::parse::parse(text.as_bytes()).is_ok()
-        && crate::parse::parse(applied.text.as_bytes()).is_err()
+    if crate::reading::parse::parse(text.as_bytes()).is_ok()
+        && crate::reading::parse::parse(applied.text.as_bytes()).is_err()
     {
         return None;
     }

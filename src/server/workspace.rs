@@ -1,17 +1,17 @@
 //! What a lint of one buffer needs, kept between runs: the settings, the configuration resolver
 //! and the package cache. A buffer goes through the command line's own pipeline
-//! ([`crate::fix::driver::relint`]: engine, then configuration, suppressions and baseline), with
+//! ([`crate::fix_driver::relint`]: engine, then configuration, suppressions and baseline), with
 //! the package (manifest and lock file, so the SDK versions) of the file on disk it stands for.
 
 use std::path::{Path, PathBuf};
 
-use crate::config::gate;
-use crate::config::Resolver;
 use crate::finding::Finding;
-use crate::fix::driver::{fix_text, relint};
 use crate::fix::Allowed;
+use crate::fix_driver::{fix_text, relint};
+use crate::gate;
+use crate::gate::config::Resolver;
 use crate::lint::Settings;
-use crate::manifest::Packages;
+use crate::model::manifest::Packages;
 
 /// The command-line options the server takes, applied as a lint run applies them.
 #[derive(Debug, Clone, Default)]
@@ -69,7 +69,7 @@ impl Workspace {
 
     /// The findings of `text` as the contents of the file at `path` (absolute), fixes attached.
     pub fn lint(&mut self, path: &Path, text: &str) -> Result<Vec<Finding>, String> {
-        let display = crate::source::display_path(path, &self.settings.base_dir);
+        let display = crate::reading::source::display_path(path, &self.settings.base_dir);
         let package = self.packages.for_file(path);
         let baseline = self.baseline();
         relint(
@@ -85,7 +85,7 @@ impl Workspace {
     /// `text` with every safe fix applied, pass after pass, as `--fix` would leave the file;
     /// `None` when nothing changes or a pass would break the syntax.
     pub fn fix_all(&mut self, path: &Path, text: &str, findings: Vec<Finding>) -> Option<String> {
-        let display = crate::source::display_path(path, &self.settings.base_dir);
+        let display = crate::reading::source::display_path(path, &self.settings.base_dir);
         let allowed = Allowed {
             unsafe_fixes: false,
         };
@@ -107,6 +107,6 @@ impl Workspace {
 pub fn changes_settings(path: &Path) -> bool {
     matches!(
         path.file_name().and_then(|n| n.to_str()),
-        Some(crate::config::CONFIG_FILE | "Cargo.toml" | "Cargo.lock")
+        Some(crate::gate::config::CONFIG_FILE | "Cargo.toml" | "Cargo.lock")
     )
 }

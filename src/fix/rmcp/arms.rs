@@ -6,7 +6,7 @@
 
 use super::text::{range_of, uses_of};
 use crate::finding::Edit;
-use crate::source::LineIndex;
+use crate::reading::source::LineIndex;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Alt {

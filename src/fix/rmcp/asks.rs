@@ -37,7 +37,7 @@ pub enum Ask {
 pub fn read(
     mc: &syn::ExprMethodCall,
     src: &str,
-    idx: &crate::source::LineIndex,
+    idx: &crate::reading::source::LineIndex,
 ) -> Result<Ask, String> {
     let arg = |i: usize| -> Result<String, String> {
         let (s, e) =

@@ -10,7 +10,7 @@ use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of, starts_line, uses_of};
 use super::{arms, Cx};
 use crate::finding::{Edit, Finding};
-use crate::source::LineIndex;
+use crate::reading::source::LineIndex;
 
 pub(super) struct CallPlan {
     pub(super) edits: Vec<Edit>,

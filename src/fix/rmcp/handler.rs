@@ -3,7 +3,7 @@
 
 use super::text::{indent_at, last_ident, range_of, starts_line};
 use crate::finding::Edit;
-use crate::source::LineIndex;
+use crate::reading::source::LineIndex;
 
 /// How a function with a legacy call is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]

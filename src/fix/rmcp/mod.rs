@@ -19,7 +19,7 @@ mod locate;
 mod text;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
-use crate::source::LineIndex;
+use crate::reading::source::LineIndex;
 use call::plan_call;
 use handler::{FnSite, Kind};
 
@@ -49,7 +49,7 @@ pub fn plan_parsed(idx: &LineIndex, file: &syn::File, findings: &[&Finding]) -> 
     // Findings per innermost enclosing function, in the order the functions are first met. Found
     // by bisection, not by a scan of every function per finding: a generated file of 40,000 fns
     // with a call each took seconds, growing with the square of its size.
-    let enclosing = crate::source::Nested::new(fns.iter().map(|f| f.range).collect());
+    let enclosing = crate::reading::source::Nested::new(fns.iter().map(|f| f.range).collect());
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut group_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
     for (i, f) in findings.iter().enumerate() {

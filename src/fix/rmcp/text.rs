@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
-use crate::lexer::{Lexer, Token};
-use crate::source::LineIndex;
+use crate::reading::lexer::{Lexer, Token};
+use crate::reading::source::LineIndex;
 
 /// Byte range `[start, end)` of a node in the text it was parsed from.
 pub fn range_of(node: &impl ToTokens, idx: &LineIndex) -> Option<(usize, usize)> {

@@ -9,7 +9,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::visit::Visit;
 
-use crate::scan::format_arg_names;
+use crate::model::scan::format_arg_names;
 
 /// Bound on how many initializers a single trace follows: keeps pathological bodies cheap.
 const MAX_TRACE_STEPS: usize = 4096;

@@ -9,7 +9,8 @@ use super::body::{
     call_path, json_entries, json_root, json_str, macro_json_objects, Body, Met, Step,
 };
 use super::{emit, sdk_of, FnView};
-use crate::engine::{Cx, HandlerKind};
+use crate::model::callgraph::HandlerKind;
+use crate::rules::engine::Cx;
 
 /// One embedded input request.
 struct Ask {

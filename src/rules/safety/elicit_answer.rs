@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::body::{Body, Met, Step};
 use super::{emit, sdk_of, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 /// Calls that take the content as given: a missing content panics or becomes a default.
 const ASSUME: &[&str] = &[

@@ -11,7 +11,7 @@ use super::body::{
 };
 use super::words::is_sensitive_form_field;
 use super::{emit, sdk_of, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 fn all(_: &Met) -> (Step, u8) {
     (Step::Through, 0)

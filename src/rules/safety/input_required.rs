@@ -9,7 +9,8 @@ use super::body::{
     call_path, is_none, json_entries, json_root, json_str, macro_json_objects, unwrap_some, Body,
 };
 use super::{emit, sdk_of, FnView};
-use crate::engine::{Cx, HandlerKind};
+use crate::model::callgraph::HandlerKind;
+use crate::rules::engine::Cx;
 
 /// Handler names (rmcp's, and the same names with `handle_`) whose method cannot answer
 /// `input_required`, with the wire method.

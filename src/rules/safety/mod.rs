@@ -18,7 +18,8 @@ pub mod words;
 
 use proc_macro2::Span;
 
-use crate::engine::{Cx, Draft, HandlerKind, Rule};
+use crate::model::callgraph::HandlerKind;
+use crate::rules::engine::{Cx, Draft, Rule};
 use body::Body;
 
 /// The MRTR safety rules, MCP101 to MCP109.
@@ -40,7 +41,7 @@ const CHECKS: [(&str, Check); 9] = [
 
 /// The trigger tokens of the checks (from the catalog) and, per token, the checks it starts.
 struct Triggers {
-    matcher: crate::prefilter::Overlapping,
+    matcher: crate::model::prefilter::Overlapping,
     checks: Vec<Vec<usize>>,
 }
 
@@ -62,7 +63,7 @@ impl Triggers {
                 }
             }
             Triggers {
-                matcher: crate::prefilter::Overlapping::new(&tokens)
+                matcher: crate::model::prefilter::Overlapping::new(&tokens)
                     .expect("trigger tokens build a matcher"),
                 checks,
             }
@@ -175,7 +176,7 @@ pub(crate) fn sdk_of(cx: &Cx<'_>) -> Option<&'static str> {
         cx.facts()
             .mentioned_sdks
             .first()
-            .map(|&i| crate::sdk::SDKS[i].name)
+            .map(|&i| crate::model::sdk::SDKS[i].name)
     }
 }
 

@@ -5,8 +5,8 @@ use syn::spanned::Spanned;
 
 use super::body::{last_name, Met, Step};
 use super::{emit, on_codec, FnView};
-use crate::engine::Cx;
-use crate::scope::Kind;
+use crate::model::scope::Kind;
+use crate::rules::engine::Cx;
 
 const CALL: u8 = 1;
 

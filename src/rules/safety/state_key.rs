@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 
 use super::body::{call_path, Body};
 use super::{emit, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 const MIN_KEY: usize = 32;
 

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use super::body::{call_path, json_entries, json_objects, json_root, unwrap_some, Body, Met, Step};
 use super::words::{is_plain_encoder, is_sealer};
 use super::{emit, sdk_of, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 const PLAIN: u8 = 1;
 const SEALED: u8 = 2;

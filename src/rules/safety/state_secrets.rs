@@ -6,7 +6,7 @@ use super::body::{last_name, Met, Step};
 use super::state_mint::{NEUTRAL_FNS, NEUTRAL_METHODS};
 use super::words::is_secret_name;
 use super::{emit, on_codec, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 fn through_known(m: &Met) -> (Step, u8) {
     // A helper or a store of the project may drop, encrypt or replace fields: stop there.

@@ -7,7 +7,7 @@ use super::body::{Met, Step};
 use super::state_mint::{NEUTRAL_FNS, NEUTRAL_METHODS};
 use super::words::{is_plain_decoder, is_verifier};
 use super::{emit, sdk_of, FnView};
-use crate::engine::Cx;
+use crate::rules::engine::Cx;
 
 const VERIFIED: u8 = 1;
 const SOURCE: u8 = 2;

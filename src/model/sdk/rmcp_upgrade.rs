@@ -6,7 +6,7 @@
 //! of the PRs named below), then checked by building `tests/upgrade_fixtures` on their rmcp and,
 //! fixed, on 3.11.
 
-use crate::manifest::Version;
+use crate::model::manifest::Version;
 
 /// The rmcp release the upgrade lands on, and the requirement `--upgrade-rmcp` writes.
 pub const TARGET: Version = Version(3, 11, 0);

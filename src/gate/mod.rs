@@ -5,16 +5,19 @@
 //! baseline over the whole run. The result is sorted by (path, line, column, code), so it does not
 //! depend on the engine's thread count.
 
+pub mod baseline;
+pub mod config;
+pub mod suppress;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::baseline::{self, Baseline};
 use crate::catalog::catalog;
-use crate::config::Resolver;
 use crate::finding::{Finding, Report};
+use crate::gate::baseline::Baseline;
+use crate::gate::config::Resolver;
+use crate::gate::suppress::Policy;
 use crate::lint::Sources;
-use crate::report::{concise, github, sarif, statistics};
-use crate::suppress::{self, Policy};
 
 /// The engine's code for a file it could not parse (and so did not analyse).
 const PARSE_ERROR: &str = "MCP900";
@@ -54,23 +57,6 @@ pub fn known_codes() -> BTreeSet<String> {
     catalog().rules.iter().map(|r| r.code.clone()).collect()
 }
 
-/// SARIF rule metadata from the catalog.
-pub fn rule_metas() -> Vec<sarif::RuleMeta> {
-    catalog()
-        .rules
-        .iter()
-        .map(|r| sarif::RuleMeta {
-            code: r.code.clone(),
-            name: r.name.clone(),
-            summary: r.summary.clone(),
-            why: r.why.clone(),
-            how_to_fix: r.how_to_fix.clone(),
-            fix_safety: r.fix_safety.clone(),
-            level: r.level,
-        })
-        .collect()
-}
-
 /// Texts of the files the run looked at: the engine's copies first, the disk otherwise.
 pub struct Texts<'a> {
     sources: &'a Sources,
@@ -102,7 +88,7 @@ impl<'a> Texts<'a> {
         // every file of a large tree would hold all of it in memory.
         if text
             .as_deref()
-            .is_some_and(|t| t.contains(crate::suppress::DIRECTIVE))
+            .is_some_and(|t| t.contains(crate::lint::DIRECTIVE))
         {
             self.read.insert(path.to_string(), text.clone());
         }
@@ -178,7 +164,7 @@ pub fn apply(
         }
         let text = texts.get(&path);
         let fs = match text.as_deref() {
-            Some(src) if src.contains(crate::suppress::DIRECTIVE) => {
+            Some(src) if src.contains(crate::lint::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other
                 // suppressions are used, so only its parse-error suppressions can be unused.
                 let analysed = !fs.iter().any(|f| f.code == PARSE_ERROR);
@@ -355,33 +341,6 @@ pub fn apply(
         baseline_hidden,
         stale,
     })
-}
-
-/// Output of the gate's own formats.
-pub enum GateFormat {
-    Concise,
-    Github,
-    Sarif,
-}
-
-pub fn render(format: GateFormat, g: &Gated, base: &Path) -> String {
-    match format {
-        GateFormat::Concise => concise::render(&g.report.findings, &g.notes),
-        GateFormat::Github => github::render(&g.report.findings, &g.notes),
-        GateFormat::Sarif => {
-            sarif::render(&g.report, &rule_metas(), &g.fingerprints, &g.notes, base)
-        }
-    }
-}
-
-/// `--statistics`: a table, or JSON when the format is JSON.
-pub fn render_statistics(g: &Gated, json: bool) -> String {
-    let s = statistics::compute(&g.report.findings);
-    if json {
-        statistics::render_json(&s)
-    } else {
-        statistics::render_text(&s, &g.notes)
-    }
 }
 
 /// `--add-suppressions REASON`: a directive above every reported finding's line, file by file,

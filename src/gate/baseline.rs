@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Finding;
-use crate::source::LineIndex;
-use crate::suppress::SourceScopes;
+use crate::gate::suppress::SourceScopes;
+use crate::reading::source::LineIndex;
 
 pub const FORMAT_VERSION: u32 = 1;
 /// Key of our entry in SARIF `partialFingerprints`; bump the suffix if the identity ever changes.
@@ -53,7 +53,9 @@ pub fn contexts(
         let scopes = SourceScopes::parse_items(src);
         // As `SourceScopes::enclosing_item`, in log time per finding.
         let items = scopes.as_ref().map(|s| {
-            crate::source::Nested::new(s.items.iter().map(|it| (it.start, it.end)).collect())
+            crate::reading::source::Nested::new(
+                s.items.iter().map(|it| (it.start, it.end)).collect(),
+            )
         });
         idxs.iter()
             .map(|&i| {
@@ -66,7 +68,8 @@ pub fn contexts(
                             .map(|k| s.items[k].path.as_str())
                     })
                     .map(|item| {
-                        item[..crate::source::window(item, 0, 0, KEY_WINDOW).end].to_string()
+                        item[..crate::reading::source::window(item, 0, 0, KEY_WINDOW).end]
+                            .to_string()
                     })
                     .unwrap_or_default();
                 let snippet = normalized_snippet(&index, f);
@@ -113,7 +116,7 @@ pub fn normalized_snippet(index: &LineIndex, f: &Finding) -> String {
                 index.line_start(line)
             };
             let at = at.saturating_sub(index.line_start(line));
-            text = &text[crate::source::window(text, at, KEY_WINDOW / 4, KEY_WINDOW)];
+            text = &text[crate::reading::source::window(text, at, KEY_WINDOW / 4, KEY_WINDOW)];
         }
         for word in text.split_whitespace() {
             if !s.is_empty() {

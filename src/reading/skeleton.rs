@@ -18,8 +18,8 @@ use std::ops::Range;
 
 use aho_corasick::AhoCorasick;
 
-use crate::lexer::{Lexer, Token};
-use crate::parse::{DepthGuard, TooDeep};
+use crate::reading::lexer::{Lexer, Token};
+use crate::reading::parse::{DepthGuard, TooDeep};
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
 /// their callers, for the call graph) are followed up the calls; a body with context alone (an
@@ -45,7 +45,7 @@ struct Body {
 
 /// `text` with the bodies of fns that cannot matter blanked, or `None` when every body matters
 /// (or the file has none); `Err` when the text is too deep to parse at all (see
-/// [`crate::parse::too_deep`], which this checks on the way).
+/// [`crate::reading::parse::too_deep`], which this checks on the way).
 /// `aliases`: the names the file's package gives an SDK crate (`mcp = { package = "rmcp" }`),
 /// context like the crate names themselves.
 pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<String>, TooDeep> {
@@ -59,7 +59,7 @@ pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<
         keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
-        let ident = crate::lexer::is_ident;
+        let ident = crate::reading::lexer::is_ident;
         for m in upgrade.find_iter(bytes) {
             let stands_alone = || {
                 !m.start().checked_sub(1).is_some_and(|i| ident(bytes[i]))
@@ -279,18 +279,24 @@ mod tests {
 
     #[test]
     fn too_deep_text_is_refused_in_the_same_pass() {
-        let deep = format!("fn f() {{ {} }}", "(".repeat(crate::parse::MAX_NESTING + 1));
+        let deep = format!(
+            "fn f() {{ {} }}",
+            "(".repeat(crate::reading::parse::MAX_NESTING + 1)
+        );
         let err = skeleton(&deep, &keys(&["x"]), &[]).expect_err("too deep");
         assert!(err.what.contains("nesting deeper"), "{}", err.what);
         // The body's `{` is level 1: the run's last allowed `(` is level MAX_NESTING.
         let run = deep.find("{ (").unwrap() + 2;
-        assert_eq!(err.at, run + crate::parse::MAX_NESTING - 1);
-        assert_eq!(crate::parse::too_deep(&deep), Some(err));
+        assert_eq!(err.at, run + crate::reading::parse::MAX_NESTING - 1);
+        assert_eq!(crate::reading::parse::too_deep(&deep), Some(err));
         // Also after a stray `}` has ended the search for bodies.
-        let stray = format!("}} {}", "return ".repeat(crate::parse::MAX_CHAIN + 1));
+        let stray = format!(
+            "}} {}",
+            "return ".repeat(crate::reading::parse::MAX_CHAIN + 1)
+        );
         let err = skeleton(&stray, &keys(&["x"]), &[]).expect_err("too long a chain");
         assert!(err.what.contains("chains more than"), "{}", err.what);
-        assert_eq!(crate::parse::too_deep(&stray), Some(err));
+        assert_eq!(crate::reading::parse::too_deep(&stray), Some(err));
     }
 
     fn keys(k: &[&str]) -> BodyKeys {

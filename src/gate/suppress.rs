@@ -19,9 +19,6 @@
 //! or one without a reason when the policy requires one is reported as MCP902 and suppresses
 //! nothing.
 
-/// What every directive starts with; a file without it has nothing to suppress.
-pub const DIRECTIVE: &str = "mcp-lint:";
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proc_macro2::{LineColumn, TokenStream, TokenTree};
@@ -30,8 +27,9 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
 use crate::finding::{Applicability, Finding, Fix, Level};
-use crate::lexer::{Lexer, Token};
-use crate::source::LineIndex;
+use crate::lint::DIRECTIVE;
+use crate::reading::lexer::{Lexer, Token};
+use crate::reading::source::LineIndex;
 
 pub const UNUSED_CODE: &str = "MCP901";
 pub const UNUSED_NAME: &str = "unused-suppression";
@@ -152,7 +150,7 @@ impl SourceScopes {
     fn collect(src: &str, stmts: bool) -> Option<SourceScopes> {
         // The engine's nesting guard: this runs on files the engine refused too, and syn recurses
         // once per level (200k nested parens overflowed the CLI's 512 MB stack here).
-        if crate::parse::too_deep(src).is_some() {
+        if crate::reading::parse::too_deep(src).is_some() {
             return None;
         }
         let file = syn::parse_file(src).ok()?;
@@ -788,7 +786,7 @@ pub fn add_suppressions(
     out.push_str(&src[last..]);
     // A file nested past the engine's guard is not re-parsed (syn would exhaust the stack); the
     // insertions sit at line starts outside any token, so they leave its token stream unchanged.
-    let checkable = crate::parse::too_deep(src).is_none();
+    let checkable = crate::reading::parse::too_deep(src).is_none();
     if checkable && syn::parse_file(src).is_ok() && syn::parse_file(&out).is_err() {
         return Err(
             "inserting the suppressions would break the file's syntax; left unchanged".into(),

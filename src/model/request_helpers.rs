@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::scan::RawScan;
-use crate::sdk::{raw, McpMethod};
+use crate::model::scan::RawScan;
+use crate::model::sdk::{raw, McpMethod};
 
 #[derive(Debug, Default)]
 pub struct RequestHelpers {
@@ -27,7 +27,8 @@ impl RequestHelpers {
     pub fn gather(file: &syn::File, text: &str) -> RequestHelpers {
         let mut h = RequestHelpers::default();
         let named = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
-        if !McpMethod::ALL.iter().any(|m| named(m.wire())) && !named(crate::sdk::PMCP1_ELICIT_WIRE)
+        if !McpMethod::ALL.iter().any(|m| named(m.wire()))
+            && !named(crate::model::sdk::PMCP1_ELICIT_WIRE)
         {
             return h;
         }

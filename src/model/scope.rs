@@ -9,14 +9,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use proc_macro2::Span;
 use syn::visit::Visit;
 
 use std::cell::RefCell;
 
-use crate::item_index::{ItemIndex, TypeText};
-use crate::manifest::{Dependency, Package};
-use crate::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
+use crate::model::item_index::{ItemIndex, TypeText};
+use crate::model::manifest::{Dependency, Package};
+use crate::model::scan::RawRequest;
+use crate::model::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
 
 /// What an expression is, as far as MCP is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,13 +53,6 @@ pub enum Origin {
     Stored,
     /// A running service (`serve_server(..)`): outside every request.
     Running,
-}
-
-/// A request literal written by hand (`json!({"method": "roots/list", ..})`).
-#[derive(Debug, Clone, Copy)]
-pub struct RawRequest {
-    pub method: McpMethod,
-    pub span: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -171,10 +164,8 @@ pub struct FileFacts {
     pub mentioned_sdks: Vec<usize>,
     /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
     pub spawned_names: HashSet<String>,
-    /// Which of the file's handlers call which of its helpers.
-    pub callgraph: crate::callgraph::CallGraph,
     /// The file's fns that build a request object or forward a method name to a sender.
-    pub helpers: crate::request_helpers::RequestHelpers,
+    pub helpers: crate::model::request_helpers::RequestHelpers,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
     pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
@@ -245,14 +236,12 @@ impl FileFacts {
             }
         }
         if let Some(package) = facts.package.as_deref() {
-            facts.items = Some(crate::item_index::for_package(&package.manifest));
+            facts.items = Some(crate::model::item_index::for_package(&package.manifest));
         }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
         facts.crate_handler_impls();
-        facts.helpers = crate::request_helpers::RequestHelpers::gather(file, text);
-        let callgraph = crate::callgraph::CallGraph::build(file, &facts);
-        facts.callgraph = callgraph;
+        facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
         facts
     }
 

@@ -1,66 +1,19 @@
-//! Sub-walks of one expression (or one macro's tokens) that the scope model needs: which request
-//! type or variant it names (`ServerRequest::ListRootsRequest(..)`), and which hand-written request
-//! literals it carries (`json!({"method": "roots/list"})`, a struct literal, JSON text) together
-//! with the local names it mentions (they may carry literals bound earlier).
+//! A sub-walk of one expression (or one macro's tokens) that the scope model needs: which
+//! hand-written request literals it carries (`json!({"method": "roots/list"})`, a struct literal,
+//! JSON text) together with the local names it mentions (they may carry literals bound earlier).
+//! Which request type or variant an expression names depends on the names in scope, so that scan
+//! is in `state.rs`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::scope::RawRequest;
-use crate::sdk::{raw, McpMethod, SDKS};
-use crate::walk::State;
+use crate::model::sdk::{raw, McpMethod};
 
-/// Finds a request type or variant of an SDK in an expression.
-pub(crate) struct RequestScan<'s, 'a> {
-    pub(crate) state: &'s State<'a>,
-    pub(crate) found: Option<McpMethod>,
-}
-
-impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
-    fn visit_path(&mut self, path: &'ast syn::Path) {
-        if self.found.is_some() {
-            return;
-        }
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        for sdk in SDKS {
-            let hit = segs.iter().enumerate().find_map(|(i, s)| {
-                let r = sdk.request_name(s)?;
-                // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
-                let ok = if i > 0 {
-                    segs[i - 1] == sdk.request_enum
-                        || sdk.crates.contains(&segs[0].as_str())
-                        || !self.state.facts.resolve_path(path).is_empty()
-                } else {
-                    let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
-                    self.state
-                        .facts
-                        .resolve_path(&head)
-                        .iter()
-                        .any(|(t, _)| std::ptr::eq(*t, *sdk))
-                };
-                ok.then_some(r.sends)
-            });
-            if hit.is_some() {
-                self.found = hit;
-                return;
-            }
-        }
-        syn::visit::visit_path(self, path);
-    }
-
-    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-        if p.path.segments.len() == 1 {
-            if let Some(v) = self.state.lookup(&p.path.segments[0].ident.to_string()) {
-                if v.request.is_some() {
-                    self.found = v.request;
-                    return;
-                }
-            }
-        }
-        syn::visit::visit_expr_path(self, p);
-    }
-
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+/// A request literal written by hand (`json!({"method": "roots/list", ..})`).
+#[derive(Debug, Clone, Copy)]
+pub struct RawRequest {
+    pub method: McpMethod,
+    pub span: Span,
 }
 
 /// Collects hand-written request literals and the local names an expression mentions.

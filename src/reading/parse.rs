@@ -3,7 +3,7 @@
 
 use proc_macro2::LineColumn;
 
-use crate::lexer::{Lexer, Token};
+use crate::reading::lexer::{Lexer, Token};
 
 /// Deepest bracket nesting analysed. rustc itself rarely sees more than a few dozen levels; past
 /// this, syn's recursion (and ours) could exhaust the stack, so the file is reported instead.
@@ -31,7 +31,7 @@ pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
 /// the file is parsed as it is, so a syntax error is reported where it is.
 pub fn parse_skeleton(
     bytes: &[u8],
-    keys: Option<&crate::skeleton::BodyKeys>,
+    keys: Option<&crate::reading::skeleton::BodyKeys>,
     aliases: &[&str],
 ) -> Result<(String, syn::File), ParseFailure> {
     let text = match std::str::from_utf8(bytes) {
@@ -64,7 +64,7 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
         });
     }
     let blanked = match keys {
-        Some(keys) => crate::skeleton::skeleton(text, keys, aliases),
+        Some(keys) => crate::reading::skeleton::skeleton(text, keys, aliases),
         None => too_deep(text).map_or(Ok(None), Err),
     };
     let blanked = match blanked {

@@ -21,11 +21,11 @@ pub fn discover(paths: &[PathBuf], base: &Path) -> (Vec<PathBuf>, Vec<FileError>
             Ok(m) if m.is_dir() => walk(p, base, &mut files, &mut errors),
             // A FIFO, socket or device named on the command line: say so rather than skip it.
             Ok(_) => errors.push(FileError {
-                path: crate::source::display_path(p, base),
+                path: crate::reading::source::display_path(p, base),
                 message: "not a regular file or a directory".into(),
             }),
             Err(e) => errors.push(FileError {
-                path: crate::source::display_path(p, base),
+                path: crate::reading::source::display_path(p, base),
                 message: format!("cannot read: {e}"),
             }),
         }
@@ -62,7 +62,7 @@ fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<File
                 }
                 Err(e) if is_loop(&e) => {}
                 Err(e) => found.1.push(FileError {
-                    path: crate::source::display_path(dir, base),
+                    path: crate::reading::source::display_path(dir, base),
                     message: format!("cannot walk: {e}"),
                 }),
             }

@@ -7,9 +7,24 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use syn::visit::Visit;
 
-use crate::engine::HandlerKind;
-use crate::scope::FileFacts;
-use crate::sdk::{HandlerTrait, SDKS};
+use crate::model::scope::FileFacts;
+use crate::model::sdk::{HandlerTrait, SDKS};
+
+/// What kind of code a fn is, and so every node it encloses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// A request handler that may answer with `InputRequiredResult`: `call_tool`, `get_prompt`,
+    /// `read_resource`, a `#[tool]` or `#[prompt]` method.
+    MrtrRequest,
+    /// A request handler that cannot (`list_tools`, `complete`, `initialize`, ...).
+    OtherRequest,
+    /// A notification hook (`on_initialized`) or another trait method that is not a request.
+    Hook,
+    /// Client-side code (`impl ClientHandler`).
+    Client,
+    /// Anything else: helpers, free functions, `main`.
+    Plain,
+}
 
 /// How a plain fn is reached from the file's handlers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,7 +136,7 @@ pub fn handler_kind(
     });
     let _ = facts;
     match handler {
-        Some(h) if h.side == crate::sdk::Side::Client => HandlerKind::Client,
+        Some(h) if h.side == crate::model::sdk::Side::Client => HandlerKind::Client,
         Some(h) if h.mrtr_methods.contains(&name.as_str()) => HandlerKind::MrtrRequest,
         Some(h) if name.starts_with(h.hook_prefix) => HandlerKind::Hook,
         Some(h) if !h.request_suffix.is_empty() && name.ends_with(h.request_suffix) => {
@@ -147,7 +162,7 @@ pub fn takes_context(facts: &FileFacts, sig: &syn::Signature, generics: &HashSet
     sig.inputs.iter().any(|i| match i {
         syn::FnArg::Typed(pt) => matches!(
             facts.classify_type(&pt.ty, generics),
-            crate::scope::Kind::Context { .. }
+            crate::model::scope::Kind::Context { .. }
         ),
         syn::FnArg::Receiver(_) => false,
     })

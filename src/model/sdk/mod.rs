@@ -16,8 +16,8 @@ pub mod rust_mcp_sdk;
 pub mod tower_mcp;
 pub mod turbomcp;
 
-use crate::manifest::Dependency;
-pub use crate::manifest::Version;
+use crate::model::manifest::Dependency;
+pub use crate::model::manifest::Version;
 
 /// The three server-to-client requests that 2026-07-28 replaces with `InputRequiredResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -143,7 +143,7 @@ impl Package {
             sdk_aliases: HashMap::new(),
             as_sdk_user: None,
         };
-        for (i, sdk) in crate::sdk::SDKS.iter().enumerate() {
+        for (i, sdk) in crate::model::sdk::SDKS.iter().enumerate() {
             if let Some(dep) = package.dependency_on(sdk.packages) {
                 if !sdk.crates.contains(&dep.name.as_str()) {
                     package.sdk_aliases.insert(dep.name.clone(), i);
@@ -229,7 +229,7 @@ impl Package {
             }
         }
         let mut package = Package::new(manifest.to_path_buf(), name.clone(), deps);
-        let own_sdk = crate::sdk::SDKS
+        let own_sdk = crate::model::sdk::SDKS
             .iter()
             .any(|s| s.packages.contains(&name.as_str()));
         if own_sdk && package.dependency_on(&[name.as_str()]).is_none() {
@@ -491,7 +491,7 @@ fn manifest_text_names_no_sdk(text: &str) -> bool {
         || text.contains(".workspace");
     defines_a_package
         && !inherits
-        && crate::sdk::SDKS
+        && crate::model::sdk::SDKS
             .iter()
             .flat_map(|s| s.packages)
             .all(|name| !text.contains(name) && !text.contains(name.replace('-', "_").as_str()))

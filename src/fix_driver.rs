@@ -17,13 +17,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::apply::apply_fixes;
-use super::Allowed;
-use crate::config::gate::{self, GateOptions, Texts};
-use crate::config::Resolver;
 use crate::finding::{Applicability, Finding, Report};
+use crate::fix::apply::apply_fixes;
+use crate::fix::Allowed;
+use crate::gate::config::Resolver;
+use crate::gate::{self, GateOptions, Texts};
 use crate::lint::{Settings, Sources};
-use crate::manifest::{Package, Packages};
+use crate::model::manifest::{Package, Packages};
 
 /// Passes per file before the loop gives up (each pass applies every non-overlapping fix; more
 /// than a few means fixes keep producing new fixable findings).
@@ -56,7 +56,7 @@ pub fn fix_text(
     allowed: Allowed,
     relint: &mut dyn FnMut(&str) -> Vec<Finding>,
 ) -> FileFix {
-    if let Err(e) = crate::parse::parse(original.as_bytes()) {
+    if let Err(e) = crate::reading::parse::parse(original.as_bytes()) {
         // Its findings are unknown, so even a suppression that looks unused may not be.
         return FileFix {
             path: path.to_string(),
@@ -90,7 +90,7 @@ pub fn fix_text(
             .collect();
         // rmcp upgrade fixes first: an MRTR rewrite that overlaps one waits for the next pass and
         // is then planned on code that already speaks rmcp 3.x.
-        chosen.sort_by_key(|f| !super::upgrade::wants(f));
+        chosen.sort_by_key(|f| !crate::fix::upgrade::wants(f));
         if chosen.is_empty() {
             break;
         }
@@ -105,7 +105,7 @@ pub fn fix_text(
         if applied.text == text {
             break;
         }
-        if let Err(e) = crate::parse::parse(applied.text.as_bytes()) {
+        if let Err(e) = crate::reading::parse::parse(applied.text.as_bytes()) {
             return FileFix {
                 path: path.to_string(),
                 original: original.to_string(),
@@ -303,8 +303,10 @@ pub fn run_with_baseline(
             count_pending(&result.remaining, opts.allowed, &mut pending);
             outcome.changed += 1;
             outcome.fixes += result.fixed.len();
-            out.write_all(super::diff::unified(path, &result.original, &result.text).as_bytes())
-                .map_err(io)?;
+            out.write_all(
+                crate::fix::diff::unified(path, &result.original, &result.text).as_bytes(),
+            )
+            .map_err(io)?;
             writeln!(
                 err,
                 "{path}: would apply {} fix{}",

@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use crate::lexer::{Lexer, Token};
+use crate::reading::lexer::{Lexer, Token};
 
 /// A type as written in one file of the package.
 #[derive(Debug, Clone)]
@@ -99,7 +99,7 @@ impl ItemIndex {
     /// dropped before it costs an allocation: most of a package's fields and fns are of no
     /// interest, and this runs on every file of it.
     fn keep_sdk_types(&mut self, files: &[(PathBuf, String)], pending: Vec<Pending>) {
-        let mut names: Vec<String> = crate::sdk::SDKS
+        let mut names: Vec<String> = crate::model::sdk::SDKS
             .iter()
             .flat_map(|s| {
                 s.peer_types
@@ -899,7 +899,7 @@ impl<'a> Scanner<'a> {
         };
         if let (Some(f), Some(ty)) = (for_at, last_segment(self, self_from, open)) {
             if let Some(tr) = last_segment(self, from, f) {
-                let handler = crate::sdk::SDKS
+                let handler = crate::model::sdk::SDKS
                     .iter()
                     .any(|s| s.handler_traits.iter().any(|h| h.name == tr));
                 if handler {

@@ -1,18 +1,17 @@
-//! The one walk over a parsed file: keeps the scope model up to date (bindings, enclosing impl and
-//! fn, spawned tasks) and asks every rule at every node.
+//! The scope model at one point of a file: the local names bound so far (one frame per block),
+//! the enclosing fns and impls, and from them what an expression's value is. The walk
+//! (`rules/walk.rs`) keeps it up to date as it goes; the rules read it through `Cx`.
 
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream};
-use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use crate::engine::{Cx, Draft, FnContext, HandlerKind, Rule};
-use crate::macro_body::{parse_macro_body, Piece};
-use crate::scan::{RawScan, RequestScan};
-use crate::scope::{type_name, FileFacts, Kind, Origin, RawRequest, Value};
-use crate::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
-use crate::source::{LineIndex, Range};
+use crate::model::callgraph::{CallGraph, HandlerKind};
+use crate::model::scan::{RawRequest, RawScan};
+use crate::model::scope::{FileFacts, Kind, Origin, Value};
+use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
+use crate::reading::source::LineIndex;
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
 const TRANSPARENT_METHODS: &[&str] = &[
@@ -60,52 +59,50 @@ const TRANSPARENT_METHODS: &[&str] = &[
 /// Calls whose value is their first argument (`Some(peer)`, `Arc::new(peer)`).
 const WRAPPING_CALLS: &[&str] = &["Some", "Ok", "new", "from", "Box", "Arc", "Rc"];
 
-/// Calls and methods whose arguments run in another task.
-use crate::scope::SPAWNS;
-
-/// Methods whose closure argument receives (an element of) the receiver:
-/// `peers.iter().map(|p| p.list_roots())`, `self.peer.as_ref().map(|p| ..)`.
-const ADAPTERS: &[&str] = &[
-    "map",
-    "and_then",
-    "for_each",
-    "filter_map",
-    "flat_map",
-    "then",
-    "inspect",
-    "map_or",
-    "map_or_else",
-    "is_some_and",
-    "is_ok_and",
-    "filter",
-    "find",
-    "any",
-    "all",
-    "take_while",
-    "skip_while",
-    "try_for_each",
-    "position",
-    "find_map",
-    "if_some",
-];
+/// The function (or closure within it) being walked.
+#[derive(Debug, Clone)]
+pub struct FnContext {
+    pub kind: HandlerKind,
+    /// The enclosing fn's name (`call_tool`), or empty at file level.
+    pub name: String,
+    /// Inside the arguments of a `spawn(..)`: the code runs in another task.
+    pub spawned: bool,
+    /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
+    pub test: bool,
+}
 
 pub struct State<'a> {
     pub facts: &'a FileFacts,
+    /// Which of the file's handlers call which of its helpers.
+    pub callgraph: &'a CallGraph,
     pub lines: &'a LineIndex<'a>,
-    frames: Vec<HashMap<String, Value>>,
-    contexts: Vec<FnContext>,
-    impls: Vec<ImplInfo>,
+    pub(crate) frames: Vec<HashMap<String, Value>>,
+    pub(crate) contexts: Vec<FnContext>,
+    pub(crate) impls: Vec<ImplInfo>,
     /// Type parameters of the enclosing impls and fns.
-    generics: Vec<HashSet<String>>,
+    pub(crate) generics: Vec<HashSet<String>>,
 }
 
 #[derive(Debug, Clone)]
-struct ImplInfo {
-    self_name: Option<String>,
-    handler: Option<&'static HandlerTrait>,
+pub(crate) struct ImplInfo {
+    pub(crate) self_name: Option<String>,
+    pub(crate) handler: Option<&'static HandlerTrait>,
 }
 
 impl<'a> State<'a> {
+    /// The state at the top of a file: one empty frame, no enclosing fn or impl.
+    pub fn new(facts: &'a FileFacts, callgraph: &'a CallGraph, lines: &'a LineIndex<'a>) -> Self {
+        State {
+            facts,
+            callgraph,
+            lines,
+            frames: vec![HashMap::new()],
+            contexts: Vec::new(),
+            impls: Vec::new(),
+            generics: Vec::new(),
+        }
+    }
+
     pub fn context(&self) -> &FnContext {
         static FILE: std::sync::OnceLock<FnContext> = std::sync::OnceLock::new();
         self.contexts.last().unwrap_or_else(|| {
@@ -126,7 +123,7 @@ impl<'a> State<'a> {
         self.generics.iter().flatten().cloned().collect()
     }
 
-    fn classify(&self, ty: &syn::Type) -> Kind {
+    pub(crate) fn classify(&self, ty: &syn::Type) -> Kind {
         self.facts.classify_type(ty, &self.generics_in_scope())
     }
 
@@ -406,7 +403,7 @@ impl<'a> State<'a> {
         out
     }
 
-    fn bind_pat(&mut self, pat: &syn::Pat, value: Value) {
+    pub(crate) fn bind_pat(&mut self, pat: &syn::Pat, value: Value) {
         match pat {
             syn::Pat::Ident(pi) => {
                 let name = pi.ident.to_string();
@@ -476,7 +473,7 @@ impl<'a> State<'a> {
     }
 
     /// The value of `let <pat> = init`: the expression's value plus the requests it carries.
-    fn let_value(&self, init: &syn::Expr) -> Value {
+    pub(crate) fn let_value(&self, init: &syn::Expr) -> Value {
         let mut v = self.value_of(init);
         if v.request.is_none() {
             v.request = self.request_in(init);
@@ -491,415 +488,55 @@ impl<'a> State<'a> {
     }
 }
 
-/// The walker: owns the scope state and the findings of one file.
-pub struct Walker<'a> {
-    state: State<'a>,
-    rules: &'a [&'static dyn Rule],
-    pub out: Vec<(Range, Draft)>,
-    macro_depth: usize,
-    /// What the next closure's first parameter is (set for closure arguments of [`ADAPTERS`]).
-    closure_param: Option<Value>,
+/// Finds a request type or variant of an SDK in an expression.
+struct RequestScan<'s, 'a> {
+    state: &'s State<'a>,
+    found: Option<McpMethod>,
 }
 
-impl<'a> Walker<'a> {
-    pub fn new(
-        facts: &'a FileFacts,
-        lines: &'a LineIndex<'a>,
-        rules: &'a [&'static dyn Rule],
-    ) -> Self {
-        Walker {
-            state: State {
-                facts,
-                lines,
-                frames: vec![HashMap::new()],
-                contexts: Vec::new(),
-                impls: Vec::new(),
-                generics: Vec::new(),
-            },
-            rules,
-            out: Vec::new(),
-            macro_depth: 0,
-            closure_param: None,
-        }
-    }
-
-    fn ask(&mut self, f: impl Fn(&dyn Rule, &mut Cx<'_>)) {
-        let state = &self.state;
-        let mut cx = Cx {
-            state,
-            out: &mut self.out,
-        };
-        for r in self.rules {
-            f(*r, &mut cx);
-        }
-    }
-
-    fn with_frame(&mut self, f: impl FnOnce(&mut Self)) {
-        self.state.frames.push(HashMap::new());
-        f(self);
-        self.state.frames.pop();
-    }
-
-    fn enter_fn(
-        &mut self,
-        attrs: &[syn::Attribute],
-        sig: &syn::Signature,
-        in_impl: bool,
-        block: &syn::Block,
-    ) {
-        let name = sig.ident.to_string();
-        let handler = if in_impl {
-            self.state.impls.last().and_then(|i| i.handler)
-        } else {
-            None
-        };
-        let takes_context = self.takes_request_context(sig);
-        let kind =
-            crate::callgraph::handler_kind(self.state.facts, handler, attrs, sig, takes_context);
-        let generics: HashSet<String> = sig
-            .generics
-            .type_params()
-            .map(|t| t.ident.to_string())
-            .collect();
-        self.state.generics.push(generics);
-        let test = self.state.context().test || is_test_attr(attrs);
-        self.state.contexts.push(FnContext {
-            kind,
-            name,
-            spawned: false,
-            test,
-        });
-        self.with_frame(|w| {
-            for input in &sig.inputs {
-                if let syn::FnArg::Typed(pt) = input {
-                    let kind = w.state.classify(&pt.ty);
-                    w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
-                }
-            }
-            w.ask(|r, cx| r.check_fn(cx, sig, block));
-            w.visit_block(block);
-        });
-        self.state.contexts.pop();
-        self.state.generics.pop();
-    }
-
-    fn takes_request_context(&self, sig: &syn::Signature) -> bool {
-        sig.inputs.iter().any(|i| match i {
-            syn::FnArg::Typed(pt) => matches!(self.state.classify(&pt.ty), Kind::Context { .. }),
-            syn::FnArg::Receiver(_) => false,
-        })
-    }
-
-    fn spawned<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        let mut cx = self.state.context().clone();
-        cx.spawned = true;
-        self.state.contexts.push(cx);
-        let r = f(self);
-        self.state.contexts.pop();
-        r
-    }
-
-    /// Whether walking a macro's body can find anything. A finding in it needs a trigger token
-    /// there, or a local name that carries a request or an SDK value from outside
-    /// (`send(req)` after `let req = json!({"method": "roots/list"})`). Parsing the body of every
-    /// `format!` and `debug!` was a tenth of the analysis.
-    fn macro_may_matter(&self, m: &syn::Macro) -> bool {
-        let delim = m.delimiter.span();
-        let text = self.state.lines.text_between(delim.open(), delim.close());
-        if all_triggers().has_any_trigger(text.as_bytes()) {
-            return true;
-        }
-        fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
-            ts.clone().into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Ident(i) => {
-                    w.state.lookup(&i.to_string()).is_some_and(|v| {
-                        v.request.is_some()
-                            || !v.raw.is_empty()
-                            || v.kind != crate::scope::Kind::Unknown
-                    })
-                }
-                proc_macro2::TokenTree::Group(g) => carries(w, &g.stream()),
-                _ => false,
-            })
-        }
-        carries(self, &m.tokens)
-    }
-
-    fn visit_pieces(&mut self, pieces: Vec<Piece>) {
-        for p in pieces {
-            match p {
-                Piece::Expr(e) => self.visit_expr(&e),
-                Piece::Stmts(stmts) => self.with_frame(|w| {
-                    for s in &stmts {
-                        w.visit_stmt(s);
-                    }
-                }),
-                Piece::Items(items) => {
-                    for i in &items {
-                        self.visit_item(i);
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.
-fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        let last = a
-            .path()
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        match last.as_str() {
-            "test" | "rstest" | "test_case" | "quickcheck" | "proptest" => true,
-            "cfg" => a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"),
-            _ => false,
-        }
-    })
-}
-
-fn last_ident(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-}
-
-impl<'ast> Visit<'ast> for Walker<'_> {
-    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
-
-    fn visit_item(&mut self, i: &'ast syn::Item) {
-        self.ask(|r, cx| r.check_item(cx, i));
-        syn::visit::visit_item(self, i);
-    }
-
-    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
-        let handler = i
-            .trait_
-            .as_ref()
-            .and_then(|(_, path, _)| self.state.facts.handler_trait(path));
-        let generics: HashSet<String> = i
-            .generics
-            .type_params()
-            .map(|t| t.ident.to_string())
-            .collect();
-        self.state.generics.push(generics);
-        self.state.impls.push(ImplInfo {
-            self_name: type_name(&i.self_ty),
-            handler,
-        });
-        syn::visit::visit_item_impl(self, i);
-        self.state.impls.pop();
-        self.state.generics.pop();
-    }
-
-    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-        if is_test_attr(&m.attrs) && !self.state.context().test {
-            let mut cx = self.state.context().clone();
-            cx.test = true;
-            self.state.contexts.push(cx);
-            syn::visit::visit_item_mod(self, m);
-            self.state.contexts.pop();
-        } else {
-            syn::visit::visit_item_mod(self, m);
-        }
-    }
-
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        // A fn item nested in a method is not part of the impl.
-        let impls = std::mem::take(&mut self.state.impls);
-        self.enter_fn(&f.attrs, &f.sig, false, &f.block);
-        self.state.impls = impls;
-    }
-
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        self.enter_fn(&f.attrs, &f.sig, true, &f.block);
-    }
-
-    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
-        if let Some(block) = &f.default {
-            self.enter_fn(&f.attrs, &f.sig, false, block);
-        }
-    }
-
-    fn visit_block(&mut self, b: &'ast syn::Block) {
-        self.with_frame(|w| syn::visit::visit_block(w, b));
-    }
-
-    fn visit_local(&mut self, l: &'ast syn::Local) {
-        let Some(init) = &l.init else {
-            self.state
-                .bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
+impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if self.found.is_some() {
             return;
-        };
-        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
-        let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&pi.ident.to_string()))
-            && matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_));
-        if spawned_later {
-            self.spawned(|w| w.visit_expr(&init.expr));
-        } else {
-            self.visit_expr(&init.expr);
         }
-        if let Some((_, diverge)) = &init.diverge {
-            self.visit_expr(diverge);
-        }
-        let v = self.state.let_value(&init.expr);
-        self.state.bind_pat(&l.pat, v);
-    }
-
-    fn visit_expr(&mut self, e: &'ast syn::Expr) {
-        self.ask(|r, cx| r.check_expr(cx, e));
-        syn::visit::visit_expr(self, e);
-    }
-
-    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        let mut first = self.closure_param.take();
-        self.with_frame(|w| {
-            for p in &c.inputs {
-                let v = first
-                    .take()
-                    .unwrap_or_else(|| Value::of(Kind::Unknown, Origin::Param));
-                w.state.bind_pat(p, v);
-            }
-            w.visit_expr(&c.body);
-        });
-    }
-
-    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
-        self.with_frame(|w| {
-            w.visit_expr(&i.cond);
-            w.visit_block(&i.then_branch);
-        });
-        if let Some((_, e)) = &i.else_branch {
-            self.visit_expr(e);
-        }
-    }
-
-    fn visit_expr_while(&mut self, wl: &'ast syn::ExprWhile) {
-        self.with_frame(|w| {
-            w.visit_expr(&wl.cond);
-            w.visit_block(&wl.body);
-        });
-    }
-
-    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
-        self.visit_expr(&l.expr);
-        let v = self.state.let_value(&l.expr);
-        self.state.bind_pat(&l.pat, v);
-    }
-
-    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
-        self.visit_expr(&m.expr);
-        let v = self.state.let_value(&m.expr);
-        for arm in &m.arms {
-            self.with_frame(|w| {
-                w.state.bind_pat(&arm.pat, v.clone());
-                if let Some((_, g)) = &arm.guard {
-                    w.visit_expr(g);
-                }
-                w.visit_expr(&arm.body);
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        for sdk in SDKS {
+            let hit = segs.iter().enumerate().find_map(|(i, s)| {
+                let r = sdk.request_name(s)?;
+                // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
+                let ok = if i > 0 {
+                    segs[i - 1] == sdk.request_enum
+                        || sdk.crates.contains(&segs[0].as_str())
+                        || !self.state.facts.resolve_path(path).is_empty()
+                } else {
+                    let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
+                    self.state
+                        .facts
+                        .resolve_path(&head)
+                        .iter()
+                        .any(|(t, _)| std::ptr::eq(*t, *sdk))
+                };
+                ok.then_some(r.sends)
             });
-        }
-    }
-
-    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        self.visit_expr(&f.expr);
-        let v = self.state.let_value(&f.expr);
-        self.with_frame(|w| {
-            w.state.bind_pat(&f.pat, v);
-            w.visit_block(&f.body);
-        });
-    }
-
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        self.visit_expr(&c.func);
-        let spawn = last_ident(&c.func).is_some_and(|n| SPAWNS.contains(&n.as_str()));
-        let visit_args = |w: &mut Self| {
-            for a in &c.args {
-                w.visit_expr(a);
+            if hit.is_some() {
+                self.found = hit;
+                return;
             }
-        };
-        if spawn {
-            self.spawned(visit_args);
-        } else {
-            visit_args(self);
         }
+        syn::visit::visit_path(self, path);
     }
 
-    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        self.visit_expr(&mc.receiver);
-        if let Some(t) = &mc.turbofish {
-            self.visit_angle_bracketed_generic_arguments(t);
-        }
-        let method = mc.method.to_string();
-        let spawn = SPAWNS.contains(&method.as_str());
-        let element = ADAPTERS
-            .contains(&method.as_str())
-            .then(|| self.state.value_of(&mc.receiver));
-        let visit_args = |w: &mut Self| {
-            for a in &mc.args {
-                if matches!(a, syn::Expr::Closure(_)) {
-                    w.closure_param = element.clone();
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.path.segments.len() == 1 {
+            if let Some(v) = self.state.lookup(&p.path.segments[0].ident.to_string()) {
+                if v.request.is_some() {
+                    self.found = v.request;
+                    return;
                 }
-                w.visit_expr(a);
-                w.closure_param = None;
             }
-        };
-        if spawn {
-            self.spawned(visit_args);
-        } else {
-            visit_args(self);
         }
+        syn::visit::visit_expr_path(self, p);
     }
 
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        self.ask(|r, cx| r.check_macro(cx, m));
-        // Macro bodies are walked when they parse as Rust; a bound keeps macro-heavy code cheap.
-        if self.macro_depth >= 16 {
-            return;
-        }
-        let name = m
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if !self.macro_may_matter(m) {
-            return;
-        }
-        let pieces = parse_macro_body(&m.tokens);
-        self.macro_depth += 1;
-        if SPAWNS.contains(&name.as_str()) {
-            self.spawned(|w| w.visit_pieces(pieces));
-        } else {
-            self.visit_pieces(pieces);
-        }
-        self.macro_depth -= 1;
-    }
-
-    fn visit_type(&mut self, t: &'ast syn::Type) {
-        self.ask(|r, cx| r.check_type(cx, t));
-        syn::visit::visit_type(self, t);
-    }
-
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-}
-
-/// Span helpers for rules.
-pub fn expr_span(e: &syn::Expr) -> Span {
-    e.span()
-}
-
-/// The prefilter of every trigger token of the catalog and the SDK tables, whatever rules are
-/// enabled: a superset, so a macro body it turns away holds nothing for any rule. (With default
-/// settings it is the very prefilter `lint_files` uses.)
-fn all_triggers() -> &'static crate::prefilter::Prefilter {
-    static ALL: std::sync::LazyLock<std::sync::Arc<crate::prefilter::Prefilter>> =
-        std::sync::LazyLock::new(|| {
-            crate::prefilter::shared(&crate::lint::Settings::default().trigger_tokens())
-        });
-    &ALL
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
 }

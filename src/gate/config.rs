@@ -12,8 +12,6 @@
 //! `exclude` and `per-file-ignores` are relative to the directory of the file that defines them,
 //! anchored the way gitignore anchors (see `PathGlob`).
 
-pub mod gate;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;

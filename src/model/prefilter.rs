@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use crate::manifest::Package;
-use crate::skeleton::BodyKeys;
+use crate::model::manifest::Package;
+use crate::reading::skeleton::BodyKeys;
 
 /// Substrings (case-sensitive, so the scan keeps its SIMD prefilter) that mark a file as MCP code whatever its package depends on.
 const ANCHORS: &[&str] = &[
@@ -130,7 +130,7 @@ impl Prefilter {
                 // Only the crate names: a body without a trigger has no finding, and what the
                 // scope model takes from a body for the whole file is its `use` items and paths.
                 // (The anchors would keep every body with an `/mcp` URL in it.)
-                context: crate::sdk::SDKS
+                context: crate::model::sdk::SDKS
                     .iter()
                     .flat_map(|s| s.crates.iter().copied())
                     .collect(),
@@ -217,6 +217,36 @@ fn is_inside_another_word(bytes: &[u8], pattern: usize, start: usize, end: usize
     }
 }
 
+/// The trigger tokens of the catalog rules whose codes `runs` admits, plus the names of every SDK
+/// table; none (no prefilter) when an admitted rule's triggers include `"*"`. Rules with no
+/// triggers (meta codes about suppressions) do not take part.
+pub fn trigger_tokens(runs: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut tokens = Vec::new();
+    for r in &crate::catalog::catalog().rules {
+        if !runs(&r.code) {
+            continue;
+        }
+        // `"*"`: the rule may fire in any file, so nothing can be skipped.
+        if r.triggers.iter().any(|t| t == "*") {
+            return Vec::new();
+        }
+        tokens.extend(r.triggers.iter().cloned());
+    }
+    // Every request method and removed API an SDK table names can start a finding; the tables
+    // are the source of truth, so a name missing from a catalog file cannot be hidden. (Raw
+    // sends such as `send` are not triggers: they need a request name, which the catalog lists.)
+    if !tokens.is_empty() {
+        for sdk in crate::model::sdk::SDKS {
+            tokens.extend(sdk.request_methods.iter().map(|m| m.name.to_string()));
+            tokens.extend(sdk.removed.iter().map(|m| m.name.to_string()));
+        }
+        tokens.extend(crate::model::sdk::rmcp_upgrade::trigger_names().map(str::to_string));
+    }
+    tokens.sort();
+    tokens.dedup();
+    tokens
+}
+
 /// The prefilter for `tokens`, built once per distinct token list in the process: building the DFA
 /// costs far more than scanning one file, and the fix loop and library callers lint one text at a
 /// time with the same settings.
@@ -260,7 +290,7 @@ impl UpgradeTriggers {
             rules
                 .iter()
                 .any(|r| !upgrade_code(&r.code) && r.triggers.iter().any(|t| t == name))
-                || crate::sdk::SDKS.iter().any(|sdk| {
+                || crate::model::sdk::SDKS.iter().any(|sdk| {
                     sdk.request_methods.iter().any(|m| m.name == name)
                         || sdk.removed.iter().any(|m| m.name == name)
                 })
@@ -269,7 +299,7 @@ impl UpgradeTriggers {
             .iter()
             .filter(|r| upgrade_code(&r.code))
             .flat_map(|r| r.triggers.iter().map(String::as_str))
-            .chain(crate::sdk::rmcp_upgrade::trigger_names())
+            .chain(crate::model::sdk::rmcp_upgrade::trigger_names())
             .filter(|name| tokens.contains(name) && !elsewhere(name))
             .collect();
         names.sort_unstable();
@@ -278,7 +308,7 @@ impl UpgradeTriggers {
             .iter()
             .filter(|r| CURRENT_RMCP_CODES.contains(&r.code.as_str()))
             .flat_map(|r| r.triggers.iter().map(String::as_str))
-            .chain(crate::sdk::rmcp_upgrade::current_names())
+            .chain(crate::model::sdk::rmcp_upgrade::current_names())
             .collect();
         let old: Vec<&str> = names
             .iter()
@@ -301,7 +331,7 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        let ident = crate::lexer::is_ident;
+        let ident = crate::reading::lexer::is_ident;
         old.find_iter(bytes).any(|m| {
             let before = m.start().checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(m.end()).copied();
@@ -330,13 +360,13 @@ impl UpgradeTriggers {
         let Some(package) = package else {
             return Some(true);
         };
-        let d = package.dependency_on(crate::sdk::rmcp::RMCP.packages)?;
+        let d = package.dependency_on(crate::model::sdk::rmcp::RMCP.packages)?;
         Some(d.version.as_ref().is_none_or(|v| v.0 < 3))
     }
 }
 
 fn depends_on_an_sdk(package: &Package) -> bool {
-    crate::sdk::SDKS
+    crate::model::sdk::SDKS
         .iter()
         .any(|sdk| package.dependency_on(sdk.packages).is_some())
 }
@@ -344,6 +374,16 @@ fn depends_on_an_sdk(package: &Package) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tokens of a run with default settings: every rule at its catalog level.
+    fn default_tokens() -> Vec<String> {
+        let catalog = crate::catalog::catalog();
+        trigger_tokens(|code| {
+            catalog
+                .get(code)
+                .is_some_and(|r| r.level != crate::finding::Level::Allow)
+        })
+    }
 
     fn package(deps: &str) -> Package {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -443,8 +483,7 @@ mod tests {
 
     #[test]
     fn rmcp_3_names_admit_a_file_only_where_an_upgrade_can_find_something() {
-        let settings = crate::lint::Settings::default();
-        let filter = Prefilter::new(&settings.trigger_tokens());
+        let filter = Prefilter::new(&default_tokens());
         // `Tool` and `CallToolResult` are in every rmcp server: they start an upgrade finding
         // (MCP202/MCP204) only below 3.0.
         let current = b"fn t() -> CallToolResult { let _ = Tool::default(); todo!() }";
@@ -474,7 +513,7 @@ mod tests {
 
     #[test]
     fn the_scan_of_every_file_keeps_within_the_simd_pattern_budget() {
-        let tokens = crate::lint::Settings::default().trigger_tokens();
+        let tokens = default_tokens();
         let filter = Prefilter::new(&tokens);
         let everyday = tokens
             .iter()

@@ -7,9 +7,11 @@
 
 use proc_macro2::Span;
 
-use crate::scope::{FileFacts, Origin, Value};
-use crate::sdk::McpMethod;
-use crate::source::{LineIndex, Range};
+use crate::model::callgraph::HandlerKind;
+use crate::model::scope::{FileFacts, Origin, Value};
+use crate::model::sdk::McpMethod;
+use crate::model::state::{FnContext, State};
+use crate::reading::source::{LineIndex, Range};
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
@@ -30,34 +32,6 @@ pub trait Rule: Send + Sync {
 /// Legacy-request codes quiet in test code unless `report-test-code` is set: a mock server in a
 /// test module is no code to migrate. (MCP005 stays: a removed API breaks the build of tests too.)
 pub const LEGACY_REQUEST_CODES: &[&str] = &["MCP001", "MCP002", "MCP003", "MCP004", "MCP006"];
-
-/// What kind of code encloses the current node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HandlerKind {
-    /// A request handler that may answer with `InputRequiredResult`: `call_tool`, `get_prompt`,
-    /// `read_resource`, a `#[tool]` or `#[prompt]` method.
-    MrtrRequest,
-    /// A request handler that cannot (`list_tools`, `complete`, `initialize`, ...).
-    OtherRequest,
-    /// A notification hook (`on_initialized`) or another trait method that is not a request.
-    Hook,
-    /// Client-side code (`impl ClientHandler`).
-    Client,
-    /// Anything else: helpers, free functions, `main`.
-    Plain,
-}
-
-/// The function (or closure within it) being walked.
-#[derive(Debug, Clone)]
-pub struct FnContext {
-    pub kind: HandlerKind,
-    /// The enclosing fn's name (`call_tool`), or empty at file level.
-    pub name: String,
-    /// Inside the arguments of a `spawn(..)`: the code runs in another task.
-    pub spawned: bool,
-    /// Test code: a `#[test]`-like fn, a `#[cfg(test)]` item, or anything nested in one.
-    pub test: bool,
-}
 
 /// Where a request call sits, as far as MRTR is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +56,7 @@ pub struct Draft {
 
 /// The read side of the walk that rules see, plus the place to report.
 pub struct Cx<'a> {
-    pub(crate) state: &'a crate::walk::State<'a>,
+    pub(crate) state: &'a State<'a>,
     pub(crate) out: &'a mut Vec<(Range, Draft)>,
 }
 
@@ -116,7 +90,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Hand-written request literals in an expression, and those carried by the names it uses.
-    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::scope::RawRequest> {
+    pub fn raw_requests_in(&self, e: &syn::Expr) -> Vec<crate::model::scan::RawRequest> {
         self.state.raw_requests_in_expr(e)
     }
 
@@ -124,7 +98,7 @@ impl<'a> Cx<'a> {
     pub fn raw_requests_in_tokens(
         &self,
         ts: &proc_macro2::TokenStream,
-    ) -> Vec<crate::scope::RawRequest> {
+    ) -> Vec<crate::model::scan::RawRequest> {
         self.state.raw_requests_in_tokens(ts)
     }
 
@@ -147,12 +121,12 @@ impl<'a> Cx<'a> {
         // How the file's handlers reach a plain fn (see `callgraph.rs`), worked out only here:
         // for every fn of a long call chain it would cost time quadratic in the chain.
         let reach = match cx.kind {
-            HandlerKind::Plain => self.state.facts.callgraph.reach(name),
-            _ => crate::callgraph::Reach::Unknown,
+            HandlerKind::Plain => self.state.callgraph.reach(name),
+            _ => crate::model::callgraph::Reach::Unknown,
         };
         match (&cx.kind, &reach) {
-            (HandlerKind::Plain, crate::callgraph::Reach::Request) => return Placement::Reachable,
-            (HandlerKind::Plain, crate::callgraph::Reach::Unreachable(caller)) => {
+            (HandlerKind::Plain, crate::model::callgraph::Reach::Request) => return Placement::Reachable,
+            (HandlerKind::Plain, crate::model::callgraph::Reach::Unreachable(caller)) => {
                 return Placement::Unreachable(format!(
                     "in `{name}`, which is called only from `{caller}` and other code MRTR cannot reach"
                 ))

@@ -1,0 +1,451 @@
+//! The one walk over a parsed file: keeps the scope model up to date (bindings, enclosing impl and
+//! fn, spawned tasks) and asks every rule at every node.
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use crate::model::callgraph::CallGraph;
+use crate::model::prefilter::Prefilter;
+use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
+use crate::model::state::{FnContext, ImplInfo, State};
+use crate::reading::macro_body::{parse_macro_body, Piece};
+use crate::reading::source::{LineIndex, Range};
+use crate::rules::engine::{Cx, Draft, Rule};
+
+/// Calls and methods whose arguments run in another task.
+use crate::model::scope::SPAWNS;
+
+/// Methods whose closure argument receives (an element of) the receiver:
+/// `peers.iter().map(|p| p.list_roots())`, `self.peer.as_ref().map(|p| ..)`.
+const ADAPTERS: &[&str] = &[
+    "map",
+    "and_then",
+    "for_each",
+    "filter_map",
+    "flat_map",
+    "then",
+    "inspect",
+    "map_or",
+    "map_or_else",
+    "is_some_and",
+    "is_ok_and",
+    "filter",
+    "find",
+    "any",
+    "all",
+    "take_while",
+    "skip_while",
+    "try_for_each",
+    "position",
+    "find_map",
+    "if_some",
+];
+
+/// The walker: owns the scope state and the findings of one file.
+pub struct Walker<'a> {
+    state: State<'a>,
+    rules: &'a [&'static dyn Rule],
+    /// Every trigger token, whatever rules are enabled: a macro body without one (and without a
+    /// local name that carries something) cannot hold a finding, so it is not parsed.
+    triggers: &'a Prefilter,
+    pub out: Vec<(Range, Draft)>,
+    macro_depth: usize,
+    /// What the next closure's first parameter is (set for closure arguments of [`ADAPTERS`]).
+    closure_param: Option<Value>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(
+        facts: &'a FileFacts,
+        callgraph: &'a CallGraph,
+        lines: &'a LineIndex<'a>,
+        rules: &'a [&'static dyn Rule],
+        triggers: &'a Prefilter,
+    ) -> Self {
+        Walker {
+            state: State::new(facts, callgraph, lines),
+            rules,
+            triggers,
+            out: Vec::new(),
+            macro_depth: 0,
+            closure_param: None,
+        }
+    }
+
+    fn ask(&mut self, f: impl Fn(&dyn Rule, &mut Cx<'_>)) {
+        let state = &self.state;
+        let mut cx = Cx {
+            state,
+            out: &mut self.out,
+        };
+        for r in self.rules {
+            f(*r, &mut cx);
+        }
+    }
+
+    fn with_frame(&mut self, f: impl FnOnce(&mut Self)) {
+        self.state.frames.push(HashMap::new());
+        f(self);
+        self.state.frames.pop();
+    }
+
+    fn enter_fn(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        in_impl: bool,
+        block: &syn::Block,
+    ) {
+        let name = sig.ident.to_string();
+        let handler = if in_impl {
+            self.state.impls.last().and_then(|i| i.handler)
+        } else {
+            None
+        };
+        let takes_context = self.takes_request_context(sig);
+        let kind = crate::model::callgraph::handler_kind(
+            self.state.facts,
+            handler,
+            attrs,
+            sig,
+            takes_context,
+        );
+        let generics: HashSet<String> = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
+        self.state.generics.push(generics);
+        let test = self.state.context().test || is_test_attr(attrs);
+        self.state.contexts.push(FnContext {
+            kind,
+            name,
+            spawned: false,
+            test,
+        });
+        self.with_frame(|w| {
+            for input in &sig.inputs {
+                if let syn::FnArg::Typed(pt) = input {
+                    let kind = w.state.classify(&pt.ty);
+                    w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
+                }
+            }
+            w.ask(|r, cx| r.check_fn(cx, sig, block));
+            w.visit_block(block);
+        });
+        self.state.contexts.pop();
+        self.state.generics.pop();
+    }
+
+    fn takes_request_context(&self, sig: &syn::Signature) -> bool {
+        sig.inputs.iter().any(|i| match i {
+            syn::FnArg::Typed(pt) => matches!(self.state.classify(&pt.ty), Kind::Context { .. }),
+            syn::FnArg::Receiver(_) => false,
+        })
+    }
+
+    fn spawned<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let mut cx = self.state.context().clone();
+        cx.spawned = true;
+        self.state.contexts.push(cx);
+        let r = f(self);
+        self.state.contexts.pop();
+        r
+    }
+
+    /// Whether walking a macro's body can find anything. A finding in it needs a trigger token
+    /// there, or a local name that carries a request or an SDK value from outside
+    /// (`send(req)` after `let req = json!({"method": "roots/list"})`). Parsing the body of every
+    /// `format!` and `debug!` was a tenth of the analysis.
+    fn macro_may_matter(&self, m: &syn::Macro) -> bool {
+        let delim = m.delimiter.span();
+        let text = self.state.lines.text_between(delim.open(), delim.close());
+        if self.triggers.has_any_trigger(text.as_bytes()) {
+            return true;
+        }
+        fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
+            ts.clone().into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    w.state.lookup(&i.to_string()).is_some_and(|v| {
+                        v.request.is_some()
+                            || !v.raw.is_empty()
+                            || v.kind != crate::model::scope::Kind::Unknown
+                    })
+                }
+                proc_macro2::TokenTree::Group(g) => carries(w, &g.stream()),
+                _ => false,
+            })
+        }
+        carries(self, &m.tokens)
+    }
+
+    fn visit_pieces(&mut self, pieces: Vec<Piece>) {
+        for p in pieces {
+            match p {
+                Piece::Expr(e) => self.visit_expr(&e),
+                Piece::Stmts(stmts) => self.with_frame(|w| {
+                    for s in &stmts {
+                        w.visit_stmt(s);
+                    }
+                }),
+                Piece::Items(items) => {
+                    for i in &items {
+                        self.visit_item(i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.
+fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let last = a
+            .path()
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        match last.as_str() {
+            "test" | "rstest" | "test_case" | "quickcheck" | "proptest" => true,
+            "cfg" => a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"),
+            _ => false,
+        }
+    })
+}
+
+fn last_ident(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Walker<'_> {
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+
+    fn visit_item(&mut self, i: &'ast syn::Item) {
+        self.ask(|r, cx| r.check_item(cx, i));
+        syn::visit::visit_item(self, i);
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let handler = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| self.state.facts.handler_trait(path));
+        let generics: HashSet<String> = i
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
+        self.state.generics.push(generics);
+        self.state.impls.push(ImplInfo {
+            self_name: type_name(&i.self_ty),
+            handler,
+        });
+        syn::visit::visit_item_impl(self, i);
+        self.state.impls.pop();
+        self.state.generics.pop();
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if is_test_attr(&m.attrs) && !self.state.context().test {
+            let mut cx = self.state.context().clone();
+            cx.test = true;
+            self.state.contexts.push(cx);
+            syn::visit::visit_item_mod(self, m);
+            self.state.contexts.pop();
+        } else {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A fn item nested in a method is not part of the impl.
+        let impls = std::mem::take(&mut self.state.impls);
+        self.enter_fn(&f.attrs, &f.sig, false, &f.block);
+        self.state.impls = impls;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.enter_fn(&f.attrs, &f.sig, true, &f.block);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(block) = &f.default {
+            self.enter_fn(&f.attrs, &f.sig, false, block);
+        }
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.with_frame(|w| syn::visit::visit_block(w, b));
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let Some(init) = &l.init else {
+            self.state
+                .bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
+            return;
+        };
+        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
+        let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&pi.ident.to_string()))
+            && matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_));
+        if spawned_later {
+            self.spawned(|w| w.visit_expr(&init.expr));
+        } else {
+            self.visit_expr(&init.expr);
+        }
+        if let Some((_, diverge)) = &init.diverge {
+            self.visit_expr(diverge);
+        }
+        let v = self.state.let_value(&init.expr);
+        self.state.bind_pat(&l.pat, v);
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        self.ask(|r, cx| r.check_expr(cx, e));
+        syn::visit::visit_expr(self, e);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        let mut first = self.closure_param.take();
+        self.with_frame(|w| {
+            for p in &c.inputs {
+                let v = first
+                    .take()
+                    .unwrap_or_else(|| Value::of(Kind::Unknown, Origin::Param));
+                w.state.bind_pat(p, v);
+            }
+            w.visit_expr(&c.body);
+        });
+    }
+
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        self.with_frame(|w| {
+            w.visit_expr(&i.cond);
+            w.visit_block(&i.then_branch);
+        });
+        if let Some((_, e)) = &i.else_branch {
+            self.visit_expr(e);
+        }
+    }
+
+    fn visit_expr_while(&mut self, wl: &'ast syn::ExprWhile) {
+        self.with_frame(|w| {
+            w.visit_expr(&wl.cond);
+            w.visit_block(&wl.body);
+        });
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.visit_expr(&l.expr);
+        let v = self.state.let_value(&l.expr);
+        self.state.bind_pat(&l.pat, v);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let v = self.state.let_value(&m.expr);
+        for arm in &m.arms {
+            self.with_frame(|w| {
+                w.state.bind_pat(&arm.pat, v.clone());
+                if let Some((_, g)) = &arm.guard {
+                    w.visit_expr(g);
+                }
+                w.visit_expr(&arm.body);
+            });
+        }
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        let v = self.state.let_value(&f.expr);
+        self.with_frame(|w| {
+            w.state.bind_pat(&f.pat, v);
+            w.visit_block(&f.body);
+        });
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.visit_expr(&c.func);
+        let spawn = last_ident(&c.func).is_some_and(|n| SPAWNS.contains(&n.as_str()));
+        let visit_args = |w: &mut Self| {
+            for a in &c.args {
+                w.visit_expr(a);
+            }
+        };
+        if spawn {
+            self.spawned(visit_args);
+        } else {
+            visit_args(self);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        self.visit_expr(&mc.receiver);
+        if let Some(t) = &mc.turbofish {
+            self.visit_angle_bracketed_generic_arguments(t);
+        }
+        let method = mc.method.to_string();
+        let spawn = SPAWNS.contains(&method.as_str());
+        let element = ADAPTERS
+            .contains(&method.as_str())
+            .then(|| self.state.value_of(&mc.receiver));
+        let visit_args = |w: &mut Self| {
+            for a in &mc.args {
+                if matches!(a, syn::Expr::Closure(_)) {
+                    w.closure_param = element.clone();
+                }
+                w.visit_expr(a);
+                w.closure_param = None;
+            }
+        };
+        if spawn {
+            self.spawned(visit_args);
+        } else {
+            visit_args(self);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.ask(|r, cx| r.check_macro(cx, m));
+        // Macro bodies are walked when they parse as Rust; a bound keeps macro-heavy code cheap.
+        if self.macro_depth >= 16 {
+            return;
+        }
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if !self.macro_may_matter(m) {
+            return;
+        }
+        let pieces = parse_macro_body(&m.tokens);
+        self.macro_depth += 1;
+        if SPAWNS.contains(&name.as_str()) {
+            self.spawned(|w| w.visit_pieces(pieces));
+        } else {
+            self.visit_pieces(pieces);
+        }
+        self.macro_depth -= 1;
+    }
+
+    fn visit_type(&mut self, t: &'ast syn::Type) {
+        self.ask(|r, cx| r.check_type(cx, t));
+        syn::visit::visit_type(self, t);
+    }
+
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+}
+
+/// Span helpers for rules.
+pub fn expr_span(e: &syn::Expr) -> Span {
+    e.span()
+}
