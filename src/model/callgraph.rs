@@ -3,7 +3,9 @@
 //! `on_initialized` or `list_tools` do. Callees are matched by name (`self.x(..)`, `Self::x(..)`,
 //! `x(..)`, `module::x(..)`), within one file.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::fast_hash::HashSet;
 
 use syn::visit::Visit;
 
@@ -59,7 +61,7 @@ impl CallGraph {
 
     /// How the plain fn `name` is reached.
     pub fn reach(&self, name: &str) -> Reach {
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         let mut stack: Vec<&str> = vec![name];
         let mut unreachable: BTreeSet<&str> = BTreeSet::new();
         while let Some(n) = stack.pop() {
@@ -94,7 +96,7 @@ impl CallGraph {
     /// Whether some chain of callers of `name` ends in a plain fn nobody in the file calls
     /// (public API, `main`): then the fn may run anywhere.
     fn has_plain_root(&self, name: &str) -> bool {
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         let mut stack: Vec<&str> = vec![name];
         while let Some(n) = stack.pop() {
             let kinds = self.kinds.get(n).map(Vec::as_slice).unwrap_or(&[]);

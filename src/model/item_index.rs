@@ -8,7 +8,7 @@
 //! declaring file's imports, and parsed only when a lookup reaches them (syn trees are per thread;
 //! the index is shared by every worker).
 
-use std::collections::{HashMap, HashSet};
+use crate::model::fast_hash::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -82,7 +82,7 @@ impl ItemIndex {
         for (file, (path, text)) in files.iter().enumerate() {
             index.files.push(FileItems {
                 path: normalize(path),
-                imports: HashMap::new(),
+                imports: HashMap::default(),
             });
             let mut scanner = Scanner::new(text, file, &mut index, &mut mods, &mut pending);
             scanner.items(&mut Vec::new(), Ctx::Module, false);
@@ -330,8 +330,8 @@ fn test_files(files: &[FileItems], mods: &[ModDecl]) -> HashSet<PathBuf> {
         .enumerate()
         .map(|(i, f)| (f.path.as_path(), i))
         .collect();
-    let mut test: HashSet<usize> = HashSet::new();
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut test: HashSet<usize> = HashSet::default();
+    let mut children: HashMap<usize, Vec<usize>> = HashMap::default();
     let mut stack = Vec::new();
     for m in mods {
         let found = mod_candidates(&files[m.file].path, &m.nesting, &m.name)

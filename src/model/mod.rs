@@ -3,6 +3,7 @@
 //! the facts, call graph and request helpers the rules read.
 
 pub mod callgraph;
+pub mod fast_hash;
 pub mod item_index;
 pub mod manifest;
 pub mod prefilter;

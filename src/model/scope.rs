@@ -6,7 +6,7 @@
 //! whether it is an SDK peer or handler context and of which side, where it came from, and whether
 //! it carries a server-to-client request.
 
-use std::collections::{HashMap, HashSet};
+use crate::model::fast_hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use syn::visit::Visit;
@@ -208,7 +208,11 @@ impl FileFacts {
             ..FileFacts::default()
         };
         if let Some(package) = facts.package.as_deref() {
-            facts.crate_aliases = package.sdk_aliases.clone();
+            facts.crate_aliases = package
+                .sdk_aliases
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect();
         }
         for (i, sdk) in SDKS.iter().enumerate() {
             // Searched only for the SDKs the package may use (with a manifest, usually one), and
@@ -325,7 +329,7 @@ impl FileFacts {
             let k = match syn::parse_str::<syn::Type>(&t.text) {
                 Ok(mut ty) => {
                     qualify(&mut ty, &items.files[t.file].imports);
-                    self.classify_type(&ty, &HashSet::new())
+                    self.classify_type(&ty, &HashSet::default())
                 }
                 Err(_) => Kind::Unknown,
             };

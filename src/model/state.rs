@@ -2,7 +2,7 @@
 //! the enclosing fns and impls, and from them what an expression's value is. The walk
 //! (`rules/walk.rs`) keeps it up to date as it goes; the rules read it through `Cx`.
 
-use std::collections::{HashMap, HashSet};
+use crate::model::fast_hash::{HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream};
 use syn::visit::Visit;
@@ -96,7 +96,7 @@ impl<'a> State<'a> {
             facts,
             callgraph,
             lines,
-            frames: vec![HashMap::new()],
+            frames: vec![HashMap::default()],
             contexts: Vec::new(),
             impls: Vec::new(),
             generics: Vec::new(),

@@ -1,7 +1,7 @@
 //! The one walk over a parsed file: keeps the scope model up to date (bindings, enclosing impl and
 //! fn, spawned tasks) and asks every rule at every node.
 
-use std::collections::{HashMap, HashSet};
+use crate::model::fast_hash::{HashMap, HashSet};
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -87,7 +87,7 @@ impl<'a> Walker<'a> {
     }
 
     fn with_frame(&mut self, f: impl FnOnce(&mut Self)) {
-        self.state.frames.push(HashMap::new());
+        self.state.frames.push(HashMap::default());
         f(self);
         self.state.frames.pop();
     }
