@@ -186,10 +186,12 @@ impl Prefilter {
             .is_some_and(|m| m.is_match(bytes))
     }
 
-    /// Whether any trigger token occurs, an upgrade name or not: for a piece of a file already
-    /// admitted (a macro body), where the package was weighed for the whole file.
-    pub fn has_any_trigger(&self, bytes: &[u8]) -> bool {
-        self.has_trigger(bytes) || self.has_upgrade_trigger(bytes)
+    /// Whether a trigger token occurs that can find something in `package`: for a piece of a
+    /// file already admitted (a macro body). An upgrade name counts as in
+    /// [`Prefilter::admits`]: `vec![ContentBlock::text(..)]` in an rmcp 3.x server holds no
+    /// stale `Content`.
+    pub fn has_trigger_in(&self, bytes: &[u8], package: Option<&Package>) -> bool {
+        self.has_trigger(bytes) || self.upgrade.may_find(bytes, package)
     }
 
     /// Whether the file holds an MCP anchor, which admits it whatever its package depends on.

@@ -163,7 +163,10 @@ impl<'a> Walker<'a> {
     fn macro_may_matter(&self, m: &syn::Macro) -> bool {
         let delim = m.delimiter.span();
         let text = self.state.lines.text_between(delim.open(), delim.close());
-        if self.triggers.has_any_trigger(text.as_bytes()) {
+        if self
+            .triggers
+            .has_trigger_in(text.as_bytes(), self.state.facts.package.as_deref())
+        {
             return true;
         }
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
