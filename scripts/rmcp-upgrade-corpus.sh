@@ -27,7 +27,10 @@ check() { # dir log
   (cd "$1" && nice -n 19 cargo check -p "$pkg" --keep-going --message-format short "${@:3}" >"$2" 2>&1)
   local n; n=$(grep -c ': error' "$2")
   local kinds; kinds=$(grep -oE ': error\[E[0-9]+\]' "$2" | sort | uniq -c | sort -rn | awk '{printf "%s%s ", $2, $1}' | tr -d ':')
-  echo "$n errors ${kinds}"
+  # Cargo's own errors (a build script that failed, a dependency it could not fetch) stop the
+  # crates after them from being checked at all: a count of 0 then means nothing. Say so.
+  local blocked; blocked=$(grep -E '^error' "$2" | grep -vE '^error(\[E[0-9]+\])?: (could not compile|aborting)' | head -1)
+  echo "$n errors ${kinds}${blocked:+ BLOCKED: $blocked}"
 }
 for v in base bump fixed; do rm -rf "${work:?}/$v"; cp -r "$tree" "$work/$v"; done
 echo "base:  $(check "$work/base" "$work/base.log" --locked)"
