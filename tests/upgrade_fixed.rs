@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FIXTURES: &[&str] = &["rmcp1", "rmcp2"];
+const FIXTURES: &[&str] = &["rmcp1", "rmcp2", "literals_rmcp0"];
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -96,6 +96,21 @@ fn the_fixed_files_changed_what_the_old_rmcp_needed() {
     ] {
         assert!(fixed.contains(new), "{new}");
     }
+    // rmcp 0.x struct literals become constructors and setters; a flag the fix cannot read stays.
+    let literals = read(fixture("literals_rmcp0").join("src/lib.rs"));
+    assert_eq!(literals.matches("\n    CallToolResult {").count(), 3);
+    let built = read(fixture("literals_rmcp0").join("src/lib.fixed"));
+    for new in [
+        "ServerInfo::new(ServerCapabilities::builder().enable_tools().build())",
+        ".with_server_info(Implementation::new(\"notes\", env!(\"CARGO_PKG_VERSION\").to_string()))",
+        ".with_instructions(\"Add and list notes.\")",
+        "CallToolResult::error(vec![ContentBlock::text(message)])",
+        "CallToolResult::success(vec![ContentBlock::text(\"done\")])",
+        "ListRootsResult::new(vec![])",
+    ] {
+        assert!(built.contains(new), "{new}");
+    }
+    assert_eq!(built.matches("\n    CallToolResult {").count(), 1);
     assert!(read(fixture("rmcp2").join("Cargo.toml")).contains("version = \"2.2\""));
     assert!(read(fixture("rmcp2").join("Cargo.toml.fixed")).contains("version = \"3.11\""));
 }

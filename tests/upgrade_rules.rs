@@ -204,20 +204,60 @@ fn catalog_fixed_examples_are_what_the_fix_writes() {
 }
 
 #[test]
-fn struct_literals_of_non_exhaustive_structs_get_guidance_only() {
+fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
+    let fixed = |body: &str| {
+        let src = format!("use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {{\n    {body}\n}}\n");
+        let out = fix_driver::fix_source(
+            "lib.rs",
+            &src,
+            &Settings::default(),
+            fix::Allowed { unsafe_fixes: true },
+        );
+        let line = out.text.lines().nth(3).unwrap().trim().to_string();
+        let left: Vec<_> = out
+            .remaining
+            .iter()
+            .filter(|f| f.code == "MCP204")
+            .cloned()
+            .collect();
+        (line, left)
+    };
+    let (line, left) =
+        fixed("CallToolResult { content: vec![], is_error: None, ..Default::default() }");
+    assert_eq!(line, "CallToolResult::success(vec![])");
+    assert!(left.is_empty());
+    let (line, _) = fixed(
+        "rmcp::model::CallToolResult { content: vec![], is_error: Some(true), meta: None, structured_content: None }",
+    );
+    assert_eq!(line, "rmcp::model::CallToolResult::error(vec![])");
+    // A flag the fix cannot read, another base than `Default`, a field the row does not know:
+    // the literal stays, with the guidance and the PR.
+    for body in [
+        "CallToolResult { content: vec![], is_error: flag, meta: None, structured_content: None }",
+        "CallToolResult { content: vec![], ..other() }",
+        "CallToolResult { content: vec![], is_error: None, extra: 1 }",
+    ] {
+        let (line, left) = fixed(body);
+        assert_eq!(line, body);
+        assert_eq!(left.len(), 1, "{body}");
+        let fix = left[0].fix.as_ref().unwrap();
+        assert_eq!(
+            fix.applicability,
+            mcp_lint::finding::Applicability::DisplayOnly
+        );
+        assert!(fix.message.contains("#715"), "{fix:?}");
+    }
+    // The reported position and the fix's kind.
     let src = "use rmcp::model::*;\n\nfn r() -> CallToolResult {\n    CallToolResult { content: vec![], is_error: None, ..Default::default() }\n}\n";
     let r = mcp_lint::lint_source("lib.rs", src.as_bytes(), &Settings::default());
     let f: Vec<_> = r.findings.iter().filter(|f| f.code == "MCP204").collect();
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
     assert_eq!((f[0].line, f[0].column), (4, 5));
     let fix = f[0].fix.as_ref().unwrap();
+    assert_eq!(fix.applicability, mcp_lint::finding::Applicability::Unsafe);
     assert_eq!(
-        fix.applicability,
-        mcp_lint::finding::Applicability::DisplayOnly
-    );
-    assert!(
-        fix.edits.is_empty() && fix.message.contains("#715"),
-        "{fix:?}"
+        fix.message,
+        "build `CallToolResult` with `CallToolResult::success(..)`"
     );
 }
 

@@ -3,7 +3,7 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Finding, Fix};
-use crate::model::sdk::rmcp_upgrade::{changes_named, Kind};
+use crate::model::sdk::rmcp_upgrade::{builder, changes_named, Kind};
 use crate::reading::source::LineIndex;
 use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
 
@@ -86,11 +86,19 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
         c if c == CALL_ARGS => call_args(idx, file, start, text),
-        _ => Some(Fix {
-            applicability: Applicability::DisplayOnly,
-            message: f.help.clone().unwrap_or_default(),
-            edits: Vec::new(),
-        }),
+        c if c == STRUCT_LITERAL => {
+            struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
+        }
+        _ => Some(guidance(f)),
+    }
+}
+
+/// The finding's help as a display-only fix.
+fn guidance(f: &Finding) -> Fix {
+    Fix {
+        applicability: Applicability::DisplayOnly,
+        message: f.help.clone().unwrap_or_default(),
+        edits: Vec::new(),
     }
 }
 
@@ -191,6 +199,153 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
         ),
         edits: vec![idx.edit(open, close, rendered)],
     })
+}
+
+/// `X { a: .., b: Some(..), ..Default::default() }` → `X::new(a).with_b(..)` from the type's
+/// [`builder`] row (MCP204). Unsafe: the value is built another way (a constructor's defaults for
+/// the fields the literal left to `Default`), though to the same fields. `None` when the literal
+/// has a field or a value the row cannot carry over: the guidance stays.
+fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
+    use syn::visit::Visit;
+    struct Find<'i, 'a> {
+        idx: &'i LineIndex<'a>,
+        at: usize,
+        found: Option<syn::ExprStruct>,
+    }
+    impl<'ast> Visit<'ast> for Find<'_, '_> {
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            let last = e.path.segments.last().map(|s| s.ident.span());
+            if self.found.is_none() && last.is_some_and(|l| self.idx.range(l).start == self.at) {
+                self.found = Some(e.clone());
+            }
+            syn::visit::visit_expr_struct(self, e);
+        }
+    }
+    let row = builder(name)?;
+    let mut find = Find {
+        idx,
+        at,
+        found: None,
+    };
+    find.visit_file(file);
+    let lit = find.found?;
+    if lit.qself.is_some() {
+        return None;
+    }
+    // Only `..Default::default()` may fill the rest: the constructor does the same.
+    if let Some(rest) = &lit.rest {
+        let default = matches!(&**rest, syn::Expr::Call(c) if c.args.is_empty()
+            && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+                && p.path.segments[0].ident == "Default" && p.path.segments[1].ident == "default"));
+        if !default {
+            return None;
+        }
+    }
+    let text_of = |e: &syn::Expr| {
+        let r = idx.range_between(first_token(e), last_token(e));
+        idx.text().get(r.start..r.end).map(str::to_string)
+    };
+    let mut fields: Vec<(String, &syn::Expr)> = Vec::new();
+    for f in &lit.fields {
+        let syn::Member::Named(name) = &f.member else {
+            return None;
+        };
+        fields.push((name.to_string(), &f.expr));
+    }
+    let value = |field: &str| fields.iter().find(|(n, _)| n == field).map(|(_, e)| *e);
+    // The value's text, without a trailing `.into()` where the parameter is `impl Into<String>`.
+    let carried = |field: &str, e: &syn::Expr| -> Option<String> {
+        match e {
+            syn::Expr::MethodCall(m)
+                if row.into_string.contains(&field) && m.method == "into" && m.args.is_empty() =>
+            {
+                text_of(&m.receiver)
+            }
+            _ => text_of(e),
+        }
+    };
+    let some_of = |e: &syn::Expr| -> Option<Option<syn::Expr>> {
+        match e {
+            syn::Expr::Path(p) if p.path.is_ident("None") => Some(None),
+            syn::Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+            {
+                Some(Some(c.args[0].clone()))
+            }
+            _ => None,
+        }
+    };
+    let mut ctor = row.ctor;
+    let mut args = Vec::new();
+    for a in row.args {
+        args.push(carried(a, value(a)?)?);
+    }
+    let mut tail: Vec<String> = Vec::new();
+    for (field, e) in &fields {
+        let field = field.as_str();
+        if row.args.contains(&field) {
+            continue;
+        }
+        if let Some((_, alt)) = row.switch.filter(|(f, _)| *f == field) {
+            match some_of(e)? {
+                None => {}
+                Some(syn::Expr::Lit(l)) => match &l.lit {
+                    syn::Lit::Bool(b) if b.value => ctor = alt,
+                    syn::Lit::Bool(_) => {}
+                    _ => return None,
+                },
+                Some(_) => return None,
+            }
+        } else if let Some((_, method)) = row.options.iter().find(|(f, _)| *f == field) {
+            if let Some(inner) = some_of(e)? {
+                tail.push(format!(".{method}({})", carried(field, &inner)?));
+            }
+        } else if let Some((_, method)) = row.plain.iter().find(|(f, _)| *f == field) {
+            // `None` is what the constructor leaves in an `Option` field.
+            if some_of(e).is_some_and(|v| v.is_none()) {
+                continue;
+            }
+            tail.push(format!(".{method}({})", carried(field, e)?));
+        } else if row.none_only.contains(&field) {
+            some_of(e)?.is_none().then_some(())?;
+        } else {
+            return None;
+        }
+    }
+    let path_end = idx.range(lit.path.segments.last()?.ident.span()).end;
+    let path_start = idx.range(first_path_span(&lit.path)).start;
+    let path = idx.text().get(path_start..path_end)?;
+    let whole = idx.range_between(first_path_span(&lit.path), lit.brace_token.span.close());
+    let head = format!("{path}::{ctor}({})", args.join(", "));
+    // One line when it fits as rustfmt would keep it, else one setter per line.
+    let built = if head.len() + tail.iter().map(String::len).sum::<usize>() <= 80 {
+        format!("{head}{}", tail.concat())
+    } else {
+        let indent = format!(
+            "{}    ",
+            crate::fix::rmcp::text::indent_at(idx.text(), whole.start)
+        );
+        let mut out = head;
+        for t in &tail {
+            out.push('\n');
+            out.push_str(&indent);
+            out.push_str(t);
+        }
+        out
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("build `{name}` with `{name}::{ctor}(..)`"),
+        edits: vec![idx.edit(whole.start, whole.end, built)],
+    })
+}
+
+fn first_path_span(p: &syn::Path) -> proc_macro2::Span {
+    p.leading_colon
+        .map(|c| c.spans[0])
+        .or_else(|| p.segments.first().map(|s| s.ident.span()))
+        .unwrap_or_else(proc_macro2::Span::call_site)
 }
 
 /// Fills a `Kind::CallArgs` template; `None` when an argument is not of the shape it needs.

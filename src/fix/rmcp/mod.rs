@@ -16,7 +16,7 @@ mod call;
 mod handler;
 mod helper;
 mod locate;
-mod text;
+pub(crate) mod text;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
 use crate::reading::source::LineIndex;

@@ -364,3 +364,129 @@ pub fn current_names() -> impl Iterator<Item = &'static str> {
 pub fn trigger_names() -> impl Iterator<Item = &'static str> {
     CHANGES.iter().filter(|c| c.bare).map(|c| c.old)
 }
+
+/// How to build a struct rmcp made `#[non_exhaustive]` (MCP204) from the fields of its old
+/// literal, with the constructor and `with_*` methods of rmcp 3.x. A literal with a field not
+/// listed here, or a value of a shape the row cannot carry over, keeps the display-only guidance.
+pub struct Builder {
+    pub ty: &'static str,
+    /// The constructor, and the fields it takes in order.
+    pub ctor: &'static str,
+    pub args: &'static [&'static str],
+    /// `(field, ctor)`: the constructor to use instead when the `Option<bool>` field is
+    /// `Some(true)` (`CallToolResult::error`); `None` or `Some(false)` keep [`Builder::ctor`].
+    pub switch: Option<(&'static str, &'static str)>,
+    /// `Option` fields with a setter: `Some(x)` becomes `.method(x)`, `None` nothing.
+    pub options: &'static [(&'static str, &'static str)],
+    /// Fields whose value goes to a setter as it is.
+    pub plain: &'static [(&'static str, &'static str)],
+    /// `Option` fields without a setter: only `None` (what the constructor leaves) carries over.
+    pub none_only: &'static [&'static str],
+    /// Fields whose parameter is `impl Into<String>`: a trailing `.into()` on the value is
+    /// dropped, or the call would not infer its type.
+    pub into_string: &'static [&'static str],
+}
+
+const INITIALIZE_RESULT: Builder = Builder {
+    ty: "InitializeResult",
+    ctor: "new",
+    args: &["capabilities"],
+    switch: None,
+    options: &[("instructions", "with_instructions")],
+    plain: &[
+        ("server_info", "with_server_info"),
+        ("protocol_version", "with_protocol_version"),
+    ],
+    none_only: &["meta"],
+    into_string: &["instructions"],
+};
+
+/// The builders of rmcp 3.11, read from its source (`impl X { pub fn new .. pub fn with_.. }`).
+pub static BUILDERS: &[Builder] = &[
+    INITIALIZE_RESULT,
+    // The 1.x alias of `InitializeResult`: `ServerInfo::new(..)` resolves through it.
+    Builder {
+        ty: "ServerInfo",
+        ..INITIALIZE_RESULT
+    },
+    Builder {
+        ty: "Implementation",
+        ctor: "new",
+        args: &["name", "version"],
+        switch: None,
+        options: &[
+            ("title", "with_title"),
+            ("description", "with_description"),
+            ("icons", "with_icons"),
+            ("website_url", "with_website_url"),
+        ],
+        plain: &[],
+        none_only: &[],
+        into_string: &["name", "version", "title", "description", "website_url"],
+    },
+    Builder {
+        ty: "CallToolResult",
+        ctor: "success",
+        args: &["content"],
+        switch: Some(("is_error", "error")),
+        options: &[],
+        plain: &[("meta", "with_meta")],
+        none_only: &["structured_content"],
+        into_string: &[],
+    },
+    Builder {
+        ty: "ElicitResult",
+        ctor: "new",
+        args: &["action"],
+        switch: None,
+        options: &[("content", "with_content"), ("meta", "with_meta")],
+        plain: &[],
+        none_only: &[],
+        into_string: &[],
+    },
+    Builder {
+        ty: "ListRootsResult",
+        ctor: "new",
+        args: &["roots"],
+        switch: None,
+        options: &[("meta", "with_meta")],
+        plain: &[],
+        none_only: &[],
+        into_string: &[],
+    },
+    Builder {
+        ty: "GetPromptResult",
+        ctor: "new",
+        args: &["messages"],
+        switch: None,
+        options: &[("description", "with_description")],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &["description"],
+    },
+    Builder {
+        ty: "ReadResourceResult",
+        ctor: "new",
+        args: &["contents"],
+        switch: None,
+        options: &[],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &[],
+    },
+    Builder {
+        ty: "CreateMessageResult",
+        ctor: "new",
+        args: &["message", "model"],
+        switch: None,
+        options: &[("stop_reason", "with_stop_reason")],
+        plain: &[],
+        none_only: &[],
+        into_string: &["stop_reason"],
+    },
+];
+
+/// The builder row of the struct named `ty`.
+pub fn builder(ty: &str) -> Option<&'static Builder> {
+    BUILDERS.iter().find(|b| b.ty == ty)
+}

@@ -35,6 +35,11 @@ pub mod upgraded_rmcp1;
 #[path = "../../upgrade_fixtures/rmcp2/src/lib.fixed"]
 pub mod upgraded_rmcp2;
 
+// rmcp 0.14 struct literals of model types after the same run: constructors and setters.
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/literals_rmcp0/src/lib.fixed"]
+pub mod upgraded_literals_rmcp0;
+
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/helpers.fixed"]
 pub mod helpers;

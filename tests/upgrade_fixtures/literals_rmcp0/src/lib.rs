@@ -1,0 +1,64 @@
+//! Struct literals of rmcp model types, as rmcp 0.x code writes them (before 1.0 made the
+//! structs `#[non_exhaustive]`). `cargo mcp-lint --fix --unsafe-fixes --upgrade-rmcp` rewrites
+//! each into its rmcp 3.x constructor and setters (MCP204): `lib.fixed`, which tests/fix_compile
+//! builds against rmcp 3.x; `scripts/test-all.sh` checks this file on rmcp 0.14.
+#![allow(deprecated, dead_code)]
+
+use rmcp::model::*;
+
+pub fn info() -> ServerInfo {
+    ServerInfo {
+        protocol_version: ProtocolVersion::V_2024_11_05,
+        capabilities: ServerCapabilities::builder().enable_tools().build(),
+        server_info: Implementation {
+            name: "notes".into(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            ..Default::default()
+        },
+        instructions: Some("Add and list notes.".into()),
+    }
+}
+
+pub fn implementation() -> Implementation {
+    Implementation {
+        name: "notes".to_string(),
+        title: Some("Notes".into()),
+        version: "1.0.0".into(),
+        icons: None,
+        website_url: None,
+    }
+}
+
+pub fn failed(message: String) -> CallToolResult {
+    CallToolResult {
+        content: vec![Content::text(message)],
+        structured_content: None,
+        is_error: Some(true),
+        meta: None,
+    }
+}
+
+pub fn done() -> CallToolResult {
+    CallToolResult {
+        content: vec![Content::text("done")],
+        structured_content: None,
+        is_error: Some(false),
+        meta: None,
+    }
+}
+
+pub fn no_roots() -> ListRootsResult {
+    ListRootsResult { roots: vec![] }
+}
+
+/// Left to the guidance: the error flag is not a literal the fix can read. (Not compiled: it
+/// stays a struct literal, which rmcp 3.x refuses; only the linter reads it.)
+#[cfg(any())]
+pub fn flagged(is_error: Option<bool>) -> CallToolResult {
+    CallToolResult {
+        content: vec![],
+        structured_content: None,
+        is_error,
+        meta: None,
+    }
+}
