@@ -379,3 +379,44 @@ fn a_client_handler_method_rmcp_removed_and_an_elicit_result_literal() {
         r.findings
     );
 }
+
+#[test]
+fn a_rename_onto_a_name_already_imported_drops_the_old_import_and_gone_traits_go() {
+    let src = "use rmcp::model::{AnnotateAble, RawResource, Resource};\nuse rmcp::model::{Tool, RawResource as Raw};\nuse rmcp::model::AnnotateAble;\n\npub fn r(_: Tool, _: Raw) -> Vec<Resource> {\n    vec![RawResource::new(\"a\", \"b\").no_annotation()]\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = \"1.7\"\n",
+    )
+    .unwrap();
+    let package = mcp_lint::model::manifest::Package::read(&dir.path().join("Cargo.toml"))
+        .unwrap()
+        .map(std::sync::Arc::new);
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let first =
+        mcp_lint::lint::lint_source_in("lib.rs", src.as_bytes(), &settings, package.clone())
+            .findings;
+    let mut again = |t: &str| {
+        mcp_lint::lint::lint_source_in("lib.rs", t.as_bytes(), &settings, package.clone()).findings
+    };
+    let out = fix_driver::fix_text(
+        "lib.rs",
+        src,
+        first,
+        fix::Allowed {
+            unsafe_fixes: false,
+        },
+        &mut again,
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::{Resource};\nuse rmcp::model::{Tool, Resource as Raw};\n\npub fn r(_: Tool, _: Raw) -> Vec<Resource> {\n    vec![Resource::new(\"a\", \"b\")]\n}\n"
+    );
+    assert!(out.remaining.is_empty(), "{:#?}", out.remaining);
+    // A rename under another name (`as Raw`) imports no duplicate: it is renamed.
+    assert!(out.fixed.iter().any(|f| f.fix.as_ref().unwrap().message
+        == "drop the import of `RawResource`: `Resource` is imported already"));
+}

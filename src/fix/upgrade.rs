@@ -2,7 +2,7 @@
 //! of the old name, a dropped call is deleted, a handler's result type is changed and its body's
 //! result converted; a removed API gets the guidance only.
 
-use crate::finding::{Applicability, Finding, Fix};
+use crate::finding::{Applicability, Edit, Finding, Fix};
 use crate::model::sdk::rmcp_upgrade::{builder, changes_named, Kind};
 use crate::reading::source::LineIndex;
 use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
@@ -76,8 +76,30 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                     edits: vec![idx.edit(start, end, String::new())],
                 });
             }
+            if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!("drop the import of `{}`", gone.old),
+                    edits: vec![use_leaf_removal(idx, file, start)?],
+                });
+            }
             let change = changes_named(text)
                 .find(|c| matches!(c.kind, Kind::Item | Kind::Variant { .. } | Kind::Method))?;
+            // `use rmcp::model::{RawResource, Resource}`: the new name is imported already, so
+            // the renamed leaf would import it twice (E0252); the old one goes instead.
+            let duplicate = imported_elsewhere(idx, file, change.new, start)
+                .then(|| use_leaf_removal(idx, file, start))
+                .flatten();
+            if let Some(edit) = duplicate {
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!(
+                        "drop the import of `{}`: `{}` is imported already",
+                        change.old, change.new
+                    ),
+                    edits: vec![edit],
+                });
+            }
             Some(Fix {
                 applicability: Applicability::Safe,
                 message: format!("rename `{}` to `{}`", change.old, change.new),
@@ -91,6 +113,89 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         }
         _ => Some(guidance(f)),
     }
+}
+
+/// Whether a `use` item of the file imports `name` under that name, other than the leaf at `at`.
+fn imported_elsewhere(idx: &LineIndex, file: &syn::File, name: &str, at: usize) -> bool {
+    fn leaves(tree: &syn::UseTree, out: &mut Vec<syn::Ident>) {
+        match tree {
+            syn::UseTree::Path(p) => leaves(&p.tree, out),
+            syn::UseTree::Name(n) => out.push(n.ident.clone()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| leaves(t, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            leaves(&u.tree, &mut all);
+        }
+    }
+    all.iter()
+        .any(|i| i == name && idx.range(i.span()).start != at)
+}
+
+/// The edit that removes the `use` leaf whose name starts at `at`: with its comma inside a group,
+/// or the whole `use` item (and its line) when it is the item's only leaf.
+fn use_leaf_removal(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Edit> {
+    fn leaf_at(tree: &syn::UseTree, idx: &LineIndex, at: usize) -> bool {
+        matches!(tree, syn::UseTree::Name(n) if idx.range(n.ident.span()).start == at)
+    }
+    fn group_of<'t>(
+        tree: &'t syn::UseTree,
+        idx: &LineIndex,
+        at: usize,
+    ) -> Option<&'t syn::UseGroup> {
+        match tree {
+            syn::UseTree::Path(p) => group_of(&p.tree, idx, at),
+            syn::UseTree::Group(g) if g.items.iter().any(|t| leaf_at(t, idx, at)) => Some(g),
+            syn::UseTree::Group(g) => g.items.iter().find_map(|t| group_of(t, idx, at)),
+            _ => None,
+        }
+    }
+    fn single(tree: &syn::UseTree, idx: &LineIndex, at: usize) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => single(&p.tree, idx, at),
+            t => leaf_at(t, idx, at),
+        }
+    }
+    for item in &file.items {
+        let syn::Item::Use(u) = item else { continue };
+        if single(&u.tree, idx, at) {
+            // The whole item: its attributes and visibility too.
+            let start = idx.range(syn::spanned::Spanned::span(u)).start;
+            let mut end = idx.range(u.semi_token.span).end;
+            let text = idx.text();
+            if text[end..].starts_with('\n') {
+                end += 1;
+            }
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let from = if text[line_start..start].trim().is_empty() {
+                line_start
+            } else {
+                start
+            };
+            return Some(idx.edit(from, end, String::new()));
+        }
+        let Some(group) = group_of(&u.tree, idx, at) else {
+            continue;
+        };
+        let pairs: Vec<_> = group.items.pairs().collect();
+        let i = pairs.iter().position(|p| leaf_at(p.value(), idx, at))?;
+        let leaf_end = idx.range(syn::spanned::Spanned::span(pairs[i].value())).end;
+        let (from, to) = match pairs[i].punct() {
+            Some(comma) => {
+                let next = pairs
+                    .get(i + 1)
+                    .map(|p| idx.range(syn::spanned::Spanned::span(p.value())).start);
+                (at, next.unwrap_or(idx.range(comma.span).end))
+            }
+            None if i > 0 => (idx.range(pairs[i - 1].punct()?.span).start, leaf_end),
+            None => return None,
+        };
+        return Some(idx.edit(from, to, String::new()));
+    }
+    None
 }
 
 /// The finding's help as a display-only fix.

@@ -237,7 +237,7 @@ fn use_leaf(
     path.segments.push(ident.clone().into());
     let name = ident.to_string();
     for change in changes_named(&name) {
-        if matches!(change.kind, Kind::Item | Kind::Removed)
+        if matches!(change.kind, Kind::Item | Kind::Removed | Kind::DropImport)
             && applies(change, version, true)
             && is_rmcp(cx, &path)
         {
@@ -394,6 +394,11 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 change.old, change.new, change.note
             ),
             format!("rename it `{}` (rmcp PR #{})", change.new, change.pr),
+        ),
+        Kind::DropImport => (
+            RENAMED,
+            format!("`{}` is gone in rmcp {since} and later", change.old),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::DropCall => (
             RENAMED,

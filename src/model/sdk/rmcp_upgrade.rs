@@ -25,6 +25,9 @@ pub enum Kind {
     /// A method call that no longer exists and is no longer needed: `.old()` is dropped (MCP201,
     /// safe; `new` is empty).
     DropCall,
+    /// A trait that is gone and whose methods the upgrade drops (`AnnotateAble`): its `use`
+    /// leaf is removed (MCP201, safe; `new` is empty).
+    DropImport,
     /// A `ServerHandler` method whose result type changed from `old` to `new` (MCP202, unsafe:
     /// the body is kept and its result converted with `Into`).
     HandlerResult { method: &'static str },
@@ -182,6 +185,15 @@ pub static CHANGES: &[Change] = &[
         new: "",
         bare: true,
         note: "resources carry their annotations themselves since 2.0 (#927); `.no_annotation()` is gone and not needed",
+    },
+    Change {
+        since: V2,
+        pr: 927,
+        kind: Kind::DropImport,
+        old: "AnnotateAble",
+        new: "",
+        bare: true,
+        note: "rmcp 2.0 removed `Annotated` and its `AnnotateAble` trait (#927); its `.no_annotation()` calls go with it",
     },
     Change {
         since: V2,
