@@ -96,7 +96,7 @@ fn the_fixed_files_changed_what_the_old_rmcp_needed() {
     ] {
         assert!(fixed.contains(new), "{new}");
     }
-    // rmcp 0.x struct literals become constructors and setters; a flag the fix cannot read stays.
+    // rmcp 0.x struct literals become constructors and setters, or `default()` and assignments.
     let literals = read(fixture("literals_rmcp0").join("src/lib.rs"));
     assert_eq!(literals.matches("\n    CallToolResult {").count(), 3);
     let built = read(fixture("literals_rmcp0").join("src/lib.fixed"));
@@ -110,7 +110,15 @@ fn the_fixed_files_changed_what_the_old_rmcp_needed() {
     ] {
         assert!(built.contains(new), "{new}");
     }
-    assert_eq!(built.matches("\n    CallToolResult {").count(), 1);
+    // The flag held in a variable: built from `default()`, as are the 2.0 capability structs.
+    assert_eq!(built.matches("\n    CallToolResult {").count(), 0);
+    for new in [
+        "let mut ctr = CallToolResult::default();",
+        "ctr.is_error = is_error;",
+        "let mut pc = PromptsCapability::default();",
+    ] {
+        assert!(built.contains(new), "{new}");
+    }
     assert!(read(fixture("rmcp2").join("Cargo.toml")).contains("version = \"2.2\""));
     assert!(read(fixture("rmcp2").join("Cargo.toml.fixed")).contains("version = \"3.11\""));
 }

@@ -230,10 +230,22 @@ fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
         "rmcp::model::CallToolResult { content: vec![], is_error: Some(true), meta: None, structured_content: None }",
     );
     assert_eq!(line, "rmcp::model::CallToolResult::error(vec![])");
-    // A flag the fix cannot read, another base than `Default`, a field the row does not know:
-    // the literal stays, with the guidance and the PR.
+    // A flag no constructor can take: `default()` and the fields set, each as written.
+    let src = "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    CallToolResult { content: vec![], is_error: flag }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    {\n        let mut ctr = CallToolResult::default();\n        ctr.content = vec![];\n        ctr.is_error = flag;\n        ctr\n    }\n}\n"
+    );
+    assert!(out.remaining.iter().all(|f| f.code != "MCP204"));
+    // Another base than `Default`, a field rmcp 3.x does not have: the literal stays, with the
+    // guidance and the PR.
     for body in [
-        "CallToolResult { content: vec![], is_error: flag, meta: None, structured_content: None }",
         "CallToolResult { content: vec![], ..other() }",
         "CallToolResult { content: vec![], is_error: None, extra: 1 }",
     ] {

@@ -326,7 +326,6 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
             syn::visit::visit_expr_struct(self, e);
         }
     }
-    let row = builder(name)?;
     let mut find = Find {
         idx,
         at,
@@ -337,14 +336,21 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     if lit.qself.is_some() {
         return None;
     }
+    builder(name)
+        .and_then(|row| built_literal(idx, &lit, name, row))
+        .or_else(|| defaulted_literal(idx, &lit, name))
+}
+
+/// The constructor-and-setters form of a literal, from its [`builder`] row.
+fn built_literal(
+    idx: &LineIndex,
+    lit: &syn::ExprStruct,
+    name: &str,
+    row: &crate::model::sdk::rmcp_upgrade::Builder,
+) -> Option<Fix> {
     // Only `..Default::default()` may fill the rest: the constructor does the same.
-    if let Some(rest) = &lit.rest {
-        let default = matches!(&**rest, syn::Expr::Call(c) if c.args.is_empty()
-            && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
-                && p.path.segments[0].ident == "Default" && p.path.segments[1].ident == "default"));
-        if !default {
-            return None;
-        }
+    if !base_is_default(lit) {
+        return None;
     }
     let text_of = |e: &syn::Expr| {
         let r = idx.range_between(first_token(e), last_token(e));
@@ -442,6 +448,79 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!("build `{name}` with `{name}::{ctor}(..)`"),
+        edits: vec![idx.edit(whole.start, whole.end, built)],
+    })
+}
+
+/// Whether a struct literal's base is absent or `..Default::default()`.
+fn base_is_default(lit: &syn::ExprStruct) -> bool {
+    lit.rest.as_deref().is_none_or(|rest| {
+        matches!(rest, syn::Expr::Call(c) if c.args.is_empty()
+            && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+                && p.path.segments[0].ident == "Default" && p.path.segments[1].ident == "default"))
+    })
+}
+
+/// `X { a: e1, b: e2 }` of a struct rmcp 3.x gives `Default` (the generated struct table) →
+/// `{ let mut x = X::default(); x.a = e1; x.b = e2; x }`: every field the literal names must
+/// still be a field on 3.x. Unsafe, as for the constructor form.
+fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
+    let row = crate::model::sdk::rmcp_upgrade::struct_row(name).filter(|r| r.default)?;
+    if !base_is_default(lit) {
+        return None;
+    }
+    let text_of = |e: &syn::Expr| {
+        let r = idx.range_between(first_token(e), last_token(e));
+        idx.text().get(r.start..r.end).map(str::to_string)
+    };
+    let var = {
+        let mut v: String = name
+            .chars()
+            .filter(char::is_ascii_uppercase)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if v.is_empty() {
+            v.push('v');
+        }
+        v
+    };
+    let mut sets = Vec::new();
+    for f in &lit.fields {
+        let syn::Member::Named(field) = &f.member else {
+            return None;
+        };
+        let field = field.to_string();
+        if !row.fields.contains(&field.as_str()) {
+            return None;
+        }
+        sets.push(format!("{var}.{field} = {};", text_of(&f.expr)?));
+    }
+    let path_end = idx.range(lit.path.segments.last()?.ident.span()).end;
+    let path_start = idx.range(first_path_span(&lit.path)).start;
+    let path = idx.text().get(path_start..path_end)?;
+    let whole = idx.range_between(first_path_span(&lit.path), lit.brace_token.span.close());
+    let built = if sets.is_empty() {
+        format!("{path}::default()")
+    } else {
+        let one_line = format!(
+            "{{ let mut {var} = {path}::default(); {} {var} }}",
+            sets.join(" ")
+        );
+        if one_line.len() <= 60 {
+            one_line
+        } else {
+            let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
+            let mut out = format!("{{\n{indent}    let mut {var} = {path}::default();");
+            for set in &sets {
+                out.push_str(&format!("\n{indent}    {set}"));
+            }
+            out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
+            out
+        }
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("build `{name}` from `{name}::default()` and set its fields"),
         edits: vec![idx.edit(whole.start, whole.end, built)],
     })
 }

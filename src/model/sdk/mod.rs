@@ -11,6 +11,7 @@ pub mod pmcp;
 pub mod prism;
 pub mod raw;
 pub mod rmcp;
+pub mod rmcp_structs;
 pub mod rmcp_upgrade;
 pub mod rust_mcp_sdk;
 pub mod tower_mcp;
