@@ -432,3 +432,59 @@ fn a_rename_onto_a_name_already_imported_drops_the_old_import_and_gone_traits_go
     assert!(out.fixed.iter().any(|f| f.fix.as_ref().unwrap().message
         == "drop the import of `RawResource`: `Resource` is imported already"));
 }
+
+#[test]
+fn a_handler_that_hands_the_request_to_rmcp_s_router_only_changes_its_signature() {
+    let handler = |body: &str| {
+        format!(
+            "use rmcp::handler::server::tool::ToolCallContext;\nuse rmcp::model::*;\nuse rmcp::service::RequestContext;\nuse rmcp::{{ErrorData, RoleServer, ServerHandler}};\n\nimpl ServerHandler for S {{\n    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {{\n{body}\n    }}\n}}\n"
+        )
+    };
+    let fixed = |src: &str| {
+        fix_driver::fix_source(
+            "lib.rs",
+            src,
+            &Settings::default(),
+            fix::Allowed { unsafe_fixes: true },
+        )
+        .text
+    };
+    // On 3.x the router returns `CallToolResponse`: wrapping its result would not compile.
+    let delegating = "        let ctx = ToolCallContext::new(self, request, context);\n        self.tool_router.call(ctx).await";
+    assert_eq!(
+        fixed(&handler(delegating)),
+        handler(delegating).replace(
+            "-> Result<CallToolResult, ErrorData>",
+            "-> Result<CallToolResponse, ErrorData>"
+        )
+    );
+    // A body that also builds the old type itself keeps the conversion.
+    let mixed = "        if request.name.is_empty() {\n            return Ok(CallToolResult::error(vec![]));\n        }\n        let ctx = ToolCallContext::new(self, request, context);\n        self.tool_router.call(ctx).await";
+    assert!(fixed(&handler(mixed)).contains("result.map(Into::into)"));
+}
+
+#[test]
+fn the_2_x_task_support_and_annotated_get_guidance_and_a_local_namesake_none() {
+    let src = "use rmcp::model::{Annotated, RawResource};\n\npub fn t(t: &mut rmcp::model::Tool) {\n    t.execution = Some(rmcp::model::ToolExecution::new().with_task_support(rmcp::model::TaskSupport::Optional));\n}\n";
+    let r = lint_text(r#"rmcp = "1.3""#, None, src);
+    let got: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP203")
+        .map(|f| (f.line, f.message.split('`').nth(1).unwrap_or("")))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(1, "Annotated"), (4, "ToolExecution"), (4, "TaskSupport")],
+        "{:#?}",
+        r.findings
+    );
+    // A crate's own `Annotated` in an rmcp server is not rmcp's.
+    let local = "use rmcp::model::Tool;\n\npub struct Annotated<T>(pub T);\n\npub fn f(t: Tool) -> Annotated<Tool> {\n    Annotated(t)\n}\n";
+    let r = lint_text(r#"rmcp = "1.3""#, None, local);
+    assert!(
+        r.findings.iter().all(|f| f.code != "MCP203"),
+        "{:#?}",
+        r.findings
+    );
+}

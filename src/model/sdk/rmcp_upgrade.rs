@@ -350,6 +350,12 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1020, "get_task_info", TASKS),
     removed(V3, 1020, "get_task_result", TASKS),
     removed(V3, 1020, "list_tasks", TASKS),
+    // A tool's task support (`Tool::execution`, `ToolExecution`, `TaskSupport`) went with the
+    // 2.x tasks API.
+    removed(V3, 1020, "TaskSupport", TASKS),
+    removed(V3, 1020, "ToolExecution", TASKS),
+    // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
+    removed(V2, 927, "Annotated", "rmcp 2.0 removed `Annotated<T>` (#927): `Resource`, `ResourceTemplate` and the content types carry their `annotations` field themselves; build them with their own constructors"),
 ];
 
 /// A Cargo feature of rmcp that went away.
