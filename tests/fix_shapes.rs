@@ -45,7 +45,7 @@ fn helper_fix(body: &str) -> (String, String) {
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["code"] == "MCP001")
+        .find(|f| ["MCP001", "MCP002", "MCP003"].contains(&f["code"].as_str().unwrap_or("")))
         .expect("the helper's request is found")
         .clone();
     (
@@ -241,4 +241,42 @@ impl S {
         fixed.contains("let roots = roots_result.map(|r| r.roots.len())"),
         "{fixed}"
     );
+}
+
+#[test]
+fn a_request_after_a_call_with_effects_in_its_statement_is_left() {
+    let (applicability, message) = helper_fix(
+        r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let total = self.bump() + ctx.peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![ContentBlock::text(total.to_string())]))
+    }
+}
+"#,
+    );
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains(
+            "the call stands after `self.bump()` in its statement, which runs first and may have \
+effects; hoisting the call into its own `let` would run it before"
+        ),
+        "{message}"
+    );
+    // Paths, literals and field reads before it do not run anything: hoisted.
+    let (applicability, _) = helper_fix(
+        r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let total = self.base + ctx.peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![ContentBlock::text(total.to_string())]))
+    }
+}
+"#,
+    );
+    assert_eq!(applicability, "unsafe");
 }

@@ -470,6 +470,7 @@ binding)",
     let Some(locate::Node::Expr(aw @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err("the call is not awaited where it is made".into());
     };
+    locate::check_order(&found.path[found.stmt..], cx.src, cx.idx)?;
     let top = match found.parent(2) {
         Some(locate::Node::Expr(t @ syn::Expr::Try(tr))) if std::ptr::eq(&*tr.expr, aw) => t,
         _ => aw,

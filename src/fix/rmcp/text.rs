@@ -133,6 +133,17 @@ pub fn crlf(text: &str) -> String {
     out
 }
 
+/// `code` on one line for a message: its first line, cut at 40 characters with `..`.
+pub fn shorten(code: &str) -> String {
+    let first = code.lines().next().unwrap_or("").trim_end();
+    let cut: String = first.chars().take(40).collect();
+    if cut.len() < code.trim_end().len() {
+        format!("{cut}..")
+    } else {
+        cut
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
