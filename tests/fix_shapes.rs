@@ -519,3 +519,46 @@ impl S {
     );
     assert_eq!(applicability, "unsafe");
 }
+
+#[test]
+fn an_error_only_shown_is_the_runtimes_and_an_error_passed_on_keeps_its_old_type() {
+    let (err, shown) = fixed(&with_tool(
+        r#"
+async fn shown(peer: &Peer<RoleServer>) -> Vec<String> {
+    match peer.list_roots().await {
+        Ok(r) => r.roots.into_iter().map(|x| x.uri).collect(),
+        Err(e) => vec![e.to_string()],
+    }
+}
+"#,
+        "let y = shown(&ctx.peer).await;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{shown}");
+    assert!(
+        shown.contains(
+            "    let answer = mrtr.list_roots().await;
+    match answer {
+        Ok(r) => Ok(r.into_iter().map(|x| x.uri).collect()),
+        Err(e) => Ok(vec![e.to_string()]),
+    }"
+        ),
+        "{shown}"
+    );
+    let (_, passed) = fixed(&with_tool(
+        r#"
+async fn passed_on(peer: &Peer<RoleServer>) -> Option<String> {
+    match peer.list_roots().await {
+        Ok(r) => r.roots.first().map(|x| x.uri.clone()),
+        Err(e) => describe(e),
+    }
+}
+"#,
+        "let y = passed_on(&ctx.peer).await;",
+    ));
+    assert!(
+        passed
+            .contains(".map_err(|e| rmcp::ServiceError::McpError(e.into()));\n    match result {"),
+        "{passed}"
+    );
+    assert!(passed.contains("Ok(r) => Ok(r.roots.first()"), "{passed}");
+}

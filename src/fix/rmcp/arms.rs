@@ -198,10 +198,11 @@ pub fn rewrite_keeping(
                                 .as_ref()
                                 .is_some_and(|(_, g)| uses_of(&**g, idx, b) > 0)
                     });
-                    if read && !(declined && cancelled) {
+                    let inspected = binding.as_ref().is_some_and(|b| error_inspected(arm, b));
+                    if read && (inspected || !(declined && cancelled)) {
                         return Err(format!(
                             "the `Err({})` arm reads the error, which held a decline or a \
-cancellation too",
+cancellation too, or has the old error type",
                             binding.unwrap_or_default()
                         ));
                     }
@@ -250,6 +251,42 @@ all of them"
         return Err("the arms do not cover a declined, a cancelled and a failed answer".into());
     }
     Ok(edits)
+}
+
+/// Whether an arm reads the error bound to `name` other than to show it (in a macro's tokens,
+/// such as `format!("{e}")`, or through `.to_string()`): then the error's old type matters.
+pub fn error_inspected(arm: &syn::Arm, name: &str) -> bool {
+    struct Reads<'n> {
+        name: &'n str,
+        shown: usize,
+        all: usize,
+    }
+    impl<'a> syn::visit::Visit<'a> for Reads<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            let named =
+                |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(self.name));
+            match e {
+                syn::Expr::MethodCall(mc) if mc.method == "to_string" && named(&mc.receiver) => {
+                    self.shown += 1;
+                    self.all += 1;
+                    return;
+                }
+                e if named(e) => self.all += 1,
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut r = Reads {
+        name,
+        shown: 0,
+        all: 0,
+    };
+    if let Some((_, g)) = &arm.guard {
+        syn::visit::Visit::visit_expr(&mut r, g);
+    }
+    syn::visit::Visit::visit_expr(&mut r, &arm.body);
+    r.all > r.shown
 }
 
 /// Deletes an arm with its comma, and its lines when it has them to itself.

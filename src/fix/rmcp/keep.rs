@@ -374,7 +374,10 @@ fn roots_arms(cx: &Cx, m: &syn::ExprMatch) -> Option<Vec<Edit>> {
                 let inner = &ts.elems[0];
                 match (text::path_end(&ts.path).as_str(), inner) {
                     (_, syn::Pat::Wild(_)) => {}
-                    ("Err", syn::Pat::Ident(_)) => {}
+                    // The runtime's `MrtrError` shows as the old error did; read otherwise,
+                    // the old type matters.
+                    ("Err", syn::Pat::Ident(e))
+                        if !arms::error_inspected(arm, &e.ident.to_string()) => {}
                     ("Ok", _) => {
                         let name = bound_name(inner)?;
                         let (_, from) = range_of(&arm.pat, cx.idx)?;
