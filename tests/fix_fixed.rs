@@ -80,6 +80,10 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
     );
     assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
     assert!(
+        err.contains("src/nonresult_helpers.rs: fixed 5 findings"),
+        "{err}"
+    );
+    assert!(
         err.contains("src/runtime_schema.rs: fixed 2 findings"),
         "{err}"
     );
@@ -124,9 +128,10 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     }
     let err = String::from_utf8_lossy(&out.stderr);
     // The 8th display-only one is MCP202 on handwritten.rs's `read_resource`, declared with its
-    // pre-3.0 result type: only the MRTR rewrite (`#[mrtr_handler]`) makes it compile.
+    // pre-3.0 result type: only the MRTR rewrite (`#[mrtr_handler]`) makes it compile. The last
+    // three are the near misses of nonresult_helpers.rs.
     assert!(
-        err.contains("remaining: 23 with an unsafe fix (add --unsafe-fixes), 8 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 28 with an unsafe fix (add --unsafe-fixes), 11 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -166,6 +171,62 @@ fn shapes_without_a_rewrite_say_why() {
         "create_elicitation raced"
     );
     assert!(why(76).contains("#[prompt]"), "prompt");
+}
+
+/// The helpers of `nonresult_helpers.rs` the rewrite leaves, each with its reason; the others
+/// (and their callers) are rewritten.
+#[test]
+fn helpers_returning_plain_values_that_are_left_say_why() {
+    let dir = scratch();
+    let out = run(
+        dir.path(),
+        &["--format", "json", "src/nonresult_helpers.rs"],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut left = Vec::new();
+    let mut rewritten = 0;
+    for f in report["findings"].as_array().unwrap() {
+        let fix = &f["fix"];
+        let message = fix["message"].as_str().unwrap().to_string();
+        match fix["applicability"].as_str() {
+            Some("unsafe") => {
+                rewritten += 1;
+                assert!(message.contains("(returns `Result`)"), "{message}");
+            }
+            Some("display-only") => left.push(message),
+            other => panic!("{other:?}: {f}"),
+        }
+    }
+    assert_eq!(rewritten, 5, "{left:#?}");
+    let prefix = |helper: &str| {
+        format!(
+            "the request sits in `{helper}`, not in a request handler, and it cannot become an \
+asking helper (`#[mrtr_helper]`): "
+        )
+    };
+    assert_eq!(
+        left,
+        [
+            format!(
+                "{}`first_root_uri` returns `Option` and applies `?` to one inside an expression \
+(`listed.roots.first()?`), which does not compile once it returns `Result`: bind that value \
+first with `let Some(..) = .. else {{ return None; }};`",
+                prefix("first_root_uri")
+            ),
+            format!(
+                "{}`count` calls `root_count`, but the call stands after `self.bump()` in its \
+statement, which runs first and may have effects; hoisting the call into its own `let` would run \
+it before: bind `self.bump()` in a `let` first",
+                prefix("root_count")
+            ),
+            format!(
+                "{}`can_sample_with_tools` checks `peer.supports_sampling_tools()`, a client \
+capability the runtime's `Mrtr` has no check for (it has `supports_elicitation`, \
+`supports_url_elicitation`, `supports_sampling` and `supports_roots`)",
+                prefix("can_sample_with_tools")
+            ),
+        ]
+    );
 }
 
 /// As in clippy and ruff, a rewrite's message is one short line saying what the fix does,

@@ -45,7 +45,7 @@ fn helper_fix(body: &str) -> (String, String) {
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["code"] == "MCP001")
+        .find(|f| ["MCP001", "MCP002", "MCP003"].contains(&f["code"].as_str().unwrap_or("")))
         .expect("the helper's request is found")
         .clone();
     (
@@ -136,7 +136,7 @@ impl S {{
 }
 
 #[test]
-fn a_helper_without_a_result_is_left() {
+fn a_plain_helper_whose_request_sits_in_a_macro_is_left() {
     let (applicability, message) = helper_fix(
         "
 async fn confirm(peer: &Peer<RoleServer>) -> bool {
@@ -146,7 +146,246 @@ async fn confirm(peer: &Peer<RoleServer>) -> bool {
     );
     assert_eq!(applicability, "display-only");
     assert!(
-        message.contains("does not return `Result<T, E>`"),
+        message.contains("the request sits in `confirm`") && message.contains("macro invocation"),
+        "{message}"
+    );
+}
+
+/// `--fix --unsafe-fixes` on a package made of `body`: the report on stderr and the fixed file.
+fn fixed(body: &str) -> (String, String) {
+    let dir = package(body);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (
+        err,
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+    )
+}
+
+const TOOL: &str = r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        CALL
+        Ok(CallToolResult::success(vec![]))
+    }
+}
+"#;
+
+fn with_tool(helpers: &str, call: &str) -> String {
+    format!("{helpers}{}", TOOL.replace("CALL", call))
+}
+
+#[test]
+fn a_helper_returning_nothing_returns_ok_unit_and_its_call_gets_the_question_mark() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn log_roots(peer: &Peer<RoleServer>) {
+    let Ok(listed) = peer.list_roots().await else {
+        return;
+    };
+    for root in &listed.roots {
+        println!("{}", root.uri);
+    }
+}
+
+async fn audit(peer: &Peer<RoleServer>) {
+    log_roots(peer).await
+}
+"#,
+        "audit(&ctx.peer).await;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains(
+            "#[mrtr_helper]
+async fn log_roots(mrtr: &Mrtr) -> Result<(), ErrorData> {
+    let Ok(listed) = mrtr.list_roots().await else {
+        return Ok(());
+    };
+    for root in &listed {
+        println!(\"{}\", root.uri);
+    }
+    Ok(())
+}"
+        ),
+        "{fixed}"
+    );
+    // A tail call in a function that returned `()` gets the `?` too, then `Ok(())`.
+    assert!(
+        fixed.contains(
+            "#[mrtr_helper]
+async fn audit(mrtr: &Mrtr) -> Result<(), ErrorData> {
+    log_roots(mrtr).await?;
+    Ok(())
+}"
+        ),
+        "{fixed}"
+    );
+    assert!(fixed.contains("        audit(&mrtr).await?;\n"), "{fixed}");
+}
+
+#[test]
+fn a_returned_call_of_a_chained_helper_is_hoisted_and_its_value_left_as_it_is() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn has_roots(peer: &Peer<RoleServer>) -> bool {
+    peer.list_roots().await.map(|r| !r.roots.is_empty()).unwrap_or(false)
+}
+
+async fn check(peer: &Peer<RoleServer>, strict: bool) -> bool {
+    if strict {
+        return has_roots(peer).await;
+    }
+    has_roots(peer).await
+}
+"#,
+        "let ok = check(&ctx.peer, true).await;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains(
+            "async fn has_roots(mrtr: &Mrtr) -> Result<bool, ErrorData> {
+    let answer = mrtr.list_roots().await;
+    Ok(answer.map(|r| !r.is_empty()).unwrap_or(false))
+}"
+        ),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains(
+            "async fn check(mrtr: &Mrtr, strict: bool) -> Result<bool, ErrorData> {
+    if strict {
+        let has_roots_answer = has_roots(mrtr).await?;
+        return Ok(has_roots_answer);
+    }
+    has_roots(mrtr).await
+}"
+        ),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("let ok = check(&mrtr, true).await?;"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn an_elicitation_let_else_in_a_plain_helper_stays_in_place_and_keeps_its_else() {
+    let (_, fixed) = fixed(&with_tool(
+        r#"
+async fn sure(peer: &Peer<RoleServer>) -> bool {
+    let Ok(Some(Yes { yes })) = peer.elicit::<Yes>("Sure?").await else {
+        return false;
+    };
+    yes
+}
+"#,
+        "let ok = sure(&ctx.peer).await;",
+    ));
+    assert!(
+        fixed.contains(
+            "async fn sure(mrtr: &Mrtr) -> Result<bool, ErrorData> {
+    let Ok(Elicitation::Accept(Yes { yes })) = mrtr.elicit::<Yes>(\"Sure?\").await else {
+        return Ok(false);
+    };
+    Ok(yes)
+}"
+        ),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn capability_checks_through_the_peer_become_the_runtimes() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
+    if !peer.peer_info().map(|i| i.capabilities.elicitation.is_some()).unwrap_or(false) {
+        return Ok(true);
+    }
+    let url = peer.supported_elicitation_modes().contains(&ElicitationMode::Url);
+    let ok = peer.elicit::<Yes>("Sure?").await;
+    Ok(url || matches!(ok, Ok(Some(_))))
+}
+"#,
+        "let ok = confirm(&ctx.peer).await?;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(fixed.contains("async fn confirm(mrtr: &Mrtr)"), "{fixed}");
+    assert!(
+        fixed.contains("if !(mrtr.supports_elicitation() || mrtr.supports_url_elicitation()) {"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("let url = mrtr.supports_url_elicitation();"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("peer"), "{fixed}");
+}
+
+#[test]
+fn a_tools_capability_check_moves_to_the_mrtr_that_takes_its_contexts_place() {
+    let (err, fixed) = fixed(&with_tool(
+        "
+async fn has_roots(peer: &Peer<RoleServer>) -> bool {
+    peer.list_roots().await.is_ok()
+}
+",
+        "let declared = ctx.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some());
+        let ok = has_roots(&ctx.peer).await;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(fixed.contains("async fn t(&self, mrtr: Mrtr)"), "{fixed}");
+    assert!(
+        fixed.contains("let declared = mrtr.supports_roots();"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("let ok = has_roots(&mrtr).await?;"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn helpers_whose_callers_return_different_error_types_are_left() {
+    let (applicability, message) = helper_fix(&with_tool(
+        "
+async fn has_roots(peer: &Peer<RoleServer>) -> bool {
+    peer.list_roots().await.is_ok()
+}
+
+async fn audit(peer: &Peer<RoleServer>) -> Result<bool, String> {
+    Ok(has_roots(peer).await)
+}
+",
+        "let a = audit(&ctx.peer).await; let b = has_roots(&ctx.peer).await;",
+    ));
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains(
+            "`audit` and `t` call `has_roots` with different result types (`Result<_, String>` \
+and `Result<_, ErrorData>`)"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_question_mark_in_a_typed_let_of_a_plain_helper_is_left() {
+    let (applicability, message) = helper_fix(&with_tool(
+        "
+async fn count(peer: &Peer<RoleServer>) -> Option<usize> {
+    let n: usize = peer.list_roots().await.ok().map(|r| r.roots.len())?;
+    Some(n)
+}
+",
+        "let n = count(&ctx.peer).await;",
+    ));
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains("applies `?` to one in a `let` with a type"),
         "{message}"
     );
 }
@@ -241,4 +480,85 @@ impl S {
         fixed.contains("let roots = roots_result.map(|r| r.roots.len())"),
         "{fixed}"
     );
+}
+
+#[test]
+fn a_request_after_a_call_with_effects_in_its_statement_is_left() {
+    let (applicability, message) = helper_fix(
+        r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let total = self.bump() + ctx.peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![ContentBlock::text(total.to_string())]))
+    }
+}
+"#,
+    );
+    assert_eq!(applicability, "display-only");
+    assert!(
+        message.contains(
+            "the call stands after `self.bump()` in its statement, which runs first and may have \
+effects; hoisting the call into its own `let` would run it before"
+        ),
+        "{message}"
+    );
+    // Paths, literals and field reads before it do not run anything: hoisted.
+    let (applicability, _) = helper_fix(
+        r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let total = self.base + ctx.peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0);
+        Ok(CallToolResult::success(vec![ContentBlock::text(total.to_string())]))
+    }
+}
+"#,
+    );
+    assert_eq!(applicability, "unsafe");
+}
+
+#[test]
+fn an_error_only_shown_is_the_runtimes_and_an_error_passed_on_keeps_its_old_type() {
+    let (err, shown) = fixed(&with_tool(
+        r#"
+async fn shown(peer: &Peer<RoleServer>) -> Vec<String> {
+    match peer.list_roots().await {
+        Ok(r) => r.roots.into_iter().map(|x| x.uri).collect(),
+        Err(e) => vec![e.to_string()],
+    }
+}
+"#,
+        "let y = shown(&ctx.peer).await;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{shown}");
+    assert!(
+        shown.contains(
+            "    let answer = mrtr.list_roots().await;
+    match answer {
+        Ok(r) => Ok(r.into_iter().map(|x| x.uri).collect()),
+        Err(e) => Ok(vec![e.to_string()]),
+    }"
+        ),
+        "{shown}"
+    );
+    let (_, passed) = fixed(&with_tool(
+        r#"
+async fn passed_on(peer: &Peer<RoleServer>) -> Option<String> {
+    match peer.list_roots().await {
+        Ok(r) => r.roots.first().map(|x| x.uri.clone()),
+        Err(e) => describe(e),
+    }
+}
+"#,
+        "let y = passed_on(&ctx.peer).await;",
+    ));
+    assert!(
+        passed
+            .contains(".map_err(|e| rmcp::ServiceError::McpError(e.into()));\n    match result {"),
+        "{passed}"
+    );
+    assert!(passed.contains("Ok(r) => Ok(r.roots.first()"), "{passed}");
 }

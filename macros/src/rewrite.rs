@@ -463,8 +463,17 @@ impl<'m> Rewriter<'m> {
 /// The statement a step becomes: its resolved value (`?` applied when the source had it) bound
 /// by the source's `let` (pattern, attributes, `else`), or a plain expression statement.
 fn bind_step(resolve: TokenStream, span: Span, ask: &AskStmt) -> TokenStream {
+    let let_else = ask
+        .local
+        .as_ref()
+        .and_then(|l| l.init.as_ref())
+        .is_some_and(|i| i.diverge.is_some());
     let value = if ask.question_mark {
         quote_spanned!(span=> (#resolve)?)
+    } else if let_else {
+        // `let PAT = ASK.await else { .. };`: an initializer ending in `}` cannot stand before
+        // `else`.
+        quote_spanned!(span=> (#resolve))
     } else {
         quote!(#resolve)
     };

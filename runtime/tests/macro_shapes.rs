@@ -223,3 +223,48 @@ fn questions_read_bindings_saved_before_they_were_built() {
         "Deploy 2.0?"
     );
 }
+
+/// A `let .. else` on an ask awaited without `?` (what a helper that handled its request's
+/// errors itself becomes): a failed ask (here a capability the client did not declare) takes the
+/// `else`, as a declined one does; the accepted answer binds and is kept across the next ask.
+#[mrtr_handler]
+async fn let_else_without_question_mark(mrtr: Mrtr) -> Result<Value, MrtrError> {
+    let Ok(Elicitation::Accept(first)) = mrtr.elicit::<Pick>("first").await else {
+        return Ok(json!("no first"));
+    };
+    let Ok(roots) = mrtr.list_roots().await else {
+        return Ok(json!({ "first": first.n, "roots": null }));
+    };
+    Ok(json!({ "first": first.n, "roots": roots.len() }))
+}
+
+#[test]
+fn a_let_else_on_an_ask_without_question_mark_keeps_failures_in_its_else() {
+    let answered = TestClient::tool("let_else_without_question_mark", json!({}))
+        .answer("s1.first", pick(7))
+        .answer(
+            "s2.roots",
+            Answer::Roots(vec![mrtr::Root {
+                uri: "file:///srv".into(),
+                name: None,
+            }]),
+        )
+        .run_blocking(let_else_without_question_mark);
+    assert_eq!(
+        answered.end,
+        End::Complete(json!({ "first": 7, "roots": 1 }))
+    );
+    assert_eq!(answered.rounds.len(), 3);
+    let declined = TestClient::tool("let_else_without_question_mark", json!({}))
+        .answer("s1.first", Answer::Decline)
+        .run_blocking(let_else_without_question_mark);
+    assert_eq!(declined.end, End::Complete(json!("no first")));
+    let without_roots = TestClient::tool("let_else_without_question_mark", json!({}))
+        .capabilities(json!({ "elicitation": {} }))
+        .answer("s1.first", pick(7))
+        .run_blocking(let_else_without_question_mark);
+    assert_eq!(
+        without_roots.end,
+        End::Complete(json!({ "first": 7, "roots": null }))
+    );
+}

@@ -16,7 +16,10 @@ enum Alt {
     /// `Err(_)` / `Err(e)`: whatever of decline/cancel earlier arms left.
     AnyErr(Option<String>),
     Wild,
+    /// `Ok(None)`: cannot happen any more.
     Gone,
+    /// `Err(ElicitationError::Service(..))` and the other failures: one `MrtrError` now.
+    Failed,
 }
 
 fn classify(p: &syn::Pat, src: &str, idx: &LineIndex) -> Result<Vec<Alt>, String> {
@@ -71,13 +74,13 @@ fn error_alt(p: &syn::Pat) -> Alt {
         syn::Pat::Path(pp) => super::text::path_end(&pp.path),
         syn::Pat::TupleStruct(ts) => super::text::path_end(&ts.path),
         syn::Pat::Struct(s) => super::text::path_end(&s.path),
-        _ => return Alt::Gone,
+        _ => return Alt::Failed,
     };
     match variant.as_str() {
         "UserDeclined" => Alt::Decline,
         "UserCancelled" => Alt::Cancel,
         // Service, ParseError, NoContent, CapabilityNotSupported: now a `?` out of the handler.
-        _ => Alt::Gone,
+        _ => Alt::Failed,
     }
 }
 
@@ -140,7 +143,7 @@ pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edi
                     }
                     out.push("_".into());
                 }
-                Alt::Decline | Alt::Cancel | Alt::Gone => {}
+                Alt::Decline | Alt::Cancel | Alt::Gone | Alt::Failed => {}
             }
         }
         if out.is_empty() {
@@ -157,6 +160,133 @@ pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edi
         return Err("the arms do not cover both a declined and a cancelled answer".into());
     }
     Ok(edits)
+}
+
+/// The edits that turn the arms of `m` into arms over `Result<Elicitation<T>, MrtrError>`, the
+/// value of an ask awaited without `?` (a helper that handled the request's errors itself keeps
+/// handling them): `Ok(Some(p))` → `Ok(Elicitation::Accept(p))`, `Err(UserDeclined)` →
+/// `Ok(Elicitation::Decline)`, `Err(_)` → whatever of decline, cancel and `Err(_)` earlier arms
+/// left. An arm naming another failure (`Err(ElicitationError::Service(..))`) is refused: the
+/// runtime has one error for all of them.
+pub fn rewrite_keeping(
+    m: &syn::ExprMatch,
+    src: &str,
+    idx: &LineIndex,
+) -> Result<Vec<Edit>, String> {
+    let (mut declined, mut cancelled, mut failed, mut wild) = (false, false, false, false);
+    let mut edits = Vec::new();
+    for arm in &m.arms {
+        let alts = classify(&arm.pat, src, idx)?;
+        let guarded = arm.guard.is_some();
+        let mut out: Vec<String> = Vec::new();
+        for alt in alts {
+            match alt {
+                Alt::Accept(p) => out.push(format!("Ok(Elicitation::Accept({p}))")),
+                Alt::Decline if !declined => {
+                    declined = !guarded;
+                    out.push("Ok(Elicitation::Decline)".into());
+                }
+                Alt::Cancel if !cancelled => {
+                    cancelled = !guarded;
+                    out.push("Ok(Elicitation::Cancel)".into());
+                }
+                Alt::AnyErr(binding) => {
+                    let read = binding.as_ref().is_some_and(|b| {
+                        uses_of(&*arm.body, idx, b) > 0
+                            || arm
+                                .guard
+                                .as_ref()
+                                .is_some_and(|(_, g)| uses_of(&**g, idx, b) > 0)
+                    });
+                    let inspected = binding.as_ref().is_some_and(|b| error_inspected(arm, b));
+                    if read && (inspected || !(declined && cancelled)) {
+                        return Err(format!(
+                            "the `Err({})` arm reads the error, which held a decline or a \
+cancellation too, or has the old error type",
+                            binding.unwrap_or_default()
+                        ));
+                    }
+                    let error = match (&binding, read) {
+                        (Some(b), true) => format!("Err({b})"),
+                        _ => "Err(_)".to_string(),
+                    };
+                    let rest: Vec<String> = [
+                        (!declined, "Ok(Elicitation::Decline)".to_string()),
+                        (!cancelled, "Ok(Elicitation::Cancel)".to_string()),
+                        (!failed, error),
+                    ]
+                    .into_iter()
+                    .filter_map(|(left, s)| left.then_some(s))
+                    .collect();
+                    if !guarded {
+                        (declined, cancelled, failed) = (true, true, true);
+                    }
+                    out.extend(rest);
+                }
+                Alt::Wild => {
+                    wild |= !guarded;
+                    out.push("_".into());
+                }
+                Alt::Failed => {
+                    return Err(
+                        "an arm matches one kind of failure, and the runtime has one error for \
+all of them"
+                            .into(),
+                    )
+                }
+                Alt::Decline | Alt::Cancel | Alt::Gone => {}
+            }
+        }
+        if out.is_empty() {
+            edits.push(remove_arm(arm, src, idx)?);
+        } else {
+            let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
+            let new = out.join(" | ");
+            if src[s..e] != new {
+                edits.push(idx.edit(s, e, new));
+            }
+        }
+    }
+    if !(wild || declined && cancelled && failed) {
+        return Err("the arms do not cover a declined, a cancelled and a failed answer".into());
+    }
+    Ok(edits)
+}
+
+/// Whether an arm reads the error bound to `name` other than to show it (in a macro's tokens,
+/// such as `format!("{e}")`, or through `.to_string()`): then the error's old type matters.
+pub fn error_inspected(arm: &syn::Arm, name: &str) -> bool {
+    struct Reads<'n> {
+        name: &'n str,
+        shown: usize,
+        all: usize,
+    }
+    impl<'a> syn::visit::Visit<'a> for Reads<'_> {
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            let named =
+                |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(self.name));
+            match e {
+                syn::Expr::MethodCall(mc) if mc.method == "to_string" && named(&mc.receiver) => {
+                    self.shown += 1;
+                    self.all += 1;
+                    return;
+                }
+                e if named(e) => self.all += 1,
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut r = Reads {
+        name,
+        shown: 0,
+        all: 0,
+    };
+    if let Some((_, g)) = &arm.guard {
+        syn::visit::Visit::visit_expr(&mut r, g);
+    }
+    syn::visit::Visit::visit_expr(&mut r, &arm.body);
+    r.all > r.shown
 }
 
 /// Deletes an arm with its comma, and its lines when it has them to itself.

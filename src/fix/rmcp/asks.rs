@@ -211,6 +211,65 @@ impl Ask {
         }
     }
 
+    /// An expression of the old call's awaited type built from `answer`, the ask's
+    /// `Result<_, MrtrError>` awaited without `?` (a helper that handled the request's errors
+    /// itself keeps handling them). The runtime's error becomes the old error type only where
+    /// `error_read` (the code reads the error) or where the old value's own conversion fails with
+    /// it (a sampling answer, an elicitation's decline).
+    pub fn legacy_result(&self, answer: &str, indent: &str, error_read: bool) -> String {
+        let i = indent;
+        let service = "rmcp::ServiceError::McpError(e.into())";
+        let elicitation = format!("rmcp::service::ElicitationError::Service({service})");
+        let map_err = |to: &str| format!("\n{i}    .map_err(|e| {to})");
+        match self {
+            Ask::Elicit { .. } => format!(
+                "{answer}{}\n\
+{i}    .and_then(|answer| match answer {{\n\
+{i}        Elicitation::Accept(value) => Ok(Some(value)),\n\
+{i}        Elicitation::Decline => Err(rmcp::service::ElicitationError::UserDeclined),\n\
+{i}        Elicitation::Cancel => Err(rmcp::service::ElicitationError::UserCancelled),\n\
+{i}    }})",
+                map_err(&elicitation)
+            ),
+            Ask::ElicitUrl { .. } => format!(
+                "{answer}\n\
+{i}    .map(|answer| match answer {{\n\
+{i}        UrlElicitation::Accept => rmcp::model::ElicitationAction::Accept,\n\
+{i}        UrlElicitation::Decline => rmcp::model::ElicitationAction::Decline,\n\
+{i}        UrlElicitation::Cancel => rmcp::model::ElicitationAction::Cancel,\n\
+{i}    }}){}",
+                if error_read {
+                    map_err(&elicitation)
+                } else {
+                    String::new()
+                }
+            ),
+            Ask::Sample { .. } => format!(
+                "{answer}{}\n{i}    .and_then(rmcp::model::CreateMessageResult::try_from)",
+                map_err(service)
+            ),
+            Ask::Roots | Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => {
+                let value = if matches!(self, Ask::Roots) {
+                    "roots"
+                } else {
+                    "answer"
+                };
+                let inner = format!("{i}    ");
+                let built = self
+                    .legacy_ok_value(value, &inner)
+                    .expect("roots and run-time forms have one");
+                format!(
+                    "{answer}\n{i}    .map(|{value}| {built}){}",
+                    if error_read {
+                        map_err(service)
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        }
+    }
+
     /// The one-line fix message about this ask (the rule's docs, `cargo mcp-lint rule CODE`,
     /// explain what changes on the wire and why the fix is unsafe).
     pub fn describe(&self, method: &str) -> String {

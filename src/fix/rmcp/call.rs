@@ -73,17 +73,30 @@ pub(super) fn unused_aliases(
     (edits, freed)
 }
 
-fn same<T>(a: &T, b: &T) -> bool {
+pub(super) fn same<T>(a: &T, b: &T) -> bool {
     std::ptr::eq(a, b)
 }
 
-pub(super) fn plan_call(
+/// A legacy request found in a function: the call, what it asks, and the parameter its receiver
+/// names.
+pub(super) struct Request<'a> {
+    pub(super) found: locate::Site<'a>,
+    pub(super) method: String,
+    pub(super) ask: Ask,
+    pub(super) receiver: String,
+    pub(super) receiver_uses: usize,
+    pub(super) alias: Option<String>,
+    /// `CALL.await`.
+    pub(super) aw: &'a syn::Expr,
+    pub(super) aw_range: (usize, usize),
+}
+
+/// Finds the request of `f` in `site` and reads it; `Err` says why it has no rewrite.
+pub(super) fn read_request<'a>(
     cx: &Cx,
-    site: &FnSite,
+    site: &FnSite<'a>,
     f: &Finding,
-    body: &text::Uses,
-    taken: &mut Vec<String>,
-) -> Result<CallPlan, String> {
+) -> Result<Request<'a>, String> {
     let found = locate::find(site.block, f.line, f.column)?;
     let mc = found.call()?;
     let method = mc.method.to_string();
@@ -98,13 +111,42 @@ pub(super) fn plan_call(
             .filter(|name| *name != receiver),
         _ => None,
     };
-    let Some(Node::Expr(aw_expr @ syn::Expr::Await(_))) = found.parent(1) else {
+    let Some(Node::Expr(aw @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err(format!(
             "the future of `{method}` is not awaited where it is made (stored, joined or raced); \
 await it in its own `let` first"
         ));
     };
-    let (aw_s, aw_e) = range_of(aw_expr, cx.idx).ok_or("an expression without a position")?;
+    let aw_range = range_of(aw, cx.idx).ok_or("an expression without a position")?;
+    Ok(Request {
+        found,
+        method,
+        ask,
+        receiver,
+        receiver_uses,
+        alias,
+        aw,
+        aw_range,
+    })
+}
+
+pub(super) fn plan_call(
+    cx: &Cx,
+    site: &FnSite,
+    f: &Finding,
+    body: &text::Uses,
+    taken: &mut Vec<String>,
+) -> Result<CallPlan, String> {
+    let Request {
+        found,
+        method,
+        ask,
+        receiver,
+        receiver_uses,
+        alias,
+        aw: aw_expr,
+        aw_range: (aw_s, aw_e),
+    } = read_request(cx, site, f)?;
     let mut message = ask.describe(&method);
     let name = body.fresh_name(&answer_base(found.statement()), taken);
     let ask_text = ask.expr("mrtr");
@@ -147,6 +189,9 @@ await it in its own `let` first"
             }
         }
     }
+    // Everything else hoists the ask before the statement: only where that does not change
+    // what runs first.
+    locate::check_order(&found.path[found.stmt..], cx.src, cx.idx)?;
     let parent = found.parent(2);
     let mut replaced = None;
     if let Ask::Elicit { .. } = ask {
@@ -272,7 +317,7 @@ await it in its own `let` first"
 }
 
 /// `ok_answer` for `let ok = ..`, else `answer`.
-fn answer_base(stmt: &syn::Stmt) -> String {
+pub(super) fn answer_base(stmt: &syn::Stmt) -> String {
     if let syn::Stmt::Local(l) = stmt {
         let pat = match &l.pat {
             syn::Pat::Type(t) => &*t.pat,
@@ -285,13 +330,13 @@ fn answer_base(stmt: &syn::Stmt) -> String {
     "answer".into()
 }
 
-fn range_of_brace(m: &syn::ExprMatch, idx: &LineIndex) -> Option<usize> {
+pub(super) fn range_of_brace(m: &syn::ExprMatch, idx: &LineIndex) -> Option<usize> {
     let s = m.brace_token.span.open().start();
     Some(idx.offset(s.line, s.column))
 }
 
 /// Inserts `text` as a statement of its own right before `stmt`.
-fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
+pub(super) fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
     let (s, _) = range_of(stmt, cx.idx).ok_or("a statement without a position")?;
     let with = if starts_line(cx.src, s) {
         format!("{text}\n{}", indent_at(cx.src, s))

@@ -6,12 +6,19 @@
 //! The helper and all its callers change together, or nothing does: a caller left on the old
 //! signature would not build. So the helper must be private to this file (its callers are all
 //! here), every call must hand over the caller's own peer and be awaited where an ask may stand
-//! (or be hoisted there), and every caller must be a request handler the rewrite can take.
+//! (or be hoisted there, where that does not change what runs first), and every caller must be
+//! a request handler the rewrite can take.
+//!
+//! A helper that returns a plain value (`Vec<PathBuf>`, `Option<String>`, `bool`) handled its
+//! requests' errors itself: its asks keep that handling (`keep`), it returns `Result<T, E>`
+//! with the error type of its callers (`plain`), and each call of it gets the `?`. Its client
+//! capability checks through the peer become the runtime's (`caps`).
 
 use super::call::{plan_call, CallPlan};
 use super::handler::{self, FnSite, Kind};
-use super::locate;
+use super::plain::{self, Returns};
 use super::text::{self, indent_at, range_of, starts_line};
+use super::{caps, keep, locate};
 use super::{Cx, HandlerPlan};
 use crate::finding::{Edit, Finding};
 
@@ -36,15 +43,31 @@ pub(super) fn plan(
     let name = site.sig.ident.to_string();
     let first = members[0];
     let fail = |why: String| (first, why);
-    check_signature(site).map_err(fail)?;
+    check_head(site).map_err(fail)?;
+    let returns = plain::returns(site.sig);
+    if let Returns::Result = returns {
+        check_error_type(site).map_err(fail)?;
+    }
 
-    // The requests inside the helper, rewritten as in a handler.
+    // The requests inside the helper, rewritten as in a handler (or, when the helper returned a
+    // plain value, keeping their local error handling).
     let brace = site.block.brace_token.span;
     let body = text::Uses::in_text(cx.idx.slice(brace.open().end(), brace.close().start()));
     let mut taken = Vec::new();
     let mut calls: Vec<CallPlan> = Vec::new();
+    let mut consumed = Vec::new();
     for &m in members {
-        calls.push(plan_call(cx, site, findings[m], &body, &mut taken).map_err(|why| (m, why))?);
+        let f = findings[m];
+        let call = match &returns {
+            Returns::Result => plan_call(cx, site, f, &body, &mut taken),
+            Returns::Plain(p) => {
+                keep::plan_keeping(cx, site, f, &body, &mut taken, p.option).map(|k| {
+                    consumed.extend(k.consumed);
+                    k.plan
+                })
+            }
+        };
+        calls.push(call.map_err(|why| (m, why))?);
     }
     let receiver = calls[0].receiver.clone();
     if calls.iter().any(|c| c.receiver != receiver) {
@@ -53,13 +76,12 @@ pub(super) fn plan(
         )));
     }
     let (alias_edits, freed) = super::call::unused_aliases(cx, site, &calls, &body);
+    let checks = caps::rewrite(cx, site.block, &receiver, "mrtr");
     let rewritten: usize = calls.iter().map(|c| c.receiver_uses).sum::<usize>()
-        + freed.iter().map(|(_, k)| k).sum::<usize>();
+        + freed.iter().map(|(_, k)| k).sum::<usize>()
+        + checks.uses;
     if body.count(&receiver) != rewritten {
-        return Err(fail(format!(
-            "`{name}` uses `{receiver}` for more than its requests, so it cannot take `&Mrtr` \
-in its place"
-        )));
+        return Err(fail(other_uses(&name, &receiver, &checks)));
     }
     let (position, param) = typed_param(site, &receiver)
         .ok_or_else(|| fail(format!("`{receiver}` is not a parameter of `{name}`")))?;
@@ -74,21 +96,32 @@ in its place"
         edits.extend(c.edits.iter().cloned());
         imports.extend(c.imports.iter().copied());
     }
+    edits.extend(checks.edits);
+    let plain_value = matches!(returns, Returns::Plain(_));
+    if let Returns::Plain(p) = &returns {
+        let template = result_template(cx, fns, fi, &mut vec![fi]).map_err(fail)?;
+        edits.extend(plain::convert(cx, site, p, &template, &[], &consumed).map_err(fail)?);
+    }
 
     // Every call of the helper in the file, each caller made a handler (or, when it is a helper
     // itself, an asking helper, up to the handlers).
     let mut visited = vec![fi];
+    let target = Target {
+        index: fi,
+        position,
+        plain: plain_value,
+    };
     let count = rewrite_callers(
         cx,
         fns,
-        fi,
-        position,
+        &target,
         asking,
         &mut visited,
         &mut edits,
         &mut imports,
     )
     .map_err(fail)?;
+    let edits = text::merge(cx.idx, edits).map_err(fail)?;
     let messages = calls
         .into_iter()
         .map(|c| {
@@ -106,7 +139,12 @@ in its place"
             } else {
                 format!("its {count} callers pass")
             };
-            format!("{head} in asking helper `{name}` (`#[mrtr_helper]`); {callers} `&mrtr`{rest}")
+            let kind = if plain_value {
+                "returns `Result`"
+            } else {
+                "`#[mrtr_helper]`"
+            };
+            format!("{head} in asking helper `{name}` ({kind}); {callers} `&mrtr`{rest}")
         })
         .collect();
     let self_ty = visited.iter().find_map(|&ci| fns[ci].self_ty.clone());
@@ -118,22 +156,131 @@ in its place"
     })
 }
 
-/// Rewrites every call of `fns[target]` in the file to pass `&mrtr` (the argument at
-/// `position`), makes each calling handler a `#[mrtr_handler]` and each calling helper an asking
-/// helper in turn. Returns how many functions call the target.
-#[allow(clippy::too_many_arguments)]
-fn rewrite_callers(
+/// Why a function's peer parameter cannot become `&Mrtr`: it is used for more than what the
+/// rewrite turns into asks and runtime checks.
+fn other_uses(name: &str, param: &str, checks: &caps::Caps) -> String {
+    match &checks.unsupported {
+        Some(check) => format!(
+            "`{name}` checks `{}`, a client capability the runtime's `Mrtr` has no check for (it \
+has `supports_elicitation`, `supports_url_elicitation`, `supports_sampling` and `supports_roots`)",
+            text::shorten(check)
+        ),
+        None => format!(
+            "`{name}` uses `{param}` for more than its requests, so it cannot take `&Mrtr` in \
+its place"
+        ),
+    }
+}
+
+/// The helper whose calls are rewritten: which function, where the peer goes among its
+/// parameters, and whether it returned a plain value (each call then gets a `?`).
+struct Target {
+    index: usize,
+    position: usize,
+    plain: bool,
+}
+
+/// The result type the callers of `fns[target]` (a helper returning a plain value) give it, with
+/// `{T}` where its value type goes: the return type of each caller that returns a `Result`
+/// (`Result<CallToolResult, McpError>` gives `Result<{T}, McpError>`, `McpResult<Json<T>>` gives
+/// `McpResult<{T}>`), through callers that return plain values too up to those. They must agree.
+fn result_template(
     cx: &Cx,
     fns: &[FnSite],
     target: usize,
-    position: usize,
+    visiting: &mut Vec<usize>,
+) -> Result<String, String> {
+    let name = fns[target].sig.ident.to_string();
+    let mut callers: Vec<usize> = call_sites(fns, &fns[target])
+        .iter()
+        .map(|s| s.caller)
+        .collect();
+    callers.dedup();
+    let mut found: Option<(String, String)> = None;
+    for ci in callers {
+        let caller = &fns[ci];
+        let caller_name = caller.sig.ident.to_string();
+        let template = match (&caller.kind, plain::returns(caller.sig)) {
+            (Kind::Tool | Kind::HandWritten(_), _) | (Kind::Other, Returns::Result) => {
+                template_of(cx, caller)?
+            }
+            (Kind::Other, Returns::Plain(_)) => {
+                if visiting.contains(&ci) {
+                    return Err(format!("`{caller_name}` and `{name}` call each other"));
+                }
+                visiting.push(ci);
+                result_template(cx, fns, ci, visiting)?
+            }
+            (Kind::Prompt, _) => {
+                return Err(format!(
+                    "`{caller_name}` calls `{name}` and is not a request handler (a `#[tool]` or \
+a hand-written `call_tool`)"
+                ))
+            }
+        };
+        match &found {
+            None => found = Some((template, caller_name)),
+            Some((other, other_name)) => {
+                let squash = |t: &str| t.split_whitespace().collect::<String>();
+                if squash(other) != squash(&template) {
+                    return Err(format!(
+                        "`{other_name}` and `{caller_name}` call `{name}` with different result \
+types (`{}` and `{}`), so it cannot return the one error type both take",
+                        other.replace("{T}", "_"),
+                        template.replace("{T}", "_")
+                    ));
+                }
+            }
+        }
+    }
+    found
+        .map(|(t, _)| t)
+        .ok_or_else(|| format!("`{name}` is called from no request handler of this file"))
+}
+
+/// The return type of `site` with `{T}` in place of its first type argument.
+fn template_of(cx: &Cx, site: &FnSite) -> Result<String, String> {
+    let name = site.sig.ident.to_string();
+    let unwritten = || format!("the error type of `{name}` is not written in its return type");
+    let syn::ReturnType::Type(_, ty) = &site.sig.output else {
+        return Err(unwritten());
+    };
+    let syn::Type::Path(p) = &**ty else {
+        return Err(unwritten());
+    };
+    let syn::PathArguments::AngleBracketed(args) =
+        &p.path.segments.last().ok_or_else(unwritten)?.arguments
+    else {
+        return Err(unwritten());
+    };
+    let value = args
+        .args
+        .iter()
+        .find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .ok_or_else(unwritten)?;
+    check_error_type(site)?;
+    let (ts, te) = range_of(&**ty, cx.idx).ok_or("a type without a position")?;
+    let (vs, ve) = range_of(value, cx.idx).ok_or("a type without a position")?;
+    Ok(format!("{}{{T}}{}", &cx.src[ts..vs], &cx.src[ve..te]))
+}
+
+/// Rewrites every call of the target in the file to pass `&mrtr` (the argument at its
+/// position), makes each calling handler a `#[mrtr_handler]` and each calling helper an asking
+/// helper in turn. Returns how many functions call the target.
+fn rewrite_callers(
+    cx: &Cx,
+    fns: &[FnSite],
+    target: &Target,
     asking: &[usize],
     visited: &mut Vec<usize>,
     edits: &mut Vec<Edit>,
     imports: &mut Vec<&'static str>,
 ) -> Result<usize, String> {
-    let name = fns[target].sig.ident.to_string();
-    let sites = call_sites(fns, &fns[target]);
+    let name = fns[target.index].sig.ident.to_string();
+    let sites = call_sites(fns, &fns[target.index]);
     if sites.is_empty() {
         return Err(format!(
             "`{name}` is called from no request handler of this file"
@@ -144,6 +291,7 @@ fn rewrite_callers(
     for &ci in &callers {
         let caller = &fns[ci];
         let caller_name = caller.sig.ident.to_string();
+        let but = |why: String| format!("`{caller_name}` calls `{name}`, but {why}");
         if visited.contains(&ci) {
             return Err(format!("`{caller_name}` and `{name}` call each other"));
         }
@@ -161,10 +309,31 @@ hand-written `call_tool`)"
 first, then this one"
             ));
         }
-        if !handler {
-            check_signature(caller)
-                .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
-        }
+        let returns = if handler {
+            Returns::Result
+        } else {
+            check_head(caller).map_err(but)?;
+            plain::returns(caller.sig)
+        };
+        let values: Vec<&syn::Expr> = match &returns {
+            Returns::Result => {
+                if !handler {
+                    check_error_type(caller).map_err(but)?;
+                }
+                Vec::new()
+            }
+            // A caller returning `()` gets `Ok(())` after its last statement: a call there
+            // gets the `?` like any other.
+            Returns::Plain(p) if p.unit() => Vec::new(),
+            Returns::Plain(_) => plain::values(caller.block)
+                .map_err(|why| but(format!("`{caller_name}`: {why}")))?
+                .into_iter()
+                .filter_map(|v| match v {
+                    plain::Value::Expr(e) => Some(e),
+                    plain::Value::Macro(_) => None,
+                })
+                .collect(),
+        };
         let caller_brace = caller.block.brace_token.span;
         let caller_body = text::Uses::in_text(
             cx.idx
@@ -172,59 +341,73 @@ first, then this one"
         );
         let mut caller_taken = Vec::new();
         let mut replaced: Vec<(String, usize)> = Vec::new();
+        let mut unwrapped: Vec<&syn::Expr> = Vec::new();
         let handle = if handler { "&mrtr" } else { "mrtr" };
         for s in sites.iter().filter(|s| s.caller == ci) {
-            let (call_edits, via) = rewrite_call(
+            let call = rewrite_call(
                 cx,
                 caller,
                 s,
-                position,
+                target,
                 &name,
                 handle,
+                &values,
                 &caller_body,
                 &mut caller_taken,
             )
-            .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
-            edits.extend(call_edits);
-            match replaced.iter_mut().find(|(n, _)| *n == via) {
+            .map_err(but)?;
+            edits.extend(call.edits);
+            unwrapped.extend(call.unwrapped);
+            match replaced.iter_mut().find(|(n, _)| *n == call.via) {
                 Some((_, k)) => *k += 1,
-                None => replaced.push((via, 1)),
+                None => replaced.push((call.via, 1)),
             }
         }
-        // A context the calls were its only use of becomes the `Mrtr` parameter.
-        let replace = replaced
-            .iter()
-            .find(|(param, k)| caller_body.count(param) == *k)
-            .map(|(param, _)| param.clone());
+        // A context the calls (and capability checks) were its only uses of becomes the `Mrtr`
+        // parameter.
+        let replace = replaced.iter().find_map(|(param, k)| {
+            let checks = caps::rewrite(cx, caller.block, param, "mrtr");
+            (caller_body.count(param) == *k + checks.uses).then(|| (param.clone(), checks))
+        });
         if handler {
-            let (caller_edits, names) = handler::edits(caller, cx.src, cx.idx, replace.as_deref())
-                .map_err(|why| format!("`{caller_name}` calls `{name}`, but {why}"))?;
+            let param = replace.as_ref().map(|(p, _)| p.as_str());
+            let (caller_edits, names) =
+                handler::edits(caller, cx.src, cx.idx, param).map_err(but)?;
             edits.extend(caller_edits);
             imports.extend(names);
+            // The checks through the context that goes: on its `mrtr: Mrtr` now.
+            if let Some((_, checks)) = replace {
+                edits.extend(checks.edits);
+            }
             continue;
         }
         // A helper calling the helper: an asking helper too, its callers in turn.
-        let (Some(param), [_]) = (replace, replaced.as_slice()) else {
-            return Err(format!(
-                "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
+        let (Some((param, checks)), [_]) = (replace, replaced.as_slice()) else {
+            let checks = caps::rewrite(cx, caller.block, &replaced[0].0, "mrtr");
+            return Err(match checks.unsupported {
+                Some(_) => other_uses(&caller_name, &replaced[0].0, &checks),
+                None => format!(
+                    "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
 cannot take `&Mrtr` in its place"
-            ));
+                ),
+            });
         };
         let (caller_position, typed) = typed_param(caller, &param)
             .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
         let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
         edits.push(cx.idx.edit(ps, pe, "mrtr: &Mrtr".into()));
         edits.push(attribute(cx, caller, "mrtr_helper")?);
-        rewrite_callers(
-            cx,
-            fns,
-            ci,
-            caller_position,
-            asking,
-            visited,
-            edits,
-            imports,
-        )?;
+        edits.extend(checks.edits);
+        if let Returns::Plain(p) = &returns {
+            let template = result_template(cx, fns, ci, &mut vec![ci])?;
+            edits.extend(plain::convert(cx, caller, p, &template, &unwrapped, &[])?);
+        }
+        let next = Target {
+            index: ci,
+            position: caller_position,
+            plain: matches!(returns, Returns::Plain(_)),
+        };
+        rewrite_callers(cx, fns, &next, asking, visited, edits, imports)?;
     }
     Ok(callers.len())
 }
@@ -245,37 +428,36 @@ fn typed_param<'a>(site: &'a FnSite, name: &str) -> Option<(usize, &'a syn::PatT
         })
 }
 
-/// Whether the awaited call at the end of `path` (with its `?`, if any) already stands where the
-/// macro takes an ask: a statement, a `let` initializer, a block's tail or the body of a `match`
-/// arm, reached from the body through blocks, branches and loops only.
-fn stands_as_an_ask(path: &[locate::Node]) -> bool {
+/// The awaited call at the end of `path`, when it (with its `?`, if any) already stands where
+/// the macro takes an ask: a statement, a `let` initializer, a block's tail or the body of a
+/// `match` arm, reached from the body through blocks, branches and loops only.
+fn stands_as_an_ask<'a>(path: &[locate::Node<'a>]) -> Option<&'a syn::Expr> {
     use locate::Node;
     let n = path.len();
     if n < 3 {
-        return false;
+        return None;
     }
     let Node::Expr(aw @ syn::Expr::Await(_)) = path[n - 2] else {
-        return false;
+        return None;
     };
     let (top, k) = match path[n - 3] {
         Node::Expr(t @ syn::Expr::Try(tr)) if std::ptr::eq(&*tr.expr, aw) => (t, n - 3),
         _ => (aw, n - 2),
     };
     if k == 0 {
-        return false;
+        return None;
     }
     let above = match path[k - 1] {
         Node::Stmt(syn::Stmt::Expr(e, _)) if std::ptr::eq(e, top) => k - 1,
         Node::Local(l) if l.init.as_ref().is_some_and(|i| std::ptr::eq(&*i.expr, top)) => k - 1,
         Node::Arm(a) if std::ptr::eq(&*a.body, top) => k - 1,
-        _ => return false,
+        _ => return None,
     };
-    locate::check_outer(&path[..=above]).is_ok()
+    locate::check_outer(&path[..=above]).is_ok().then_some(aw)
 }
 
-/// An `async fn` private to this file, returning a `Result` whose error can hold an
-/// `MrtrError`.
-fn check_signature(site: &FnSite) -> Result<(), String> {
+/// An `async fn` private to this file.
+fn check_head(site: &FnSite) -> Result<(), String> {
     let name = site.sig.ident.to_string();
     if site.sig.asyncness.is_none() {
         return Err(format!("`{name}` is not an `async fn`"));
@@ -286,6 +468,12 @@ fn check_signature(site: &FnSite) -> Result<(), String> {
 change"
         ));
     }
+    Ok(())
+}
+
+/// A `Result` return type whose error can hold an `MrtrError`.
+fn check_error_type(site: &FnSite) -> Result<(), String> {
+    let name = site.sig.ident.to_string();
     let syn::ReturnType::Type(_, ty) = &site.sig.output else {
         return Err(format!("`{name}` does not return `Result<T, E>`"));
     };
@@ -422,24 +610,35 @@ fn handed_over(caller: &FnSite, arg: &syn::Expr) -> Option<String> {
     want.contains(&ty.as_str()).then_some(name)
 }
 
-/// The edits of one call: the peer argument becomes `&mrtr`, and a call that is not already
-/// its own statement is hoisted into a `let` before its statement. Returns the caller's
-/// parameter the argument named.
+/// One rewritten call of the target.
+struct CallEdits<'a> {
+    edits: Vec<Edit>,
+    /// The caller's parameter the argument named.
+    via: String,
+    /// The call, when it is a value of a caller returning a plain value and left as it is (the
+    /// target returns the same `Result` now): not to be wrapped in `Ok`.
+    unwrapped: Option<&'a syn::Expr>,
+}
+
+/// The edits of one call: the peer argument becomes `&mrtr` (and the call of a target that
+/// returned a plain value gets the `?`), and a call that is not already its own statement is
+/// hoisted into a `let` before its statement, when that does not change what runs first.
 #[allow(clippy::too_many_arguments)]
-fn rewrite_call(
+fn rewrite_call<'a>(
     cx: &Cx,
-    caller: &FnSite,
-    site: &CallSite,
-    position: usize,
+    caller: &FnSite<'a>,
+    site: &CallSite<'a>,
+    target: &Target,
     helper: &str,
     handle: &str,
+    values: &[&'a syn::Expr],
     caller_body: &text::Uses,
     taken: &mut Vec<String>,
-) -> Result<(Vec<Edit>, String), String> {
+) -> Result<CallEdits<'a>, String> {
     let arg = site
         .args
         .iter()
-        .nth(position)
+        .nth(target.position)
         .ok_or("it passes fewer arguments than the helper takes")?;
     let via = handed_over(caller, arg).ok_or(
         "the argument is not the caller's own peer or request context (a stored peer or another \
@@ -461,24 +660,58 @@ binding)",
         _ => return Err("a call without a name".into()),
     };
     let at = name_span.start();
+    let mut edits = vec![cx.idx.edit(as_, ae, handle.into())];
     if let Some(path) = locate::path_to(caller.block, at.line, at.column + 1) {
-        if stands_as_an_ask(&path) {
-            return Ok((vec![cx.idx.edit(as_, ae, handle.into())], via));
+        if let Some(aw) = stands_as_an_ask(&path) {
+            if !target.plain {
+                return Ok(CallEdits {
+                    edits,
+                    via,
+                    unwrapped: None,
+                });
+            }
+            // The caller's value: already the `Result` the caller returns now.
+            if values.iter().any(|v| std::ptr::eq(*v, aw)) {
+                return Ok(CallEdits {
+                    edits,
+                    via,
+                    unwrapped: Some(aw),
+                });
+            }
+            let (_, end) = range_of(aw, cx.idx).ok_or("an expression without a position")?;
+            edits.push(cx.idx.edit(end, end, "?".into()));
+            return Ok(CallEdits {
+                edits,
+                via,
+                unwrapped: None,
+            });
         }
     }
     let found = locate::find(caller.block, at.line, at.column + 1)?;
     let Some(locate::Node::Expr(aw @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err("the call is not awaited where it is made".into());
     };
-    let top = match found.parent(2) {
-        Some(locate::Node::Expr(t @ syn::Expr::Try(tr))) if std::ptr::eq(&*tr.expr, aw) => t,
-        _ => aw,
-    };
+    locate::check_order(&found.path[found.stmt..], cx.src, cx.idx)?;
     // `if !helper(&ctx.peer).await? { .. }`: the call (with its `?`) is hoisted into its own
-    // `let`, and its value read in place.
+    // `let`, and its value read in place. A target that returned a plain value gets the `?`
+    // there (a `?` the old code applied to its `Option` stays where it was).
+    let (top, k) = match found.parent(2) {
+        Some(locate::Node::Expr(t @ syn::Expr::Try(tr)))
+            if !target.plain && std::ptr::eq(&*tr.expr, aw) =>
+        {
+            (t, found.path.len() - 3)
+        }
+        _ => (aw, found.path.len() - 2),
+    };
     let (ws, we) = range_of(top, cx.idx).ok_or("an expression without a position")?;
-    let call_text = format!("{}{handle}{}", &cx.src[ws..as_], &cx.src[ae..we]);
-    let name = caller_body.fresh_name(&format!("{helper}_answer"), taken);
+    let question = if target.plain { "?" } else { "" };
+    let call_text = format!("{}{handle}{}{question}", &cx.src[ws..as_], &cx.src[ae..we]);
+    // `if let Some(r) = helper(..).await { .. }`: `let r = helper(..).await?;`, when `r` names
+    // nothing else in the caller.
+    let statement_uses = |n: &str| text::uses_of(found.statement(), cx.idx, n);
+    let name = if_let_binding(&found.path[..k], top)
+        .filter(|n| !taken.contains(n) && caller_body.count(n) == statement_uses(n))
+        .unwrap_or_else(|| caller_body.fresh_name(&format!("{helper}_answer"), taken));
     taken.push(name.clone());
     let (ss, _) = range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
     let hoisted = format!("let {name} = {call_text};");
@@ -487,8 +720,51 @@ binding)",
     } else {
         format!("{hoisted} ")
     };
-    Ok((
-        vec![cx.idx.edit(ss, ss, with), cx.idx.edit(ws, we, name)],
+    Ok(CallEdits {
+        edits: vec![cx.idx.edit(ss, ss, with), cx.idx.edit(ws, we, name)],
         via,
-    ))
+        unwrapped: None,
+    })
+}
+
+/// The one name bound by the pattern of the `if let` whose scrutinee is `top` (`above` the
+/// nodes over it).
+fn if_let_binding(above: &[locate::Node], top: &syn::Expr) -> Option<String> {
+    let n = above.len();
+    let (Some(locate::Node::Expr(syn::Expr::Let(l))), Some(locate::Node::Expr(syn::Expr::If(i)))) =
+        (above.get(n.checked_sub(1)?), above.get(n.checked_sub(2)?))
+    else {
+        return None;
+    };
+    if !std::ptr::eq(&*l.expr, top) || !matches!(&*i.cond, syn::Expr::Let(c) if std::ptr::eq(c, l))
+    {
+        return None;
+    }
+    let mut names = Vec::new();
+    bindings(&l.pat, &mut names);
+    match names.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+fn bindings(p: &syn::Pat, out: &mut Vec<String>) {
+    match p {
+        syn::Pat::Ident(i) => {
+            // `None` and other unit variants read as names in a pattern; they start uppercase.
+            if !i.ident.to_string().starts_with(char::is_uppercase) {
+                out.push(i.ident.to_string());
+            }
+            if let Some((_, sub)) = &i.subpat {
+                bindings(sub, out);
+            }
+        }
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| bindings(e, out)),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| bindings(e, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| bindings(&f.pat, out)),
+        syn::Pat::Reference(r) => bindings(&r.pat, out),
+        syn::Pat::Or(_) => out.push(String::new()),
+        syn::Pat::Type(t) => bindings(&t.pat, out),
+        _ => {}
+    }
 }

@@ -298,3 +298,71 @@ fn where_not(e: &syn::Expr) -> String {
         "the call is inside a nested block the rewrite cannot hoist out of".into()
     })
 }
+
+/// Hoisting the call at the end of `path` (the hoisting statement down to the call) into a
+/// `let` before its statement must not change what runs first: everything the statement
+/// evaluates before the call (at each level, the operands left of the way down: a callee, a
+/// receiver, earlier arguments, the left side of an operator) must be free of effects (paths,
+/// literals, field reads, references to them). `Err` names the first that is not.
+pub fn check_order(
+    path: &[Node],
+    src: &str,
+    idx: &crate::reading::source::LineIndex,
+) -> Result<(), String> {
+    for w in path.windows(2) {
+        let (Node::Expr(parent), Node::Expr(child)) = (w[0], w[1]) else {
+            continue;
+        };
+        let mut before: Vec<&syn::Expr> = Vec::new();
+        match parent {
+            syn::Expr::Call(c) if !same(&*c.func, child) => {
+                before.push(&c.func);
+                before.extend(c.args.iter().take_while(|a| !same(*a, child)));
+            }
+            syn::Expr::MethodCall(mc) if !same(&*mc.receiver, child) => {
+                before.push(&mc.receiver);
+                before.extend(mc.args.iter().take_while(|a| !same(*a, child)));
+            }
+            syn::Expr::Binary(b) if same(&*b.right, child) => before.push(&b.left),
+            syn::Expr::Index(ix) if same(&*ix.index, child) => before.push(&ix.expr),
+            syn::Expr::Range(r) if r.end.as_deref().is_some_and(|e| same(e, child)) => {
+                before.extend(r.start.as_deref());
+            }
+            syn::Expr::Tuple(t) => before.extend(t.elems.iter().take_while(|a| !same(*a, child))),
+            syn::Expr::Array(a) => before.extend(a.elems.iter().take_while(|e| !same(*e, child))),
+            syn::Expr::Struct(s) => {
+                before.extend(
+                    s.fields
+                        .iter()
+                        .map(|f| &f.expr)
+                        .take_while(|e| !same(*e, child)),
+                );
+            }
+            _ => {}
+        }
+        if let Some(first) = before.into_iter().find(|e| !effect_free(e)) {
+            let shown = super::text::range_of(first, idx)
+                .map(|(s, e)| super::text::shorten(&src[s..e]))
+                .unwrap_or_default();
+            return Err(format!(
+                "the call stands after `{shown}` in its statement, which runs first and may have \
+effects; hoisting the call into its own `let` would run it before: bind `{shown}` in a `let` \
+first"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Paths, literals, field reads and references to them: nothing runs.
+fn effect_free(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Field(f) => effect_free(&f.base),
+        syn::Expr::Reference(r) => effect_free(&r.expr),
+        syn::Expr::Paren(p) => effect_free(&p.expr),
+        syn::Expr::Group(g) => effect_free(&g.expr),
+        syn::Expr::Tuple(t) => t.elems.iter().all(effect_free),
+        _ => false,
+    }
+}

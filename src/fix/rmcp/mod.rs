@@ -13,9 +13,12 @@
 mod arms;
 mod asks;
 mod call;
+mod caps;
 mod handler;
 mod helper;
+mod keep;
 mod locate;
+mod plain;
 pub(crate) mod text;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};

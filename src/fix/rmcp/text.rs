@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
+use crate::finding::Edit;
 use crate::reading::lexer::{Lexer, Token};
 use crate::reading::source::LineIndex;
 
@@ -131,6 +132,49 @@ pub fn crlf(text: &str) -> String {
         prev = c;
     }
     out
+}
+
+/// `code` on one line for a message: its first line, cut at 40 characters with `..`.
+pub fn shorten(code: &str) -> String {
+    let first = code.lines().next().unwrap_or("").trim_end();
+    let cut: String = first.chars().take(40).collect();
+    if cut.len() < code.trim_end().len() {
+        format!("{cut}..")
+    } else {
+        cut
+    }
+}
+
+/// One fix's edits as the applier takes them: edits that touch (an insertion where another edit
+/// starts or ends, two insertions at one place) become one, their texts in the order the edits
+/// were made; identical replacements are kept once. `Err` when two edits overlap otherwise.
+pub fn merge(idx: &LineIndex, edits: Vec<Edit>) -> Result<Vec<Edit>, String> {
+    let mut ordered: Vec<(usize, Edit)> = edits.into_iter().enumerate().collect();
+    // At one offset, insertions first (in the order they were made), then the replacement.
+    ordered.sort_by_key(|(i, e)| (e.start, e.end > e.start, *i));
+    let mut out: Vec<Edit> = Vec::new();
+    for (_, e) in ordered {
+        let Some(last) = out.last_mut() else {
+            out.push(e);
+            continue;
+        };
+        let insertion = last.start == last.end || e.start == e.end;
+        if e.start > last.end || (e.start == last.end && !insertion) {
+            out.push(e);
+        } else if e.start == last.end {
+            let joined = format!("{}{}", last.replacement, e.replacement);
+            *last = idx.edit(last.start, e.end.max(last.end), joined);
+        } else if last.start == e.start && last.end == e.end && last.replacement == e.replacement {
+            continue;
+        } else {
+            return Err(format!(
+                "two edits of the rewrite overlap at line {} (a shape the rewrite does not take \
+apart)",
+                e.line
+            ));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -59,3 +59,13 @@ pub mod peers;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/json_result.fixed"]
 pub mod json_result;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/nonresult_helpers.fixed"]
+pub mod nonresult_helpers;
+
+// The same fixture before the fix: legacy rmcp 3.x code that sends its requests mid-call. Driven
+// by a 2025-11-25 client next to the fixed one, so the tests compare their answers.
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/nonresult_helpers.rs"]
+pub mod nonresult_helpers_legacy;

@@ -7,19 +7,24 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, peers::Desk,
-    runtime_schema::Records, tool_elicit::Deployer, tool_sampling::Assistant,
+    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, nonresult_helpers,
+    nonresult_helpers_legacy, peers::Desk, runtime_schema::Records, tool_elicit::Deployer,
+    tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ClientHandler, ErrorData, Service};
 use serde_json::json;
 
-/// Answers every question the fixtures ask; `decline` names the messages to decline.
+/// Answers every question the fixtures ask; `decline` names the messages to decline. `legacy`:
+/// a 2025-11-25 session, where requests reach the client mid-call; `no_roots`: a client that
+/// declares no roots.
 #[derive(Clone, Default)]
 struct Client {
     decline: Vec<&'static str>,
     asked: Arc<Mutex<Vec<String>>>,
+    legacy: bool,
+    no_roots: bool,
 }
 
 impl ClientHandler for Client {
@@ -34,8 +39,16 @@ impl ClientHandler for Client {
                 .with_form(Default::default())
                 .with_url(Default::default()),
         );
+        if self.no_roots {
+            caps.roots = None;
+        }
+        let version = if self.legacy {
+            ProtocolVersion::V_2025_11_25
+        } else {
+            ProtocolVersion::V_2026_07_28
+        };
         ClientConfig::new(caps, Implementation::new("fix-compile-client", "0.0.0"))
-            .with_protocol_version(ProtocolVersion::V_2026_07_28)
+            .with_protocol_version(version)
     }
 
     async fn create_elicitation(
@@ -102,6 +115,9 @@ impl ClientHandler for Client {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
+        if self.no_roots {
+            return Err(ErrorData::method_not_found::<ListRootsRequestMethod>());
+        }
         let mut result = ListRootsResult::default();
         result.roots = vec![Root::new("file:///srv/app"), Root::new("file:///srv/db")];
         Ok(result)
@@ -121,7 +137,7 @@ fn connect<S: Service<RoleServer>>(
             .enable_resources()
             .build(),
     );
-    server_params.protocol_version = ProtocolVersion::V_2026_07_28;
+    server_params.protocol_version = client_params.protocol_version.clone();
     let running = serve_directly::<RoleServer, _, _, _, _>(server, server_io, Some(client_params));
     tokio::spawn(async move {
         let _ = running.waiting().await;
@@ -390,6 +406,127 @@ async fn a_json_result_keeps_its_structured_content_and_output_schema() {
         result.structured_content,
         Some(json!({ "region": "us", "price": 12 }))
     );
+}
+
+/// The tools of `nonresult_helpers`, each once, and the questions their client saw.
+async fn plain_helper_answers<S: Service<RoleServer>>(
+    server: S,
+    client: Client,
+) -> (Vec<String>, Vec<String>) {
+    let client = connect(server, client);
+    let mut answers = Vec::new();
+    for (tool, args) in [
+        ("paths", json!({})),
+        ("workspace", json!({})),
+        ("summary", json!({ "name": "notes" })),
+        ("drop_table", json!({ "name": "orders" })),
+        ("region", json!({})),
+        ("root_uri", json!({})),
+    ] {
+        answers.push(call(&client, tool, args).await);
+    }
+    let asked = client.service().asked.lock().unwrap().clone();
+    (answers, asked)
+}
+
+/// The fixed helpers on a 2026-07-28 client and on a 2025-11-25 session, and the legacy helpers
+/// on that session (where their mid-call requests are allowed): the same answers, the same
+/// questions asked once each.
+async fn assert_plain_helpers_answer(client: Client, answers: [&str; 6], asked: &[&str]) {
+    let runs = [
+        (
+            "fixed, 2026-07-28",
+            plain_helper_answers(nonresult_helpers::Workspace::default(), client.clone()).await,
+        ),
+        (
+            "fixed, 2025-11-25",
+            plain_helper_answers(
+                nonresult_helpers::Workspace::default(),
+                Client {
+                    legacy: true,
+                    asked: Default::default(),
+                    ..client.clone()
+                },
+            )
+            .await,
+        ),
+        (
+            "legacy, 2025-11-25",
+            plain_helper_answers(
+                nonresult_helpers_legacy::Workspace::default(),
+                Client {
+                    legacy: true,
+                    asked: Default::default(),
+                    ..client
+                },
+            )
+            .await,
+        ),
+    ];
+    for (run, (got, questions)) in runs {
+        assert_eq!(got, answers, "{run}");
+        assert_eq!(questions, asked, "{run}");
+    }
+}
+
+#[tokio::test]
+async fn helpers_that_returned_plain_values_answer_as_the_legacy_helpers_did() {
+    let asked = [
+        "sample: Summarize: notes / ",
+        "Really drop orders?",
+        "Which region?",
+    ];
+    assert_plain_helpers_answer(
+        Client::default(),
+        [
+            "/srv/app,/srv/db",
+            "app",
+            "42",
+            "dropped orders",
+            "us",
+            "file:///srv/app",
+        ],
+        &asked,
+    )
+    .await;
+    // A declined elicitation reaches the helper's arms as it did: `false`, `Some(Err(..))`.
+    let declining = Client {
+        decline: vec!["Really drop orders?", "Which region?"],
+        ..Client::default()
+    };
+    assert_plain_helpers_answer(
+        declining,
+        [
+            "/srv/app,/srv/db",
+            "app",
+            "42",
+            "kept",
+            "no region chosen",
+            "file:///srv/app",
+        ],
+        &asked,
+    )
+    .await;
+    // No roots declared: the rewritten capability check (`mrtr.supports_roots()`) answers as
+    // `peer_info()` did, and the request `first_uri` sends anyway fails (the runtime refuses it
+    // before it is sent, the client refused it) into the helper's `else`.
+    let no_roots = Client {
+        no_roots: true,
+        ..Client::default()
+    };
+    assert_plain_helpers_answer(
+        no_roots,
+        [
+            "no roots",
+            "unnamed",
+            "42",
+            "dropped orders",
+            "us",
+            "no root",
+        ],
+        &asked,
+    )
+    .await;
 }
 
 /// The rmcp 1.x / 2.x servers of `../upgrade_fixtures` after one `--fix --unsafe-fixes

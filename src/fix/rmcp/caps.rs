@@ -1,0 +1,221 @@
+//! A client capability check through the peer a helper hands over becomes the runtime's check
+//! on the `Mrtr` that takes the peer's place. The runtime reads the capabilities of the request on
+//! either protocol era (a 2026-07-28 request's `_meta`, what the client declared at `initialize`
+//! on an older session: `docs/mrtr-handler.md`, "One handler, both eras"), as rmcp's
+//! `peer_info()` read the session's:
+//!
+//! | written | becomes |
+//! |---|---|
+//! | `peer.peer_info().is_some_and(\|i\| i.capabilities.roots.is_some())` (or `.map_or(false, ..)`, `.map(..).unwrap_or(false)`) | `mrtr.supports_roots()` |
+//! | the same over `capabilities.sampling` | `mrtr.supports_sampling()` |
+//! | the same over `capabilities.elicitation` | `mrtr.supports_elicitation() \|\| mrtr.supports_url_elicitation()` |
+//! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Form)` | `mrtr.supports_elicitation()` |
+//! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Url)` | `mrtr.supports_url_elicitation()` |
+//!
+//! `peer.supports_sampling_tools()` has no counterpart on `Mrtr`: a helper that checks it keeps
+//! its peer (the rewrite says so).
+
+use syn::visit::Visit;
+
+use super::text::range_of;
+use super::Cx;
+use crate::finding::Edit;
+
+/// The rewritten checks of one function.
+pub(super) struct Caps {
+    pub(super) edits: Vec<Edit>,
+    /// How many uses of the parameter they held.
+    pub(super) uses: usize,
+    /// A check the runtime cannot make (`peer.supports_sampling_tools()`), as written.
+    pub(super) unsupported: Option<String>,
+}
+
+/// The capability checks of `block` through the parameter `param` (a `Peer` or a
+/// `RequestContext`, read as `param.peer`), rewritten to `handle`'s.
+pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) -> Caps {
+    let mut f = Find {
+        param,
+        hits: Vec::new(),
+        unsupported: None,
+        parents: Vec::new(),
+    };
+    f.visit_block(block);
+    let mut caps = Caps {
+        edits: Vec::new(),
+        uses: 0,
+        unsupported: f
+            .unsupported
+            .and_then(|e| range_of(e, cx.idx))
+            .map(|(s, e)| cx.src[s..e].to_string()),
+    };
+    for (e, check, parens) in f.hits {
+        let Some((s, end)) = range_of(e, cx.idx) else {
+            continue;
+        };
+        let text = match check {
+            Check::Elicitation => {
+                let either = format!(
+                    "{handle}.supports_elicitation() || {handle}.supports_url_elicitation()"
+                );
+                if parens {
+                    format!("({either})")
+                } else {
+                    either
+                }
+            }
+            Check::One(method) => format!("{handle}.{method}()"),
+        };
+        caps.edits.push(cx.idx.edit(s, end, text));
+        caps.uses += 1;
+    }
+    caps
+}
+
+#[derive(Clone, Copy)]
+enum Check {
+    One(&'static str),
+    /// Any elicitation mode: the runtime asks per mode.
+    Elicitation,
+}
+
+struct Find<'a, 'p> {
+    param: &'p str,
+    /// The check, what it becomes, and whether an `||` there needs parentheses.
+    hits: Vec<(&'a syn::Expr, Check, bool)>,
+    unsupported: Option<&'a syn::Expr>,
+    /// The enclosing expressions (`None`: a statement or a `let` in between).
+    parents: Vec<Option<&'a syn::Expr>>,
+}
+
+impl<'a> Visit<'a> for Find<'a, '_> {
+    fn visit_expr(&mut self, e: &'a syn::Expr) {
+        if let Some(check) = recognize(e, self.param) {
+            let parens = match self.parents.last() {
+                Some(Some(p)) => match p {
+                    syn::Expr::Unary(_)
+                    | syn::Expr::Field(_)
+                    | syn::Expr::Cast(_)
+                    | syn::Expr::Reference(_)
+                    | syn::Expr::Index(_) => true,
+                    syn::Expr::Binary(b) => !matches!(b.op, syn::BinOp::Or(_)),
+                    syn::Expr::MethodCall(mc) => std::ptr::eq(&*mc.receiver, e),
+                    _ => false,
+                },
+                _ => false,
+            };
+            self.hits.push((e, check, parens));
+            return;
+        }
+        if let syn::Expr::MethodCall(mc) = e {
+            if mc.method == "supports_sampling_tools" && on_peer(&mc.receiver, self.param) {
+                self.unsupported.get_or_insert(e);
+            }
+        }
+        self.parents.push(Some(e));
+        syn::visit::visit_expr(self, e);
+        self.parents.pop();
+    }
+    fn visit_stmt(&mut self, s: &'a syn::Stmt) {
+        self.parents.push(None);
+        syn::visit::visit_stmt(self, s);
+        self.parents.pop();
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// `param` (a peer) or `param.peer` (a request context).
+fn on_peer(e: &syn::Expr, param: &str) -> bool {
+    match e {
+        syn::Expr::Path(p) => p.path.is_ident(param),
+        syn::Expr::Field(f) => {
+            matches!(&f.member, syn::Member::Named(m) if m == "peer")
+                && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident(param))
+        }
+        _ => false,
+    }
+}
+
+fn method<'a>(e: &'a syn::Expr, name: &str) -> Option<&'a syn::ExprMethodCall> {
+    match e {
+        syn::Expr::MethodCall(mc) if mc.method == name => Some(mc),
+        _ => None,
+    }
+}
+
+/// `R.peer_info()` on the parameter.
+fn peer_info(e: &syn::Expr, param: &str) -> bool {
+    method(e, "peer_info").is_some_and(|mc| mc.args.is_empty() && on_peer(&mc.receiver, param))
+}
+
+/// `|i| i.capabilities.FIELD.is_some()`: the check it makes.
+fn capability_test(e: &syn::Expr) -> Option<Check> {
+    let syn::Expr::Closure(c) = e else {
+        return None;
+    };
+    let [syn::Pat::Ident(info)] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let is_some = method(&c.body, "is_some").filter(|mc| mc.args.is_empty())?;
+    let syn::Expr::Field(field) = &*is_some.receiver else {
+        return None;
+    };
+    let syn::Expr::Field(caps) = &*field.base else {
+        return None;
+    };
+    let named = |m: &syn::Member, n: &str| matches!(m, syn::Member::Named(i) if i == n);
+    let through_info = matches!(&*caps.base, syn::Expr::Path(p) if p.path.is_ident(&info.ident));
+    if !named(&caps.member, "capabilities") || !through_info {
+        return None;
+    }
+    match &field.member {
+        syn::Member::Named(m) if m == "roots" => Some(Check::One("supports_roots")),
+        syn::Member::Named(m) if m == "sampling" => Some(Check::One("supports_sampling")),
+        syn::Member::Named(m) if m == "elicitation" => Some(Check::Elicitation),
+        _ => None,
+    }
+}
+
+fn recognize(e: &syn::Expr, param: &str) -> Option<Check> {
+    let syn::Expr::MethodCall(mc) = e else {
+        return None;
+    };
+    let args: Vec<&syn::Expr> = mc.args.iter().collect();
+    let is_false = |a: &syn::Expr| matches!(a, syn::Expr::Lit(l) if matches!(&l.lit, syn::Lit::Bool(b) if !b.value));
+    match (mc.method.to_string().as_str(), &args[..]) {
+        // `R.peer_info().is_some_and(|i| ..)` / `.map_or(false, |i| ..)`
+        ("is_some_and", [test]) if peer_info(&mc.receiver, param) => capability_test(test),
+        ("map_or", [default, test]) if is_false(default) && peer_info(&mc.receiver, param) => {
+            capability_test(test)
+        }
+        // `R.peer_info().map(|i| ..).unwrap_or(false)` / `.unwrap_or_default()`
+        ("unwrap_or", [default]) if is_false(default) => mapped(&mc.receiver, param),
+        ("unwrap_or_default", []) => mapped(&mc.receiver, param),
+        // `R.supported_elicitation_modes().contains(&ElicitationMode::Url)`
+        ("contains", [mode]) => {
+            let modes = method(&mc.receiver, "supported_elicitation_modes")?;
+            if !modes.args.is_empty() || !on_peer(&modes.receiver, param) {
+                return None;
+            }
+            let syn::Expr::Reference(r) = mode else {
+                return None;
+            };
+            let syn::Expr::Path(p) = &*r.expr else {
+                return None;
+            };
+            match super::text::path_end(&p.path).as_str() {
+                "Form" => Some(Check::One("supports_elicitation")),
+                "Url" => Some(Check::One("supports_url_elicitation")),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn mapped(e: &syn::Expr, param: &str) -> Option<Check> {
+    let map = method(e, "map")?;
+    match &map.args.iter().collect::<Vec<_>>()[..] {
+        [test] if peer_info(&map.receiver, param) => capability_test(test),
+        _ => None,
+    }
+}
