@@ -354,8 +354,6 @@ pub static CHANGES: &[Change] = &[
     // 2.x tasks API.
     removed(V3, 1020, "TaskSupport", TASKS),
     removed(V3, 1020, "ToolExecution", TASKS),
-    // The URL-elicitation completion notification went with MRTR, as its handler method did.
-    removed(V3, 915, "ElicitationResponseNotificationParam", "rmcp 3.0 removed `notifications/elicitation/complete` with MRTR (SEP-2322, #915): a URL-mode elicitation ends when the client retries; drop the handling of this notification"),
     // OAuth discovery reports where its metadata came from.
     removed(V3, 1041, "discover_metadata", "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its metadata from that value"),
     // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
