@@ -488,3 +488,26 @@ fn the_2_x_task_support_and_annotated_get_guidance_and_a_local_namesake_none() {
         r.findings
     );
 }
+
+#[test]
+fn a_custom_http_client_with_the_old_get_stream_signature_gets_guidance() {
+    let client = |session: &str| {
+        format!("use std::sync::Arc;\nuse rmcp::transport::streamable_http_client::StreamableHttpClient;\n\nstruct C;\n\nimpl StreamableHttpClient for C {{\n    async fn get_stream(&self, uri: Arc<str>, session_id: {session}) {{}}\n}}\n\nimpl C {{\n    async fn get_stream(&self) {{}}\n}}\n")
+    };
+    let r = lint_text(r#"rmcp = "2.2""#, None, &client("Arc<str>"));
+    let got: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .map(|f| (f.line, f.code.as_str()))
+        .collect();
+    assert_eq!(got, vec![(7, "MCP205")], "{:#?}", r.findings);
+    let fix = r.findings[0].fix.as_ref().expect("guidance");
+    assert_eq!(
+        fix.applicability,
+        mcp_lint::finding::Applicability::DisplayOnly
+    );
+    assert!(fix.message.contains("Option<Arc<str>>") && fix.message.contains("#1024"));
+    // Already on 3.x with the new signature: nothing (the inherent method never fires).
+    let r = lint_text(r#"rmcp = "3.11""#, None, &client("Option<Arc<str>>"));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+}

@@ -107,7 +107,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             })
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
-        c if c == CALL_ARGS => call_args(idx, file, start, text),
+        c if c == CALL_ARGS => call_args(idx, file, start, text).or_else(|| Some(guidance(f))),
         c if c == STRUCT_LITERAL => {
             struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
         }

@@ -306,9 +306,23 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
     let Some(trait_name) = trait_path.segments.last().map(|s| s.ident.to_string()) else {
         return;
     };
-    if !["ServerHandler", "ClientHandler"].contains(&trait_name.as_str())
-        || !is_rmcp(cx, trait_path)
-    {
+    if !is_rmcp(cx, trait_path) {
+        return;
+    }
+    // Methods of other rmcp traits whose signature changed.
+    for it in &i.items {
+        let syn::ImplItem::Fn(f) = it else { continue };
+        for change in changes_named(&f.sig.ident.to_string()) {
+            // The name is the same on both sides of the change, so only a package still below
+            // it is known to write the old signature.
+            if matches!(change.kind, Kind::ImplSignature { of } if of == trait_name)
+                && version.is_none_or(|v| v < change.since)
+            {
+                report(cx, change, f.sig.ident.span(), f.sig.ident.span());
+            }
+        }
+    }
+    if !["ServerHandler", "ClientHandler"].contains(&trait_name.as_str()) {
         return;
     }
     let is_server_handler = trait_name == "ServerHandler";
@@ -410,6 +424,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
                 change.new, change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::ImplSignature { of } => (
+            CALL_ARGS,
+            format!(
+                "`{of}::{}` has another signature in rmcp {since} and later",
+                change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),

@@ -42,6 +42,10 @@ pub enum Kind {
         arity: usize,
         template: &'static str,
     },
+    /// A method of rmcp trait `of` that user types implement, whose signature changed: an
+    /// `impl of for T` still writing the old one no longer compiles (MCP205, display-only: the
+    /// body must change with it).
+    ImplSignature { of: &'static str },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
@@ -354,6 +358,17 @@ pub static CHANGES: &[Change] = &[
     // 2.x tasks API.
     removed(V3, 1020, "TaskSupport", TASKS),
     removed(V3, 1020, "ToolExecution", TASKS),
+    // A custom HTTP client for the streamable HTTP transport: resuming a stateless response
+    // has no session.
+    Change {
+        since: V3,
+        pr: 1024,
+        kind: Kind::ImplSignature { of: "StreamableHttpClient" },
+        old: "get_stream",
+        new: "",
+        bare: true,
+        note: "rmcp 3.0 (#1024) made `StreamableHttpClient::get_stream` take `session_id: Option<Arc<str>>` (`None` when a stateless response is resumed by its event id alone): change the parameter and send the session header only when there is one",
+    },
     // OAuth discovery reports where its metadata came from.
     removed(V3, 1041, "discover_metadata", "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its metadata from that value"),
     // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
