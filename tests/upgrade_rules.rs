@@ -230,6 +230,10 @@ fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
         "rmcp::model::CallToolResult { content: vec![], is_error: Some(true), meta: None, structured_content: None }",
     );
     assert_eq!(line, "rmcp::model::CallToolResult::error(vec![])");
+    // `Option::default()` in an `Option` field is `None`.
+    let (line, _) =
+        fixed("CallToolResult { content: vec![], is_error: None, meta: Option::default() }");
+    assert_eq!(line, "CallToolResult::success(vec![])");
     // A flag no constructor can take: `default()` and the fields set, each as written.
     let src = "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    CallToolResult { content: vec![], is_error: flag }\n}\n";
     let out = fix_driver::fix_source(

@@ -424,8 +424,16 @@ fn built_literal(
         }
     };
     let some_of = |e: &syn::Expr| -> Option<Option<syn::Expr>> {
+        // `Option::default()` and `Default::default()` in an `Option` field are `None` too.
+        let default_call = |c: &syn::ExprCall| {
+            c.args.is_empty()
+                && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+                    && ["Option", "Default"].iter().any(|t| p.path.segments[0].ident == t)
+                    && p.path.segments[1].ident == "default")
+        };
         match e {
             syn::Expr::Path(p) if p.path.is_ident("None") => Some(None),
+            syn::Expr::Call(c) if default_call(c) => Some(None),
             syn::Expr::Call(c)
                 if c.args.len() == 1
                     && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
