@@ -180,6 +180,34 @@ fn a_member_crate_s_own_requirement_is_bumped_from_the_workspace_root() {
 }
 
 #[test]
+fn a_member_crate_without_findings_is_bumped_too() {
+    // Left on the old major, it would build both rmcp majors and pass their types between crates.
+    let root = "[workspace]\nmembers = [\"srv\", \"auth\"]\n";
+    let dir = workspace(root, &format!("{MEMBER}rmcp = \"2.2\"\n"));
+    let auth = format!(
+        "[package]\nname = \"auth\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies.rmcp-client]\npackage = \"rmcp\"\nversion = \"2.2\"\nfeatures = [\"client\"]\n"
+    );
+    std::fs::create_dir_all(dir.path().join("auth/src")).unwrap();
+    std::fs::write(dir.path().join("auth/Cargo.toml"), &auth).unwrap();
+    std::fs::write(
+        dir.path().join("auth/src/lib.rs"),
+        "pub fn token() -> u32 {\n    7\n}\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        read(dir.path().join("auth/Cargo.toml")),
+        auth.replace("version = \"2.2\"", "version = \"3.11\""),
+        "{err}"
+    );
+    assert!(
+        read(dir.path().join("srv/Cargo.toml")).contains("rmcp = \"3.11\""),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_inherited_requirement_is_bumped_in_the_workspace_manifest() {
     let root = "[workspace]\nmembers = [\"srv\"]\n\n[workspace.dependencies]\nrmcp = { version = \"1.7\", features = [\"server\", \"transport-sse-server\"] }\n";
     let member = format!("{MEMBER}rmcp = {{ workspace = true }}\n");

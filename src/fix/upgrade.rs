@@ -749,6 +749,21 @@ pub fn bump_manifest(
 }
 
 /// The nearest `Cargo.toml` at or above `start` (a file or a folder).
+/// The `Cargo.toml` files under `dir`, walked as the linter walks for sources (ignore files
+/// respected, hidden folders and `target` skipped).
+fn manifests_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target"))
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && e.file_name() == "Cargo.toml")
+        .map(|e| e.into_path())
+        .collect()
+}
+
 fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
     let mut dir = if start.is_dir() {
         Some(start)
@@ -793,6 +808,15 @@ pub fn bump_manifests(
         .iter()
         .filter_map(|s| nearest_manifest(&base.join(s)))
         .collect();
+    // Every package under a folder the run was given, findings or not: one left on the old rmcp
+    // would build both majors and hand their types to each other (a member crate with only an
+    // OAuth helper, say).
+    for s in starts {
+        let dir = base.join(s);
+        if dir.is_dir() {
+            manifests.extend(manifests_under(&dir));
+        }
+    }
     manifests.sort();
     manifests.dedup();
     let mut changed = 0;
