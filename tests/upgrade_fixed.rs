@@ -184,9 +184,8 @@ fn a_member_crate_without_findings_is_bumped_too() {
     // Left on the old major, it would build both rmcp majors and pass their types between crates.
     let root = "[workspace]\nmembers = [\"srv\", \"auth\"]\n";
     let dir = workspace(root, &format!("{MEMBER}rmcp = \"2.2\"\n"));
-    let auth = format!(
-        "[package]\nname = \"auth\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies.rmcp-client]\npackage = \"rmcp\"\nversion = \"2.2\"\nfeatures = [\"client\"]\n"
-    );
+    let auth = "[package]\nname = \"auth\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies.rmcp-client]\npackage = \"rmcp\"\nversion = \"2.2\"\nfeatures = [\"client\"]\n"
+        .to_string();
     std::fs::create_dir_all(dir.path().join("auth/src")).unwrap();
     std::fs::write(dir.path().join("auth/Cargo.toml"), &auth).unwrap();
     std::fs::write(
