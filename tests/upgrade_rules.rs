@@ -515,3 +515,27 @@ fn a_custom_http_client_with_the_old_get_stream_signature_gets_guidance() {
     let r = lint_text(r#"rmcp = "3.11""#, None, &client("Option<Arc<str>>"));
     assert!(r.findings.is_empty(), "{:#?}", r.findings);
 }
+
+#[test]
+fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
+    let src = "use rmcp::service::{RequestContext, RunningService};\nuse rmcp::{RoleClient, RoleServer};\n\npub fn server(context: &RequestContext<RoleServer>) -> bool {\n    context.peer.peer_info().is_some()\n}\n\npub fn client(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().map(|i| i.server_info.name.clone())\n}\n";
+    let helps = |deps: &str| {
+        let r = lint_text(deps, None, src);
+        r.findings
+            .iter()
+            .filter(|f| f.code == "MCP205")
+            .map(|f| {
+                let help = f.help.clone().unwrap_or_default();
+                (f.line, help.contains("#862"), help.contains("#1065"))
+            })
+            .collect::<Vec<_>>()
+    };
+    // 1.x: both sides see the Arc (#862); the client also sees `ServerPeerInfo` (#1065).
+    assert_eq!(
+        helps(r#"rmcp = "1.7""#),
+        vec![(5, true, false), (9, true, true)]
+    );
+    // 2.x: only the client's change is ahead; the server's `peer_info()` is its client's info.
+    assert_eq!(helps(r#"rmcp = "2.2""#), vec![(9, false, true)]);
+    assert_eq!(helps(r#"rmcp = "3.11""#), vec![]);
+}

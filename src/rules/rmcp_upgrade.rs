@@ -277,6 +277,35 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         return;
     }
     let name = mc.method.to_string();
+    // Same name before and after, so only a package below the release is known to expect the
+    // old result; one finding names every change that applies (a 1.x client's `peer_info()` is
+    // both an `Arc` now and a `ServerPeerInfo`).
+    let result_changes: Vec<&Change> = changes_named(&name)
+        .filter(|c| match c.kind {
+            Kind::MethodResult { client_only } => {
+                version.is_none_or(|v| v < c.since)
+                    && (!client_only || on_a_client(cx, &mc.receiver))
+            }
+            _ => false,
+        })
+        .collect();
+    if let Some(first) = result_changes.first() {
+        let since = format!("{}.{}", first.since.0, first.since.1);
+        let help: Vec<String> = result_changes
+            .iter()
+            .map(|c| format!("{} (rmcp PR #{})", c.note, c.pr))
+            .collect();
+        cx.emit(Draft {
+            code: CALL_ARGS,
+            first: mc.method.span(),
+            last: mc.method.span(),
+            message: format!("`{name}()` gives another type in rmcp {since} and later"),
+            mcp_method: None,
+            sdk: Some(RMCP.name),
+            help: Some(help.join("; ")),
+        });
+        return;
+    }
     for change in changes_named(&name) {
         if !applies(change, version, false) {
             continue;
@@ -297,6 +326,18 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             _ => {}
         }
     }
+}
+
+/// Whether `receiver` is a client's handle: named like one (`client`, `conn.client`,
+/// `upstream_client`) in a file that uses `RoleClient`. A server's `context.peer` is not.
+fn on_a_client(cx: &Cx<'_>, receiver: &syn::Expr) -> bool {
+    let text = cx.line_index().text();
+    let named = {
+        let r = cx.line_index().range(syn::spanned::Spanned::span(receiver));
+        text.get(r.start..r.end)
+            .is_some_and(|t| t.to_ascii_lowercase().contains("client"))
+    };
+    named && memchr::memmem::find(text.as_bytes(), b"RoleClient").is_some()
 }
 
 fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
@@ -424,6 +465,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
                 change.new, change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::MethodResult { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}()` gives another type in rmcp {since} and later",
+                change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),

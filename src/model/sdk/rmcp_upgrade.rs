@@ -46,6 +46,10 @@ pub enum Kind {
     /// `impl of for T` still writing the old one no longer compiles (MCP205, display-only: the
     /// body must change with it).
     ImplSignature { of: &'static str },
+    /// A method whose result type changed under the same name (`peer_info()`): its calls get
+    /// guidance (MCP205, display-only) in a package below the release. `client_only`: only a
+    /// call on a client's handle (a receiver named like one, in a file that uses `RoleClient`).
+    MethodResult { client_only: bool },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
@@ -369,6 +373,25 @@ pub static CHANGES: &[Change] = &[
         bare: true,
         note: "rmcp 3.0 (#1024) made `StreamableHttpClient::get_stream` take `session_id: Option<Arc<str>>` (`None` when a stateless response is resumed by its event id alone): change the parameter and send the session header only when there is one",
     },
+    // What a peer's `peer_info()` hands back.
+    Change {
+        since: V2,
+        pr: 862,
+        kind: Kind::MethodResult { client_only: false },
+        old: "peer_info",
+        new: "",
+        bare: true,
+        note: "rmcp 2.0 (#862) made `peer_info()` return `Option<Arc<..>>` instead of a reference: a value borrowed from it cannot leave the closure that reads it; clone what you keep",
+    },
+    Change {
+        since: V3,
+        pr: 1065,
+        kind: Kind::MethodResult { client_only: true },
+        old: "peer_info",
+        new: "",
+        bare: true,
+        note: "rmcp 3.0 (#1065) gives a client `ServerPeerInfo` from `peer_info()`: its `server_info` is an `Option<Implementation>` (a server need not send one); read `info.server_info.as_ref()`",
+    },
     // OAuth discovery reports where its metadata came from.
     removed(V3, 1041, "discover_metadata", "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its metadata from that value"),
     // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
@@ -440,12 +463,21 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
 /// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
 /// every file and keep nearly every fn body; a file must show another name of the table for them
 /// to be looked at.
-/// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct
-/// that became `#[non_exhaustive]`): in code already on 3.x they are ordinary names.
+/// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct,
+/// that became `#[non_exhaustive]`, a method or trait method whose types changed): in code already
+/// on 3.x they are ordinary names.
 pub fn current_names() -> impl Iterator<Item = &'static str> {
     all_changes()
         .iter()
-        .filter(|c| matches!(c.kind, Kind::HandlerResult { .. } | Kind::StructLiteral))
+        .filter(|c| {
+            matches!(
+                c.kind,
+                Kind::HandlerResult { .. }
+                    | Kind::StructLiteral
+                    | Kind::MethodResult { .. }
+                    | Kind::ImplSignature { .. }
+            )
+        })
         .map(|c| c.old)
 }
 
