@@ -463,7 +463,7 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
 /// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
 /// every file and keep nearly every fn body; a file must show another name of the table for them
 /// to be looked at.
-/// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct,
+/// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct
 /// that became `#[non_exhaustive]`, a method or trait method whose types changed): in code already
 /// on 3.x they are ordinary names.
 pub fn current_names() -> impl Iterator<Item = &'static str> {
