@@ -562,3 +562,43 @@ async fn passed_on(peer: &Peer<RoleServer>) -> Option<String> {
     );
     assert!(passed.contains("Ok(r) => Ok(r.roots.first()"), "{passed}");
 }
+
+#[test]
+fn a_tool_returning_a_string_returns_its_text_as_a_call_tool_result_once_it_asks() {
+    let body = r#"
+async fn roots_of(context: &RequestContext<RoleServer>) -> Vec<String> {
+    let Ok(result) = context.peer.list_roots().await else {
+        return Vec::new();
+    };
+    result.roots.into_iter().map(|r| r.uri).collect()
+}
+
+#[tool_router]
+impl S {
+    #[tool(description = "roots")]
+    async fn show_roots(&self, context: RequestContext<RoleServer>) -> String {
+        roots_of(&context).await.join(", ")
+    }
+}
+"#;
+    let dir = package(body);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    for want in [
+        "async fn roots_of(mrtr: &Mrtr) -> Result<Vec<String>, rmcp::ErrorData> {",
+        "        return Ok(Vec::new());",
+        "    #[mrtr_handler]\n    async fn show_roots(&self, mrtr: Mrtr) -> Result<rmcp::model::CallToolResult, rmcp::ErrorData> {",
+        "        let roots_of_answer = roots_of(&mrtr).await?;\n        Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(roots_of_answer.join(\", \"))]))",
+    ] {
+        assert!(fixed.contains(want), "{want}\n---\n{fixed}\n{err}");
+    }
+    // A tool returning another plain type is left, with the reason.
+    let (applicability, message) = helper_fix(
+        &body
+            .replace("-> String {", "-> usize {")
+            .replace(".join(\", \")", ".len()"),
+    );
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(message.contains("show_roots"), "{message}");
+}

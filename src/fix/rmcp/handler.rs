@@ -142,13 +142,28 @@ pub fn edits(
     idx: &LineIndex,
     replace_param: Option<&str>,
 ) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
+    edits_returning(site, src, idx, replace_param, None)
+}
+
+/// [`edits`] for a tool whose return type another edit of the same fix rewrites: `ok_name` is
+/// the `Ok` type it will have (a tool returning `String` is made to return a `CallToolResult`).
+pub fn edits_returning(
+    site: &FnSite,
+    src: &str,
+    idx: &LineIndex,
+    replace_param: Option<&str>,
+    ok_name: Option<&str>,
+) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
     let name = site.sig.ident.to_string();
     if site.sig.asyncness.is_none() {
         return Err(format!("`{name}` is not an `async fn`"));
     }
-    let ok_ty = result_ok_type(site.sig)
-        .ok_or_else(|| format!("`{name}` does not return `Result<T, E>`"))?;
-    let ok_name = last_ident(ok_ty).unwrap_or_default();
+    let ok_ty = result_ok_type(site.sig);
+    let ok_name = match (ok_name, ok_ty) {
+        (Some(n), _) => n.to_string(),
+        (None, Some(t)) => last_ident(t).unwrap_or_default(),
+        (None, None) => return Err(format!("`{name}` does not return `Result<T, E>`")),
+    };
     let mut out = Vec::new();
     let mut names = Vec::new();
     match &site.kind {
@@ -177,7 +192,7 @@ pub fn edits(
             if ok_name == response {
                 // The macro writes the response type; the body keeps returning results
                 // (`Ok(result.into())` still type-checks: `From<T> for T`).
-                let syn::Type::Path(p) = ok_ty else {
+                let Some(syn::Type::Path(p)) = ok_ty else {
                     unreachable!("named above")
                 };
                 let seg = p.path.segments.last().expect("named above");

@@ -22,6 +22,11 @@ use super::{caps, keep, locate};
 use super::{Cx, HandlerPlan};
 use crate::finding::{Edit, Finding};
 
+/// What an asking helper called by a tool that returned a `String` returns: its value, or rmcp's
+/// error (an `MrtrError` converts into it), the error the tool then returns with its text as a
+/// `CallToolResult` (what `#[mrtr_handler]` answers with).
+const PLAIN_TOOL_RESULT: &str = "Result<{T}, rmcp::ErrorData>";
+
 /// A call of the helper in the file.
 struct CallSite<'a> {
     caller: usize,
@@ -201,6 +206,9 @@ fn result_template(
         let caller = &fns[ci];
         let caller_name = caller.sig.ident.to_string();
         let template = match (&caller.kind, plain::returns(caller.sig)) {
+            // A tool returning a plain value (`-> String`) returns it in a `Result` with rmcp's
+            // error after the fix, as `#[mrtr_handler]` needs.
+            (Kind::Tool, Returns::Plain(p)) if p.is_string() => PLAIN_TOOL_RESULT.to_string(),
             (Kind::Tool | Kind::HandWritten(_), _) | (Kind::Other, Returns::Result) => {
                 template_of(cx, caller)?
             }
@@ -310,7 +318,12 @@ first, then this one"
             ));
         }
         let returns = if handler {
-            Returns::Result
+            match plain::returns(caller.sig) {
+                Returns::Plain(p) if caller.kind == Kind::Tool && p.is_string() => {
+                    Returns::Plain(p)
+                }
+                _ => Returns::Result,
+            }
         } else {
             check_head(caller).map_err(but)?;
             plain::returns(caller.sig)
@@ -371,13 +384,32 @@ first, then this one"
         });
         if handler {
             let param = replace.as_ref().map(|(p, _)| p.as_str());
+            let plain_tool = matches!(returns, Returns::Plain(_));
+            let ok = plain_tool.then_some("CallToolResult");
             let (caller_edits, names) =
-                handler::edits(caller, cx.src, cx.idx, param).map_err(but)?;
+                handler::edits_returning(caller, cx.src, cx.idx, param, ok).map_err(but)?;
             edits.extend(caller_edits);
             imports.extend(names);
             // The checks through the context that goes: on its `mrtr: Mrtr` now.
             if let Some((_, checks)) = replace {
                 edits.extend(checks.edits);
+            }
+            if let Returns::Plain(p) = &returns {
+                edits.extend(
+                    plain::convert_wrapped(
+                        cx,
+                        caller,
+                        p,
+                        "Result<rmcp::model::CallToolResult, rmcp::ErrorData>",
+                        &unwrapped,
+                        &[],
+                        (
+                            "Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(",
+                            ")]))",
+                        ),
+                    )
+                    .map_err(but)?,
+                );
             }
             continue;
         }

@@ -29,6 +29,11 @@ pub(super) struct Plain<'a> {
 }
 
 impl Plain<'_> {
+    /// Returns `String`.
+    pub(super) fn is_string(&self) -> bool {
+        matches!(self.ty, Some(syn::Type::Path(p)) if p.qself.is_none() && p.path.is_ident("String"))
+    }
+
     /// Returns `()`.
     pub(super) fn unit(&self) -> bool {
         match self.ty {
@@ -149,6 +154,20 @@ pub(super) fn convert(
     unwrapped: &[&syn::Expr],
     consumed: &[usize],
 ) -> Result<Vec<Edit>, String> {
+    convert_wrapped(cx, site, plain, template, unwrapped, consumed, ("Ok(", ")"))
+}
+
+/// [`convert`] with each value wrapped in `wrap.0 .. wrap.1` instead of `Ok(..)` (a tool's
+/// `String` becomes `Ok(CallToolResult::success(vec![ContentBlock::text(..)]))`).
+pub(super) fn convert_wrapped(
+    cx: &Cx,
+    site: &FnSite,
+    plain: &Plain,
+    template: &str,
+    unwrapped: &[&syn::Expr],
+    consumed: &[usize],
+    wrap: (&str, &str),
+) -> Result<Vec<Edit>, String> {
     let name = site.sig.ident.to_string();
     let mut edits = Vec::new();
     // The return type.
@@ -194,8 +213,8 @@ rewrite cannot see into to wrap its value in `Ok`"
         match &r.expr {
             Some(e) => {
                 let (s, e) = range_of(&**e, cx.idx).ok_or("a `return` without a position")?;
-                edits.push(cx.idx.edit(s, s, "Ok(".into()));
-                edits.push(cx.idx.edit(e, e, ")".into()));
+                edits.push(cx.idx.edit(s, s, wrap.0.into()));
+                edits.push(cx.idx.edit(e, e, wrap.1.into()));
             }
             None => {
                 let (_, e) = range_of(&r.return_token, cx.idx).ok_or("no position")?;
@@ -263,8 +282,8 @@ rewrite cannot see into to wrap its value in `Ok`"
             Value::Macro(m) => range_of(m, cx.idx),
         }
         .ok_or("a value without a position")?;
-        edits.push(cx.idx.edit(s, s, "Ok(".into()));
-        edits.push(cx.idx.edit(e, e, ")".into()));
+        edits.push(cx.idx.edit(s, s, wrap.0.into()));
+        edits.push(cx.idx.edit(e, e, wrap.1.into()));
     }
     Ok(edits)
 }
