@@ -284,6 +284,13 @@ impl Mrtr {
             .is_ok()
     }
 
+    /// True when this request declared sampling with tools (`sampling.tools`, 2025-11-25): the
+    /// counterpart of rmcp's `Peer::supports_sampling_tools()`.
+    pub fn supports_sampling_tools(&self) -> bool {
+        self.check_capability(&serde_json::json!({ "sampling": { "tools": {} } }))
+            .is_ok()
+    }
+
     /// True when this request declared roots.
     pub fn supports_roots(&self) -> bool {
         self.check_capability(&serde_json::json!({ "roots": {} }))

@@ -280,7 +280,7 @@ pub(super) fn plan_call(
                             | syn::Expr::Return(_)
                     ))
             ) || matches!(ask, Ask::Sample { .. });
-            message.push_str("; the old result type is kept");
+            message.push_str("; old result kept");
             if in_place {
                 let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
                 (aw_s, aw_e, value)

@@ -11,9 +11,7 @@
 //! | the same over `capabilities.elicitation` | `mrtr.supports_elicitation() \|\| mrtr.supports_url_elicitation()` |
 //! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Form)` | `mrtr.supports_elicitation()` |
 //! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Url)` | `mrtr.supports_url_elicitation()` |
-//!
-//! `peer.supports_sampling_tools()` has no counterpart on `Mrtr`: a helper that checks it keeps
-//! its peer (the rewrite says so).
+//! | `peer.supports_sampling_tools()` | `mrtr.supports_sampling_tools()` |
 
 use syn::visit::Visit;
 
@@ -26,8 +24,6 @@ pub(super) struct Caps {
     pub(super) edits: Vec<Edit>,
     /// How many uses of the parameter they held.
     pub(super) uses: usize,
-    /// A check the runtime cannot make (`peer.supports_sampling_tools()`), as written.
-    pub(super) unsupported: Option<String>,
 }
 
 /// The capability checks of `block` through the parameter `param` (a `Peer` or a
@@ -36,17 +32,12 @@ pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) ->
     let mut f = Find {
         param,
         hits: Vec::new(),
-        unsupported: None,
         parents: Vec::new(),
     };
     f.visit_block(block);
     let mut caps = Caps {
         edits: Vec::new(),
         uses: 0,
-        unsupported: f
-            .unsupported
-            .and_then(|e| range_of(e, cx.idx))
-            .map(|(s, e)| cx.src[s..e].to_string()),
     };
     for (e, check, parens) in f.hits {
         let Some((s, end)) = range_of(e, cx.idx) else {
@@ -82,7 +73,6 @@ struct Find<'a, 'p> {
     param: &'p str,
     /// The check, what it becomes, and whether an `||` there needs parentheses.
     hits: Vec<(&'a syn::Expr, Check, bool)>,
-    unsupported: Option<&'a syn::Expr>,
     /// The enclosing expressions (`None`: a statement or a `let` in between).
     parents: Vec<Option<&'a syn::Expr>>,
 }
@@ -105,11 +95,6 @@ impl<'a> Visit<'a> for Find<'a, '_> {
             };
             self.hits.push((e, check, parens));
             return;
-        }
-        if let syn::Expr::MethodCall(mc) = e {
-            if mc.method == "supports_sampling_tools" && on_peer(&mc.receiver, self.param) {
-                self.unsupported.get_or_insert(e);
-            }
         }
         self.parents.push(Some(e));
         syn::visit::visit_expr(self, e);
@@ -190,6 +175,10 @@ fn recognize(e: &syn::Expr, param: &str) -> Option<Check> {
         // `R.peer_info().map(|i| ..).unwrap_or(false)` / `.unwrap_or_default()`
         ("unwrap_or", [default]) if is_false(default) => mapped(&mc.receiver, param),
         ("unwrap_or_default", []) => mapped(&mc.receiver, param),
+        // `R.supports_sampling_tools()`
+        ("supports_sampling_tools", []) if on_peer(&mc.receiver, param) => {
+            Some(Check::One("supports_sampling_tools"))
+        }
         // `R.supported_elicitation_modes().contains(&ElicitationMode::Url)`
         ("contains", [mode]) => {
             let modes = method(&mc.receiver, "supported_elicitation_modes")?;

@@ -86,7 +86,7 @@ pub(super) fn plan(
         + freed.iter().map(|(_, k)| k).sum::<usize>()
         + checks.uses;
     if body.count(&receiver) != rewritten {
-        return Err(fail(other_uses(&name, &receiver, &checks)));
+        return Err(fail(other_uses(&name, &receiver)));
     }
     let (position, param) = typed_param(site, &receiver)
         .ok_or_else(|| fail(format!("`{receiver}` is not a parameter of `{name}`")))?;
@@ -163,18 +163,8 @@ pub(super) fn plan(
 
 /// Why a function's peer parameter cannot become `&Mrtr`: it is used for more than what the
 /// rewrite turns into asks and runtime checks.
-fn other_uses(name: &str, param: &str, checks: &caps::Caps) -> String {
-    match &checks.unsupported {
-        Some(check) => format!(
-            "`{name}` checks `{}`, a client capability the runtime's `Mrtr` has no check for (it \
-has `supports_elicitation`, `supports_url_elicitation`, `supports_sampling` and `supports_roots`)",
-            text::shorten(check)
-        ),
-        None => format!(
-            "`{name}` uses `{param}` for more than its requests, so it cannot take `&Mrtr` in \
-its place"
-        ),
-    }
+fn other_uses(name: &str, param: &str) -> String {
+    format!("`{name}` uses `{param}` for more than its requests, so it cannot take `&Mrtr` in its place")
 }
 
 /// The helper whose calls are rewritten: which function, where the peer goes among its
@@ -415,14 +405,10 @@ first, then this one"
         }
         // A helper calling the helper: an asking helper too, its callers in turn.
         let (Some((param, checks)), [_]) = (replace, replaced.as_slice()) else {
-            let checks = caps::rewrite(cx, caller.block, &replaced[0].0, "mrtr");
-            return Err(match checks.unsupported {
-                Some(_) => other_uses(&caller_name, &replaced[0].0, &checks),
-                None => format!(
-                    "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
+            return Err(format!(
+                "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
 cannot take `&Mrtr` in its place"
-                ),
-            });
+            ));
         };
         let (caller_position, typed) = typed_param(caller, &param)
             .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;

@@ -161,7 +161,7 @@ pub(super) fn plan_keeping(
             }
         }
         None => {
-            message.push_str("; the old result type is kept");
+            message.push_str("; old result kept");
             let error_read = error_read(cx, &found, aw);
             let in_place = matches!(
                 parent,

@@ -132,7 +132,7 @@ async fn root_count(peer: &Peer<RoleServer>) -> usize {
         .unwrap_or(0)
 }
 
-/// Near miss: a capability check the runtime's `Mrtr` has no equivalent of.
+/// A sampling-with-tools capability check: the runtime's `Mrtr::supports_sampling_tools` after the fix.
 async fn can_sample_with_tools(peer: &Peer<RoleServer>) -> bool {
     if !peer.supports_sampling_tools() {
         return false;
