@@ -254,30 +254,6 @@ fn handler_result(
             edits: vec![idx.edit(start, end, change.new.to_string())],
         });
     }
-    // A body that hands the request to rmcp's own router (`self.tool_router.call(ctx)`,
-    // `self.prompt_router.get_prompt(ctx)`) and never names the old type gets its values from a
-    // router that returns the new type on 3.x: only the signature changes.
-    let body = idx.text().get(open..close)?;
-    let router = match change.kind {
-        Kind::HandlerResult {
-            method: "call_tool",
-        } => Some((".tool_router", ".call(")),
-        Kind::HandlerResult {
-            method: "get_prompt",
-        } => Some((".prompt_router", ".get_prompt(")),
-        _ => None,
-    };
-    let delegates = router.is_some_and(|(field, call)| body.contains(field) && body.contains(call));
-    if delegates && crate::fix::rmcp::text::Uses::in_text(body).count(old) == 0 {
-        return Some(Fix {
-            applicability: Applicability::Unsafe,
-            message: format!(
-                "return `{}`, which rmcp 3.x's router already gives",
-                change.new
-            ),
-            edits: vec![idx.edit(start, end, change.new.to_string())],
-        });
-    }
     // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
     // (a glob of `rmcp::model`), or through its own `use` line otherwise.
     let new_name = change.new.to_string();
