@@ -269,36 +269,21 @@ pub(super) fn plan_call(
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
-            let in_place = matches!(
-                parent,
-                Some(Node::Local(_))
-                    | Some(Node::Stmt(_))
-                    | Some(Node::Expr(
-                        syn::Expr::Call(_)
-                            | syn::Expr::Tuple(_)
-                            | syn::Expr::Array(_)
-                            | syn::Expr::Return(_)
-                    ))
-            ) || matches!(ask, Ask::Sample { .. });
+            let in_place = old_result_fits(parent) || matches!(ask, Ask::Sample { .. });
             message.push_str("; old result kept");
             if in_place {
                 let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
                 (aw_s, aw_e, value)
             } else {
-                // The old result gets a `let` of its own, so the code reading it (a `match`, a
-                // method chain) reads a name, not a nested `match match ..`.
-                let (stmt_start, _) =
-                    range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
-                let indent = indent_at(cx.src, stmt_start);
-                let base = name
-                    .strip_suffix("answer")
-                    .map_or("result".to_string(), |p| format!("{p}result"));
-                let legacy = body.fresh_name(&base, taken);
-                taken.push(legacy.clone());
-                hoisted.push_str(&format!(
-                    "\n{indent}let {legacy} = {};",
-                    ask.legacy_value(&name, indent)
-                ));
+                let legacy = old_result_let(
+                    cx,
+                    found.statement(),
+                    &name,
+                    body,
+                    taken,
+                    &mut hoisted,
+                    |indent| ask.legacy_value(&name, indent),
+                )?;
                 (aw_s, aw_e, legacy)
             }
         }
@@ -314,6 +299,46 @@ pub(super) fn plan_call(
         receiver_uses,
         alias,
     })
+}
+
+/// Whether the old result, rebuilt from an ask's answer, can stand where the awaited request
+/// stood: as a `let`'s value, a statement, an argument, a tuple or array item, a `return`.
+/// Elsewhere (a `match` scrutinee, a method chain) it gets a `let` of its own.
+pub(super) fn old_result_fits(parent: Option<Node>) -> bool {
+    matches!(
+        parent,
+        Some(Node::Local(_))
+            | Some(Node::Stmt(_))
+            | Some(Node::Expr(
+                syn::Expr::Call(_)
+                    | syn::Expr::Tuple(_)
+                    | syn::Expr::Array(_)
+                    | syn::Expr::Return(_)
+            ))
+    )
+}
+
+/// The old result's own `let`, appended to `hoisted` at the statement's indentation under a fresh
+/// `..result` name (returned), so the code reading it reads a name, not a nested `match match ..`.
+/// `value` writes the rebuilt result for that indentation.
+pub(super) fn old_result_let(
+    cx: &Cx,
+    statement: &syn::Stmt,
+    answer: &str,
+    body: &text::Uses,
+    taken: &mut Vec<String>,
+    hoisted: &mut String,
+    value: impl FnOnce(&str) -> String,
+) -> Result<String, String> {
+    let (stmt_start, _) = range_of(statement, cx.idx).ok_or("a statement without a position")?;
+    let indent = indent_at(cx.src, stmt_start);
+    let base = answer
+        .strip_suffix("answer")
+        .map_or("result".to_string(), |p| format!("{p}result"));
+    let legacy = body.fresh_name(&base, taken);
+    taken.push(legacy.clone());
+    hoisted.push_str(&format!("\n{indent}let {legacy} = {};", value(indent)));
+    Ok(legacy)
 }
 
 /// `ok_answer` for `let ok = ..`, else `answer`.

@@ -8,7 +8,10 @@
 //! anything else reads an expression of the old type built from it, in its own `let`.
 
 use super::asks::Ask;
-use super::call::{answer_base, hoist, range_of_brace, read_request, same, CallPlan, Request};
+use super::call::{
+    answer_base, hoist, old_result_fits, old_result_let, range_of_brace, read_request, same,
+    CallPlan, Request,
+};
 use super::handler::FnSite;
 use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of};
@@ -163,35 +166,19 @@ pub(super) fn plan_keeping(
         None => {
             message.push_str("; old result kept");
             let error_read = error_read(cx, &found, aw);
-            let in_place = matches!(
-                parent,
-                Some(Node::Local(_))
-                    | Some(Node::Stmt(_))
-                    | Some(Node::Expr(
-                        syn::Expr::Call(_)
-                            | syn::Expr::Tuple(_)
-                            | syn::Expr::Array(_)
-                            | syn::Expr::Return(_)
-                    ))
-            );
-            if in_place {
+            if old_result_fits(parent) {
                 let value = ask.legacy_result(&name, indent_at(cx.src, aw_s), error_read);
                 (aw_s, aw_e, value)
             } else {
-                // The old result gets a `let` of its own, so the code reading it (a `match`, a
-                // method chain) reads a name.
-                let (stmt_start, _) =
-                    range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
-                let indent = indent_at(cx.src, stmt_start);
-                let base = name
-                    .strip_suffix("answer")
-                    .map_or("result".to_string(), |p| format!("{p}result"));
-                let legacy = body.fresh_name(&base, taken);
-                taken.push(legacy.clone());
-                hoisted.push_str(&format!(
-                    "\n{indent}let {legacy} = {};",
-                    ask.legacy_result(&name, indent, error_read)
-                ));
+                let legacy = old_result_let(
+                    cx,
+                    found.statement(),
+                    &name,
+                    body,
+                    taken,
+                    &mut hoisted,
+                    |indent| ask.legacy_result(&name, indent, error_read),
+                )?;
                 match parent {
                     Some(Node::Expr(syn::Expr::Match(m))) => {
                         let brace = range_of_brace(m, cx.idx).unwrap_or(aw_e);
