@@ -313,10 +313,7 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
         return None;
     }
     let args: Vec<&syn::Expr> = call.args.iter().collect();
-    let text_of = |e: &syn::Expr| {
-        let r = idx.range_between(first_token(e), last_token(e));
-        idx.text().get(r.start..r.end).map(str::to_string)
-    };
+    let text_of = |e: &syn::Expr| expr_text(idx, e);
     let rendered = render(template, &args, &text_of)?;
     let open = idx.range(call.paren_token.span.open()).end;
     let close = idx.range(call.paren_token.span.close()).start;
@@ -376,10 +373,7 @@ fn built_literal(
     if !base_is_default(lit) {
         return None;
     }
-    let text_of = |e: &syn::Expr| {
-        let r = idx.range_between(first_token(e), last_token(e));
-        idx.text().get(r.start..r.end).map(str::to_string)
-    };
+    let text_of = |e: &syn::Expr| expr_text(idx, e);
     let mut fields: Vec<(String, &syn::Expr)> = Vec::new();
     for f in &lit.fields {
         let syn::Member::Named(name) = &f.member else {
@@ -399,26 +393,6 @@ fn built_literal(
             _ => text_of(e),
         }
     };
-    let some_of = |e: &syn::Expr| -> Option<Option<syn::Expr>> {
-        // `Option::default()` and `Default::default()` in an `Option` field are `None` too.
-        let default_call = |c: &syn::ExprCall| {
-            c.args.is_empty()
-                && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
-                    && ["Option", "Default"].iter().any(|t| p.path.segments[0].ident == t)
-                    && p.path.segments[1].ident == "default")
-        };
-        match e {
-            syn::Expr::Path(p) if p.path.is_ident("None") => Some(None),
-            syn::Expr::Call(c) if default_call(c) => Some(None),
-            syn::Expr::Call(c)
-                if c.args.len() == 1
-                    && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
-            {
-                Some(Some(c.args[0].clone()))
-            }
-            _ => None,
-        }
-    };
     let mut ctor = row.ctor;
     let mut args = Vec::new();
     for a in row.args {
@@ -431,7 +405,7 @@ fn built_literal(
             continue;
         }
         if let Some((_, alt)) = row.switch.filter(|(f, _)| *f == field) {
-            match some_of(e)? {
+            match option_literal(e)? {
                 None => {}
                 Some(syn::Expr::Lit(l)) => match &l.lit {
                     syn::Lit::Bool(b) if b.value => ctor = alt,
@@ -441,25 +415,22 @@ fn built_literal(
                 Some(_) => return None,
             }
         } else if let Some((_, method)) = row.options.iter().find(|(f, _)| *f == field) {
-            if let Some(inner) = some_of(e)? {
-                tail.push(format!(".{method}({})", carried(field, &inner)?));
+            if let Some(inner) = option_literal(e)? {
+                tail.push(format!(".{method}({})", carried(field, inner)?));
             }
         } else if let Some((_, method)) = row.plain.iter().find(|(f, _)| *f == field) {
             // `None` is what the constructor leaves in an `Option` field.
-            if some_of(e).is_some_and(|v| v.is_none()) {
+            if option_literal(e).is_some_and(|v| v.is_none()) {
                 continue;
             }
             tail.push(format!(".{method}({})", carried(field, e)?));
         } else if row.none_only.contains(&field) {
-            some_of(e)?.is_none().then_some(())?;
+            option_literal(e)?.is_none().then_some(())?;
         } else {
             return None;
         }
     }
-    let path_end = idx.range(lit.path.segments.last()?.ident.span()).end;
-    let path_start = idx.range(first_path_span(&lit.path)).start;
-    let path = idx.text().get(path_start..path_end)?;
-    let whole = idx.range_between(first_path_span(&lit.path), lit.brace_token.span.close());
+    let (path, whole) = literal_span(idx, lit)?;
     let head = format!("{path}::{ctor}({})", args.join(", "));
     // One line when it fits as rustfmt would keep it, else one setter per line.
     let built = if head.len() + tail.iter().map(String::len).sum::<usize>() <= 80 {
@@ -486,11 +457,51 @@ fn built_literal(
 
 /// Whether a struct literal's base is absent or `..Default::default()`.
 fn base_is_default(lit: &syn::ExprStruct) -> bool {
-    lit.rest.as_deref().is_none_or(|rest| {
-        matches!(rest, syn::Expr::Call(c) if c.args.is_empty()
-            && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
-                && p.path.segments[0].ident == "Default" && p.path.segments[1].ident == "default"))
-    })
+    lit.rest
+        .as_deref()
+        .is_none_or(|rest| is_default_call(rest, &["Default"]))
+}
+
+/// `T::default()` for one of `types`.
+fn is_default_call(e: &syn::Expr, types: &[&str]) -> bool {
+    matches!(e, syn::Expr::Call(c) if c.args.is_empty()
+        && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+            && types.iter().any(|t| p.path.segments[0].ident == t)
+            && p.path.segments[1].ident == "default"))
+}
+
+/// An `Option` written out: `None` (also `Option::default()`, `Default::default()`) is
+/// `Some(None)`, `Some(x)` is `Some(Some(x))`; anything else `None`.
+fn option_literal(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
+    match e {
+        syn::Expr::Path(p) if p.path.is_ident("None") => Some(None),
+        _ if is_default_call(e, &["Option", "Default"]) => Some(None),
+        syn::Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+        {
+            Some(Some(&c.args[0]))
+        }
+        _ => None,
+    }
+}
+
+/// The source text of an expression.
+fn expr_text(idx: &LineIndex, e: &syn::Expr) -> Option<String> {
+    let r = idx.range_between(first_token(e), last_token(e));
+    idx.text().get(r.start..r.end).map(str::to_string)
+}
+
+/// The literal's path as written and the byte range of the whole literal.
+fn literal_span<'t>(
+    idx: &LineIndex<'t>,
+    lit: &syn::ExprStruct,
+) -> Option<(&'t str, std::ops::Range<usize>)> {
+    let first = first_path_span(&lit.path);
+    let path_end = idx.range(lit.path.segments.last()?.ident.span()).end;
+    let path = idx.text().get(idx.range(first).start..path_end)?;
+    let whole = idx.range_between(first, lit.brace_token.span.close());
+    Some((path, whole.start..whole.end))
 }
 
 /// `X { a: e1, b: e2 }` of a struct rmcp 3.x gives `Default` (the generated struct table) →
@@ -501,10 +512,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
     if !base_is_default(lit) {
         return None;
     }
-    let text_of = |e: &syn::Expr| {
-        let r = idx.range_between(first_token(e), last_token(e));
-        idx.text().get(r.start..r.end).map(str::to_string)
-    };
+    let text_of = |e: &syn::Expr| expr_text(idx, e);
     let var = {
         let mut v: String = name
             .chars()
@@ -527,10 +535,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         }
         sets.push(format!("{var}.{field} = {};", text_of(&f.expr)?));
     }
-    let path_end = idx.range(lit.path.segments.last()?.ident.span()).end;
-    let path_start = idx.range(first_path_span(&lit.path)).start;
-    let path = idx.text().get(path_start..path_end)?;
-    let whole = idx.range_between(first_path_span(&lit.path), lit.brace_token.span.close());
+    let (path, whole) = literal_span(idx, lit)?;
     let built = if sets.is_empty() {
         format!("{path}::default()")
     } else {
@@ -583,16 +588,11 @@ fn render(
         let (mode, pattern) = spec[digits..].split_at(spec.len().min(digits + 1) - digits);
         match mode {
             "" => out.push_str(&text_of(arg)?),
-            "?" => match arg {
-                syn::Expr::Path(p) if p.path.is_ident("None") => {}
-                syn::Expr::Call(c)
-                    if c.args.len() == 1
-                        && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
-                {
-                    out.push_str(&pattern.replace('$', &text_of(&c.args[0])?));
+            "?" => {
+                if let Some(inner) = option_literal(arg)? {
+                    out.push_str(&pattern.replace('$', &text_of(inner)?));
                 }
-                _ => return None,
-            },
+            }
             "*" => {
                 let empty = matches!(arg, syn::Expr::Reference(r)
                     if matches!(&*r.expr, syn::Expr::Array(a) if a.elems.is_empty()));
@@ -725,14 +725,9 @@ pub fn bump_manifest(
 }
 
 /// The nearest `Cargo.toml` at or above `start` (a file or a folder).
-/// The `Cargo.toml` files under `dir`, walked as the linter walks for sources (ignore files
-/// respected, hidden folders and `target` skipped).
+/// The `Cargo.toml` files under `dir`, walked as the linter walks for sources.
 fn manifests_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    ignore::WalkBuilder::new(dir)
-        .hidden(true)
-        .git_ignore(true)
-        .require_git(false)
-        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target"))
+    crate::reading::discover::walker(dir)
         .build()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && e.file_name() == "Cargo.toml")

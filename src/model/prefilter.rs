@@ -333,12 +333,8 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        let ident = crate::reading::lexer::is_ident;
-        old.find_iter(bytes).any(|m| {
-            let before = m.start().checked_sub(1).map(|i| bytes[i]);
-            let after = bytes.get(m.end()).copied();
-            !before.is_some_and(ident) && !after.is_some_and(ident)
-        })
+        old.find_iter(bytes)
+            .any(|m| crate::reading::lexer::stands_alone(bytes, m.start(), m.end()))
     }
 
     /// Whether an upgrade name in `bytes` can find something in `package`: one that uses rmcp

@@ -35,18 +35,26 @@ pub fn discover(paths: &[PathBuf], base: &Path) -> (Vec<PathBuf>, Vec<FileError>
     (files, errors)
 }
 
-/// Walks on every core: a vendored tree of ten thousand files took a sixth of a run to list on
-/// one thread. The caller sorts what it gets.
-fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<FileError>) {
-    let walker = ignore::WalkBuilder::new(dir)
-        .hidden(true)
+/// How a project folder is walked, for sources and for manifests alike: ignore files respected,
+/// hidden folders and `target` skipped, links followed.
+pub fn walker(dir: &Path) -> ignore::WalkBuilder {
+    let mut w = ignore::WalkBuilder::new(dir);
+    w.hidden(true)
         .git_ignore(true)
         .git_exclude(true)
         .git_global(false)
         .require_git(false)
         .follow_links(true)
-        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target"))
-        .build_parallel();
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir()) && e.file_name() == "target")
+        });
+    w
+}
+
+/// Walks on every core: a vendored tree of ten thousand files took a sixth of a run to list on
+/// one thread. The caller sorts what it gets.
+fn walk(dir: &Path, base: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<FileError>) {
+    let walker = walker(dir).build_parallel();
     let found = std::sync::Mutex::new((Vec::new(), Vec::new()));
     walker.run(|| {
         let found = &found;

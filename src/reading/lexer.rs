@@ -9,6 +9,13 @@ pub fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
+/// Whether `bytes[start..end]` stands as a whole identifier: no identifier byte touches it on
+/// either side (`Content` in `Content::text`, not in `ContentBlock`).
+pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
+    !start.checked_sub(1).is_some_and(|i| is_ident(bytes[i]))
+        && !bytes.get(end).is_some_and(|b| is_ident(*b))
+}
+
 pub enum Token {
     Ident(Range<usize>),
     Punct(u8),

@@ -59,13 +59,8 @@ pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<
         keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
-        let ident = crate::reading::lexer::is_ident;
         for m in upgrade.find_iter(bytes) {
-            let stands_alone = || {
-                !m.start().checked_sub(1).is_some_and(|i| ident(bytes[i]))
-                    && !bytes.get(m.end()).is_some_and(|b| ident(*b))
-            };
-            if !whole || stands_alone() {
+            if !whole || crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
                 keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
             }
         }
