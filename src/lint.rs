@@ -452,26 +452,27 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         // The trigger scan needs no package, so most files are turned away before their
         // manifest is looked up; of the rest, those without an anchor in a package whose
         // manifest names no SDK are turned away before it is parsed.
+        let has_trigger = prefilter.as_deref().is_none_or(|p| p.has_trigger(&bytes));
         let admitted = |p: &Prefilter| {
             let may_use_an_sdk = || !packages.certainly_without_an_sdk(f);
-            if p.has_trigger(&bytes) {
+            if has_trigger {
                 p.has_anchor(&bytes) || may_use_an_sdk()
             } else {
                 may_use_an_sdk() && p.has_upgrade_trigger(&bytes)
             }
         };
         if prefilter.as_deref().is_none_or(admitted) {
-            Scanned::Admitted(display, bytes, has_directives)
+            Scanned::Admitted(display, bytes, has_directives, has_trigger)
         } else {
             Scanned::Skipped(display, has_directives)
         }
     };
-    let analyse = |f: &PathBuf, display: &str, bytes: &[u8]| -> FileResult {
+    let analyse = |f: &PathBuf, display: &str, bytes: &[u8], has_trigger: bool| -> FileResult {
         let package = packages.for_file(f);
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
-            .is_some_and(|p| !p.admits(bytes, package.as_deref()))
+            .is_some_and(|p| !p.admits_with(has_trigger, bytes, package.as_deref()))
         {
             return FileResult::default();
         }
@@ -492,18 +493,19 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
             .collect();
         order.sort_by_key(|&i| match &scanned[i] {
-            Scanned::Admitted(_, bytes, _) => std::cmp::Reverse(bytes.len()),
+            Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(bytes.len()),
             _ => std::cmp::Reverse(0),
         });
         let analysed: Vec<(usize, FileResult)> = order
             .par_iter()
             .with_max_len(1)
             .map(|&i| {
-                let Scanned::Admitted(display, bytes, has_directives) = &scanned[i] else {
+                let Scanned::Admitted(display, bytes, has_directives, has_trigger) = &scanned[i]
+                else {
                     unreachable!("only admitted files are analysed")
                 };
                 let r = guarded(|| {
-                    let mut r = analyse(&files[i], display, bytes);
+                    let mut r = analyse(&files[i], display, bytes, *has_trigger);
                     r.has_directives = *has_directives;
                     r
                 });
@@ -570,7 +572,9 @@ type Outcome = (String, Result<FileResult, String>);
 enum Scanned {
     Unreadable(String, String),
     Skipped(String, bool),
-    Admitted(String, Vec<u8>, bool),
+    /// The display path, the bytes, whether they hold a suppression directive, and whether the
+    /// first pass found a trigger token (the second look needs not scan for it again).
+    Admitted(String, Vec<u8>, bool, bool),
     Failed(String, FileResult),
 }
 

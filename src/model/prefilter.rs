@@ -163,11 +163,16 @@ impl Prefilter {
     /// Whether the file may hold a finding. `package` is the file's package when a manifest was
     /// found; `None` admits on the tokens alone.
     pub fn admits(&self, bytes: &[u8], package: Option<&Package>) -> bool {
+        self.admits_with(self.has_trigger(bytes), bytes, package)
+    }
+
+    /// [`Prefilter::admits`] for a file whose [`Prefilter::has_trigger`] is known already (the
+    /// first pass scanned it): the second look does not scan it again.
+    pub fn admits_with(&self, has_trigger: bool, bytes: &[u8], package: Option<&Package>) -> bool {
         if self.open {
             return true;
         }
-        (self.has_trigger(bytes)
-            && (package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)))
+        (has_trigger && (package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)))
             || self.upgrade.may_find(bytes, package)
     }
 
