@@ -35,26 +35,7 @@ impl ServerHandler for S {
 "#;
 
 fn lint(deps: &str, lock: Option<&str>) -> Report {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        format!("[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n"),
-    )
-    .unwrap();
-    if let Some(v) = lock {
-        std::fs::write(
-            dir.path().join("Cargo.lock"),
-            format!("version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"{v}\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n"),
-        )
-        .unwrap();
-    }
-    std::fs::write(dir.path().join("src/lib.rs"), SOURCE).unwrap();
-    let settings = Settings {
-        base_dir: dir.path().to_path_buf(),
-        ..Settings::default()
-    };
-    let report = lint_paths(&[dir.path().to_path_buf()], &settings);
+    let report = lint_text(deps, lock, SOURCE);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     report
 }
