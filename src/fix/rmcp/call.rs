@@ -8,7 +8,7 @@ use super::asks::{self, Ask};
 use super::handler::{self, FnSite, Kind};
 use super::locate::{self, Node};
 use super::text::{self, indent_at, range_of, starts_line, uses_of};
-use super::{arms, Cx};
+use super::{arms, caps, Cx};
 use crate::finding::{Edit, Finding};
 use crate::reading::source::LineIndex;
 
@@ -24,7 +24,8 @@ pub(super) struct CallPlan {
     pub(super) alias: Option<String>,
 }
 
-/// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls: removed,
+/// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls and client
+/// capability checks: removed (the checks rewritten),
 /// with how often each named its parameter (those uses go with it).
 pub(super) fn unused_aliases(
     cx: &Cx,
@@ -47,7 +48,10 @@ pub(super) fn unused_aliases(
             .iter()
             .filter(|o| o.alias.as_deref() == Some(alias))
             .count();
-        if body.count(alias) != through + 1 {
+        // Client capability checks through the local (`peer.peer_info()..roots..`) become the
+        // runtime's, like those through the parameter itself.
+        let checks = caps::rewrite(cx, site.block, alias, "mrtr");
+        if body.count(alias) != through + 1 + checks.uses {
             continue;
         }
         let Some(stmt) = site.block.stmts.iter().find(|s| {
@@ -68,6 +72,7 @@ pub(super) fn unused_aliases(
                 (s, e)
             };
         edits.push(cx.idx.edit(s, e, String::new()));
+        edits.extend(checks.edits);
         freed.push((c.receiver.clone(), uses_of(stmt, cx.idx, &c.receiver)));
     }
     (edits, freed)

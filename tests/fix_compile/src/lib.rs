@@ -69,3 +69,11 @@ pub mod nonresult_helpers;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/nonresult_helpers.rs"]
 pub mod nonresult_helpers_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/moved_context.fixed"]
+pub mod moved_context;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/moved_context.rs"]
+pub mod moved_context_legacy;

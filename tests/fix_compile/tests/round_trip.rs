@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, nonresult_helpers,
-    nonresult_helpers_legacy, peers::Desk, runtime_schema::Records, tool_elicit::Deployer,
-    tool_sampling::Assistant,
+    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, moved_context,
+    moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
+    runtime_schema::Records, tool_elicit::Deployer, tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -599,4 +599,71 @@ async fn the_upgraded_rmcp1_server_answers_over_the_wire() {
 #[tokio::test]
 async fn the_upgraded_rmcp2_server_answers_over_the_wire() {
     drive_upgraded(fix_compile::upgraded_rmcp2::Notes::new()).await;
+}
+
+/// The tools of `moved_context`, and what they answer.
+async fn folder_answers<S: Service<RoleServer>>(server: S, client: Client) -> Vec<String> {
+    let client = connect(server, client);
+    let mut answers = Vec::new();
+    for (tool, args) in [
+        ("folder", json!({})),
+        ("folder", json!({ "folder": "/given" })),
+        ("depth", json!({})),
+        ("depth", json!({ "folder": "" })),
+    ] {
+        answers.push(call(&client, tool, args).await);
+    }
+    answers
+}
+
+/// A context handed down by value through two helpers, its peer moved into a local: the fixed
+/// helpers answer as the legacy ones did, on both eras, with roots and without.
+#[tokio::test]
+async fn a_context_moved_through_helpers_answers_as_before() {
+    for (no_roots, expected) in [
+        (
+            false,
+            [
+                "folder /srv/app",
+                "folder /given",
+                "2",
+                "an empty folder name",
+            ],
+        ),
+        (
+            true,
+            [
+                "Could not show the folder: no folder given and the client has no roots",
+                "folder /given",
+                "no folder given and the client has no roots",
+                "an empty folder name",
+            ],
+        ),
+    ] {
+        let client = Client {
+            no_roots,
+            ..Client::default()
+        };
+        let legacy = Client {
+            legacy: true,
+            ..client.clone()
+        };
+        let runs = [
+            (
+                "fixed, 2026-07-28",
+                folder_answers(moved_context::Folders::default(), client).await,
+            ),
+            (
+                "fixed, 2025-11-25",
+                folder_answers(moved_context::Folders::default(), legacy.clone()).await,
+            ),
+            (
+                "legacy, 2025-11-25",
+                folder_answers(moved_context_legacy::Folders::default(), legacy).await,
+            ),
+        ];
+        for (run, got) in runs {
+            assert_eq!(got, expected, "{run}, no_roots={no_roots}");
+        }
+    }
 }
