@@ -92,6 +92,10 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         "{err}"
     );
     assert!(
+        err.contains("src/progress_helpers.rs: fixed 2 findings"),
+        "{err}"
+    );
+    assert!(
         err.contains("the timeout of `elicit_with_timeout` is dropped"),
         "the timeout loss is said where the fix is listed: {err}"
     );
@@ -135,7 +139,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // pre-3.0 result type: only the MRTR rewrite (`#[mrtr_handler]`) makes it compile. The last
     // two are the near misses of nonresult_helpers.rs.
     assert!(
-        err.contains("remaining: 30 with an unsafe fix (add --unsafe-fixes), 10 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 31 with an unsafe fix (add --unsafe-fixes), 11 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

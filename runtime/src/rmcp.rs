@@ -332,6 +332,22 @@ impl Completes for CallToolResult {
     }
 }
 
+/// A tool's plain text (`-> Result<String, E>`): what rmcp answers for it, one text block, so
+/// such a tool becomes a handler without changing its return type.
+impl Completes for String {
+    type Response = CallToolResponse;
+
+    fn complete(self) -> CallToolResponse {
+        CallToolResponse::Complete(CallToolResult::success(vec![
+            rmcp::model::ContentBlock::text(self),
+        ]))
+    }
+
+    fn input_required(result: InputRequired) -> CallToolResponse {
+        CallToolResponse::InputRequired(to_rmcp_input_required(result))
+    }
+}
+
 impl Completes for GetPromptResult {
     type Response = GetPromptResponse;
 

@@ -169,7 +169,7 @@ pub fn edits_returning(
     match &site.kind {
         Kind::Tool => {
             // The runtime completes both (`Json<T>` as structured content).
-            if !matches!(ok_name.as_str(), "CallToolResult" | "Json") {
+            if !matches!(ok_name.as_str(), "CallToolResult" | "Json" | "String") {
                 return Err(format!(
                     "`{name}` returns `{ok_name}`, which the runtime cannot answer with an \
 `InputRequiredResult`: return a `CallToolResult` or rmcp's `Json<T>`"

@@ -85,16 +85,20 @@ pub(super) fn plan(
     let rewritten: usize = calls.iter().map(|c| c.receiver_uses).sum::<usize>()
         + freed.iter().map(|(_, k)| k).sum::<usize>()
         + checks.uses;
-    if body.count(&receiver) != rewritten {
-        return Err(fail(other_uses(&name, &receiver)));
-    }
+    // A peer used for more (notifications, handed to a function that does not ask) stays, and
+    // the `Mrtr` comes next to it.
+    let keep = body.count(&receiver) != rewritten;
     let (position, param) = typed_param(site, &receiver)
         .ok_or_else(|| fail(format!("`{receiver}` is not a parameter of `{name}`")))?;
 
     let mut edits = Vec::new();
     let mut imports: Vec<&'static str> = vec!["mrtr_helper", "Mrtr"];
     let (ps, pe) = range_of(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
-    edits.push(cx.idx.edit(ps, pe, "mrtr: &Mrtr".into()));
+    edits.push(if keep {
+        cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
+    } else {
+        cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
+    });
     edits.push(attribute(cx, site, "mrtr_helper").map_err(fail)?);
     edits.extend(alias_edits);
     for c in &calls {
@@ -115,6 +119,7 @@ pub(super) fn plan(
         index: fi,
         position,
         plain: plain_value,
+        keep,
     };
     let count = rewrite_callers(
         cx,
@@ -161,18 +166,14 @@ pub(super) fn plan(
     })
 }
 
-/// Why a function's peer parameter cannot become `&Mrtr`: it is used for more than what the
-/// rewrite turns into asks and runtime checks.
-fn other_uses(name: &str, param: &str) -> String {
-    format!("`{name}` uses `{param}` for more than its requests, so it cannot take `&Mrtr` in its place")
-}
-
 /// The helper whose calls are rewritten: which function, where the peer goes among its
-/// parameters, and whether it returned a plain value (each call then gets a `?`).
+/// parameters, whether it returned a plain value (each call then gets a `?`), and whether it
+/// keeps the peer (each call then passes the `Mrtr` after it instead of in its place).
 struct Target {
     index: usize,
     position: usize,
     plain: bool,
+    keep: bool,
 }
 
 /// The result type the callers of `fns[target]` (a helper returning a plain value) give it, with
@@ -307,6 +308,31 @@ hand-written `call_tool`)"
 first, then this one"
             ));
         }
+        // A caller that already takes the `Mrtr` (an earlier pass made it a handler or an asking
+        // helper) hands it over; nothing above it changes.
+        if let Some(handle) = mrtr_handle(caller) {
+            let mut taken = Vec::new();
+            let body = text::Uses::in_text(cx.idx.slice(
+                caller.block.brace_token.span.open().end(),
+                caller.block.brace_token.span.close().start(),
+            ));
+            for s in sites.iter().filter(|s| s.caller == ci) {
+                let call = rewrite_call(
+                    cx,
+                    caller,
+                    s,
+                    target,
+                    &name,
+                    &handle,
+                    &[],
+                    &body,
+                    &mut taken,
+                )
+                .map_err(but)?;
+                edits.extend(call.edits);
+            }
+            continue;
+        }
         let returns = if handler {
             match plain::returns(caller.sig) {
                 Returns::Plain(p) if caller.kind == Kind::Tool && p.is_string() => {
@@ -361,9 +387,11 @@ first, then this one"
             .map_err(but)?;
             edits.extend(call.edits);
             unwrapped.extend(call.unwrapped);
+            // A kept peer is still handed over: the call does not take a use of it away.
+            let took = usize::from(!target.keep);
             match replaced.iter_mut().find(|(n, _)| *n == call.via) {
-                Some((_, k)) => *k += 1,
-                None => replaced.push((call.via, 1)),
+                Some((_, k)) => *k += took,
+                None => replaced.push((call.via, took)),
             }
         }
         // A context the calls (and capability checks) were its only uses of becomes the `Mrtr`
@@ -403,17 +431,26 @@ first, then this one"
             }
             continue;
         }
-        // A helper calling the helper: an asking helper too, its callers in turn.
-        let (Some((param, checks)), [_]) = (replace, replaced.as_slice()) else {
+        // A helper calling the helper: an asking helper too, its callers in turn. It takes the
+        // `Mrtr` in place of what it hands over, or next to it when it uses that for more.
+        let [(param, _)] = replaced.as_slice() else {
             return Err(format!(
-                "`{caller_name}` calls `{name}` and uses what it hands over for more, so it \
-cannot take `&Mrtr` in its place"
+                "`{caller_name}` hands more than one peer or context to `{name}`"
             ));
         };
-        let (caller_position, typed) = typed_param(caller, &param)
+        let (caller_position, typed) = typed_param(caller, param)
             .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
         let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
-        edits.push(cx.idx.edit(ps, pe, "mrtr: &Mrtr".into()));
+        let caller_keep = replace.is_none();
+        let checks = match replace {
+            Some((_, checks)) => checks,
+            None => caps::rewrite(cx, caller.block, param, "mrtr"),
+        };
+        edits.push(if caller_keep {
+            cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
+        } else {
+            cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
+        });
         edits.push(attribute(cx, caller, "mrtr_helper")?);
         edits.extend(checks.edits);
         if let Returns::Plain(p) = &returns {
@@ -424,10 +461,30 @@ cannot take `&Mrtr` in its place"
             index: ci,
             position: caller_position,
             plain: matches!(returns, Returns::Plain(_)),
+            keep: caller_keep,
         };
         rewrite_callers(cx, fns, &next, asking, visited, edits, imports)?;
     }
     Ok(callers.len())
+}
+
+/// How `site` hands its own `Mrtr` to a helper, if it takes one: `mrtr` for a `&Mrtr`
+/// parameter, `&mrtr` for a `Mrtr`.
+fn mrtr_handle(site: &FnSite) -> Option<String> {
+    site.sig.inputs.iter().find_map(|a| {
+        let syn::FnArg::Typed(pt) = a else {
+            return None;
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return None;
+        };
+        let (by_ref, ty) = match &*pt.ty {
+            syn::Type::Reference(r) => (true, &*r.elem),
+            ty => (false, ty),
+        };
+        (text::last_ident(ty).as_deref() == Some("Mrtr"))
+            .then(|| format!("{}{}", if by_ref { "" } else { "&" }, pi.ident))
+    })
 }
 
 /// The position among the typed parameters of `site` of the one named `name`, and it.
@@ -678,7 +735,11 @@ binding)",
         _ => return Err("a call without a name".into()),
     };
     let at = name_span.start();
-    let mut edits = vec![cx.idx.edit(as_, ae, handle.into())];
+    let mut edits = vec![if target.keep {
+        cx.idx.edit(ae, ae, format!(", {handle}"))
+    } else {
+        cx.idx.edit(as_, ae, handle.into())
+    }];
     if let Some(path) = locate::path_to(caller.block, at.line, at.column + 1) {
         if let Some(aw) = stands_as_an_ask(&path) {
             if !target.plain {
@@ -723,7 +784,11 @@ binding)",
     };
     let (ws, we) = range_of(top, cx.idx).ok_or("an expression without a position")?;
     let question = if target.plain { "?" } else { "" };
-    let call_text = format!("{}{handle}{}{question}", &cx.src[ws..as_], &cx.src[ae..we]);
+    let call_text = if target.keep {
+        format!("{}, {handle}{}{question}", &cx.src[ws..ae], &cx.src[ae..we])
+    } else {
+        format!("{}{handle}{}{question}", &cx.src[ws..as_], &cx.src[ae..we])
+    };
     // `if let Some(r) = helper(..).await { .. }`: `let r = helper(..).await?;`, when `r` names
     // nothing else in the caller.
     let statement_uses = |n: &str| text::uses_of(found.statement(), cx.idx, n);

@@ -77,3 +77,11 @@ pub mod moved_context;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/moved_context.rs"]
 pub mod moved_context_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/progress_helpers.fixed"]
+pub mod progress_helpers;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/progress_helpers.rs"]
+pub mod progress_helpers_legacy;

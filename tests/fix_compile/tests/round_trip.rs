@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use fix_compile::{
     handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, moved_context,
     moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
-    runtime_schema::Records, tool_elicit::Deployer, tool_sampling::Assistant,
+    progress_helpers, progress_helpers_legacy, runtime_schema::Records, tool_elicit::Deployer,
+    tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -25,6 +26,8 @@ struct Client {
     asked: Arc<Mutex<Vec<String>>>,
     legacy: bool,
     no_roots: bool,
+    /// Declares sampling with tools.
+    sampling_tools: bool,
 }
 
 impl ClientHandler for Client {
@@ -41,6 +44,11 @@ impl ClientHandler for Client {
         );
         if self.no_roots {
             caps.roots = None;
+        }
+        if self.sampling_tools {
+            if let Some(sampling) = caps.sampling.as_mut() {
+                sampling.tools = Some(Default::default());
+            }
         }
         let version = if self.legacy {
             ProtocolVersion::V_2025_11_25
@@ -79,6 +87,7 @@ impl ClientHandler for Client {
             "Type the name to confirm" => accept(json!({ "name": "orders" })),
             "Fill in the record" => accept(json!({ "host": "db-1", "owner": "ada", "extra": 1 })),
             m if m.starts_with("Really ") => accept(json!({ "confirm": true })),
+            m if m.starts_with("Open the page of ") => ElicitResult::new(ElicitationAction::Accept),
             m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
             "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
             "Which region?" => accept(json!({ "region": "us" })),
@@ -664,6 +673,81 @@ async fn a_context_moved_through_helpers_answers_as_before() {
         ];
         for (run, got) in runs {
             assert_eq!(got, expected, "{run}, no_roots={no_roots}");
+        }
+    }
+}
+
+/// The tool of `progress_helpers` on three works, and the questions its client saw.
+async fn work_text_answers<S: Service<RoleServer>>(
+    server: S,
+    client: Client,
+) -> (Vec<String>, Vec<String>) {
+    let client = connect(server, client);
+    let mut answers = Vec::new();
+    for id in ["", "w1", "w2"] {
+        answers.push(call(&client, "work_text", json!({ "id": id })).await);
+    }
+    let asked = client.service().asked.lock().unwrap().clone();
+    (answers, asked)
+}
+
+/// Helpers that ask through the tool's `Peer` and send progress notifications through it: after
+/// the fix they ask through the `Mrtr` and keep the peer, and the tool (`Result<String, String>`)
+/// answers as before on both eras, with the model's help and without.
+#[tokio::test]
+async fn helpers_keeping_the_peer_for_notifications_answer_as_before() {
+    let declines_w1 = Client {
+        decline: vec!["Open the page of w1?"],
+        ..Client::default()
+    };
+    let with_model = Client {
+        sampling_tools: true,
+        ..Client::default()
+    };
+    for (client, answers, asked) in [
+        (
+            declines_w1,
+            ["no id", "no text for w1", "w2 opened by the user"],
+            vec!["Open the page of w1?", "Open the page of w2?"],
+        ),
+        (
+            with_model,
+            ["no id", "w1 from 42", "w2 from 42"],
+            vec![
+                "sample: Find a link to w1 / ",
+                "sample: Find a link to w2 / ",
+            ],
+        ),
+    ] {
+        let legacy = Client {
+            legacy: true,
+            asked: Default::default(),
+            ..client.clone()
+        };
+        let runs = [
+            (
+                "fixed, 2026-07-28",
+                work_text_answers(progress_helpers::Library::default(), client.clone()).await,
+            ),
+            (
+                "fixed, 2025-11-25",
+                work_text_answers(progress_helpers::Library::default(), legacy.clone()).await,
+            ),
+            (
+                "legacy, 2025-11-25",
+                work_text_answers(
+                    progress_helpers_legacy::Library::default(),
+                    Client {
+                        asked: Default::default(),
+                        ..legacy
+                    },
+                )
+                .await,
+            ),
+        ];
+        for (run, (got, questions)) in runs {
+            assert_eq!(got, answers, "{run}");
+            assert_eq!(questions, asked, "{run}");
         }
     }
 }
