@@ -602,3 +602,94 @@ impl S {
     assert_eq!(applicability, "display-only", "{message}");
     assert!(message.contains("show_roots"), "{message}");
 }
+
+#[test]
+fn elicitation_modes_held_in_a_local_are_tested_by_the_runtime() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
+    let modes = peer.supported_elicitation_modes();
+    if !modes.contains(&ElicitationMode::Form) {
+        return Ok(modes.contains(&ElicitationMode::Url));
+    }
+    let ok = peer.elicit::<Yes>("Sure?").await;
+    Ok(matches!(ok, Ok(Some(_))))
+}
+"#,
+        "let ok = confirm(&ctx.peer).await?;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(fixed.contains("async fn confirm(mrtr: &Mrtr)"), "{fixed}");
+    assert!(
+        fixed.contains("if !mrtr.supports_elicitation() {"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("return Ok(mrtr.supports_url_elicitation());"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("modes"), "the local goes: {fixed}");
+    assert!(!fixed.contains("peer"), "{fixed}");
+}
+
+#[test]
+fn a_modes_local_read_otherwise_stays_on_the_kept_peer() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
+    let modes = peer.supported_elicitation_modes();
+    if modes.len() > 1 && modes.contains(&ElicitationMode::Url) {
+        return Ok(true);
+    }
+    let ok = peer.elicit::<Yes>("Sure?").await;
+    Ok(matches!(ok, Ok(Some(_))))
+}
+"#,
+        "let ok = confirm(&ctx.peer).await?;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("async fn confirm(peer: &Peer<RoleServer>, mrtr: &Mrtr)"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("let modes = peer.supported_elicitation_modes();")
+            && fixed.contains("modes.contains(&ElicitationMode::Url)"),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("confirm(&ctx.peer, &mrtr).await?"),
+        "the tool hands over both: {fixed}"
+    );
+}
+
+#[test]
+fn a_helper_that_also_notifies_keeps_its_peer_and_takes_the_mrtr_next_to_it() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+async fn confirm(peer: &Peer<RoleServer>, what: &str) -> Result<bool, ErrorData> {
+    let ok = peer.elicit::<Yes>(format!("{what}?")).await;
+    let _ = peer
+        .notify_progress(ProgressNotificationParam::new(ProgressToken(NumberOrString::Number(1)), 1.0))
+        .await;
+    Ok(matches!(ok, Ok(Some(_))))
+}
+"#,
+        r#"let ok = confirm(&ctx.peer, "Sure").await?;"#,
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("async fn confirm(peer: &Peer<RoleServer>, mrtr: &Mrtr, what: &str)"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("mrtr.elicit::<Yes>("), "{fixed}");
+    assert!(fixed.contains("peer\n        .notify_progress("), "{fixed}");
+    assert!(
+        fixed.contains(r#"confirm(&ctx.peer, &mrtr, "Sure").await?"#),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("ctx: RequestContext<RoleServer>"),
+        "the tool keeps its context: {fixed}"
+    );
+}

@@ -62,15 +62,7 @@ pub(super) fn unused_aliases(
         let Some((s, e)) = range_of(stmt, cx.idx) else {
             continue;
         };
-        // The whole line, when the statement has it to itself.
-        let line_start = cx.src[..s].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = cx.src[e..].find('\n').map_or(cx.src.len(), |i| e + i + 1);
-        let (s, e) =
-            if cx.src[line_start..s].trim().is_empty() && cx.src[e..line_end].trim().is_empty() {
-                (line_start, line_end)
-            } else {
-                (s, e)
-            };
+        let (s, e) = text::whole_lines(cx.src, s, e);
         edits.push(cx.idx.edit(s, e, String::new()));
         edits.extend(checks.edits);
         freed.push((c.receiver.clone(), uses_of(stmt, cx.idx, &c.receiver)));

@@ -33,13 +33,39 @@ pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) ->
         param,
         hits: Vec::new(),
         parents: Vec::new(),
+        modes: Vec::new(),
     };
     f.visit_block(block);
     let mut caps = Caps {
         edits: Vec::new(),
         uses: 0,
     };
-    for (e, check, parens) in f.hits {
+    // `let modes = peer.supported_elicitation_modes();` read only by `modes.contains(..)`: the
+    // local goes and each test becomes the runtime's (one use of the parameter, in the `let`).
+    // A local read any other way keeps it all as it was.
+    let mut kept_locals = Vec::new();
+    for (local, name) in &f.modes {
+        let through = f
+            .hits
+            .iter()
+            .filter(|h| h.3.as_deref() == Some(name))
+            .count();
+        let Some((s, e)) = range_of(*local, cx.idx) else {
+            continue;
+        };
+        if super::text::uses_of(block, cx.idx, name) != through + 1 {
+            kept_locals.push(name.clone());
+            continue;
+        }
+        let (s, e) = super::text::whole_lines(cx.src, s, e);
+        caps.edits.push(cx.idx.edit(s, e, String::new()));
+        caps.uses += 1;
+    }
+    f.hits
+        .retain(|h| !h.3.as_ref().is_some_and(|n| kept_locals.contains(n)));
+    for (e, check, parens, via) in f.hits {
+        // The uses of the parameter the rewrite removes: one per check made on it directly.
+        let direct = usize::from(via.is_none());
         let Some((s, end)) = range_of(e, cx.idx) else {
             continue;
         };
@@ -57,7 +83,7 @@ pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) ->
             Check::One(method) => format!("{handle}.{method}()"),
         };
         caps.edits.push(cx.idx.edit(s, end, text));
-        caps.uses += 1;
+        caps.uses += direct;
     }
     caps
 }
@@ -71,29 +97,41 @@ enum Check {
 
 struct Find<'a, 'p> {
     param: &'p str,
-    /// The check, what it becomes, and whether an `||` there needs parentheses.
-    hits: Vec<(&'a syn::Expr, Check, bool)>,
+    /// The check, what it becomes, whether an `||` there needs parentheses, and the local of
+    /// elicitation modes it reads (if not the parameter).
+    hits: Vec<(&'a syn::Expr, Check, bool, Option<String>)>,
+    /// `let NAME = param.supported_elicitation_modes();`
+    modes: Vec<(&'a syn::Local, String)>,
     /// The enclosing expressions (`None`: a statement or a `let` in between).
     parents: Vec<Option<&'a syn::Expr>>,
 }
 
 impl<'a> Visit<'a> for Find<'a, '_> {
+    fn visit_local(&mut self, l: &'a syn::Local) {
+        if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+            let modes = method(&init.expr, "supported_elicitation_modes");
+            if init.diverge.is_none()
+                && modes.is_some_and(|m| m.args.is_empty() && on_peer(&m.receiver, self.param))
+            {
+                self.modes.push((l, pi.ident.to_string()));
+                return;
+            }
+        }
+        syn::visit::visit_local(self, l);
+    }
     fn visit_expr(&mut self, e: &'a syn::Expr) {
+        let local = self
+            .modes
+            .iter()
+            .find_map(|(_, n)| modes_test(e, n).map(|c| (c, n.clone())));
+        if let Some((check, name)) = local {
+            self.hits
+                .push((e, check, parens_needed(self.parents.last(), e), Some(name)));
+            return;
+        }
         if let Some(check) = recognize(e, self.param) {
-            let parens = match self.parents.last() {
-                Some(Some(p)) => match p {
-                    syn::Expr::Unary(_)
-                    | syn::Expr::Field(_)
-                    | syn::Expr::Cast(_)
-                    | syn::Expr::Reference(_)
-                    | syn::Expr::Index(_) => true,
-                    syn::Expr::Binary(b) => !matches!(b.op, syn::BinOp::Or(_)),
-                    syn::Expr::MethodCall(mc) => std::ptr::eq(&*mc.receiver, e),
-                    _ => false,
-                },
-                _ => false,
-            };
-            self.hits.push((e, check, parens));
+            self.hits
+                .push((e, check, parens_needed(self.parents.last(), e), None));
             return;
         }
         self.parents.push(Some(e));
@@ -106,6 +144,23 @@ impl<'a> Visit<'a> for Find<'a, '_> {
         self.parents.pop();
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// Whether an `||` standing for `e` under `parent` needs parentheses.
+fn parens_needed(parent: Option<&Option<&syn::Expr>>, e: &syn::Expr) -> bool {
+    match parent {
+        Some(Some(p)) => match p {
+            syn::Expr::Unary(_)
+            | syn::Expr::Field(_)
+            | syn::Expr::Cast(_)
+            | syn::Expr::Reference(_)
+            | syn::Expr::Index(_) => true,
+            syn::Expr::Binary(b) => !matches!(b.op, syn::BinOp::Or(_)),
+            syn::Expr::MethodCall(mc) => std::ptr::eq(&*mc.receiver, e),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// `param` (a peer) or `param.peer` (a request context).
@@ -185,18 +240,34 @@ fn recognize(e: &syn::Expr, param: &str) -> Option<Check> {
             if !modes.args.is_empty() || !on_peer(&modes.receiver, param) {
                 return None;
             }
-            let syn::Expr::Reference(r) = mode else {
-                return None;
-            };
-            let syn::Expr::Path(p) = &*r.expr else {
-                return None;
-            };
-            match super::text::path_end(&p.path).as_str() {
-                "Form" => Some(Check::One("supports_elicitation")),
-                "Url" => Some(Check::One("supports_url_elicitation")),
-                _ => None,
-            }
+            mode_check(mode)
         }
+        _ => None,
+    }
+}
+
+/// `NAME.contains(&ElicitationMode::Url)` over a local holding the modes.
+fn modes_test(e: &syn::Expr, name: &str) -> Option<Check> {
+    let mc = method(e, "contains")?;
+    let [mode] = &mc.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    matches!(&*mc.receiver, syn::Expr::Path(p) if p.path.is_ident(name))
+        .then(|| mode_check(mode))
+        .flatten()
+}
+
+/// `&ElicitationMode::Form` / `&ElicitationMode::Url`: the runtime's check for it.
+fn mode_check(mode: &syn::Expr) -> Option<Check> {
+    let syn::Expr::Reference(r) = mode else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*r.expr else {
+        return None;
+    };
+    match super::text::path_end(&p.path).as_str() {
+        "Form" => Some(Check::One("supports_elicitation")),
+        "Url" => Some(Check::One("supports_url_elicitation")),
         _ => None,
     }
 }

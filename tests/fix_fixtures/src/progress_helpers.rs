@@ -40,10 +40,8 @@ impl Library {
             }
         }
 
-        if peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Url)
-        {
+        let modes = peer.supported_elicitation_modes();
+        if modes.contains(&ElicitationMode::Url) {
             let page = format!("https://example.org/works/{id}");
             match peer.elicit_url(format!("Open the page of {id}?"), url::Url::parse(&page).unwrap(), format!("open-{id}")).await {
                 Ok(ElicitationAction::Accept) => {
