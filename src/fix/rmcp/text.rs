@@ -177,6 +177,18 @@ apart)",
     Ok(out)
 }
 
+/// `start..end` widened to its whole lines when the span has them to itself (a statement on its
+/// own lines), so removing it leaves no blank line behind.
+pub fn whole_lines(src: &str, start: usize, end: usize) -> (usize, usize) {
+    let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[end..].find('\n').map_or(src.len(), |i| end + i + 1);
+    if src[line_start..start].trim().is_empty() && src[end..line_end].trim().is_empty() {
+        (line_start, line_end)
+    } else {
+        (start, end)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,17 +222,5 @@ mod tests {
         assert_eq!(uses.fresh_name("answer", &[]), "answer3");
         assert_eq!(uses.fresh_name("y", &["y2".to_string()]), "y3");
         assert_eq!(uses.fresh_name("fresh", &[]), "fresh");
-    }
-}
-
-/// `start..end` widened to its whole lines when the span has them to itself (a statement on its
-/// own lines), so removing it leaves no blank line behind.
-pub fn whole_lines(src: &str, start: usize, end: usize) -> (usize, usize) {
-    let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = src[end..].find('\n').map_or(src.len(), |i| end + i + 1);
-    if src[line_start..start].trim().is_empty() && src[end..line_end].trim().is_empty() {
-        (line_start, line_end)
-    } else {
-        (start, end)
     }
 }
