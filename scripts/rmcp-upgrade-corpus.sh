@@ -36,7 +36,9 @@ for v in base bump fixed; do rm -rf "${work:?}/$v"; cp -r "$tree" "$work/$v"; do
 echo "base:  $(check "$work/base" "$work/base.log" --locked)"
 (cd "$work/bump" && "$lint" --fix --upgrade-rmcp --config 'select=["MCP900"]' . >/dev/null 2>&1)
 echo "bump:  $(check "$work/bump" "$work/bump.log")"
-(cd "$work/fixed" && "$lint" --fix --unsafe-fixes --upgrade-rmcp . >"$work/lint.log" 2>&1)
+# The MRTR fixes add the runtime to the manifests they migrate: this checkout's, by path.
+(cd "$work/fixed" && "$lint" --fix --unsafe-fixes --upgrade-rmcp \
+  --mrtr-dependency "{ path = \"$here/runtime\" }" . >"$work/lint.log" 2>&1)
 echo "fixed: $(check "$work/fixed" "$work/fixed.log")"
 left=$(cd "$work/fixed" && "$lint" --format concise . 2>/dev/null | grep -oE '\[MCP[0-9]+\]' | sort | uniq -c | tr -s ' []' ' ' | tr '\n' ' ')
 echo "findings left after the fix: $left"

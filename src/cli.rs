@@ -118,6 +118,11 @@ pub struct LintArgs {
     /// Cargo.toml to the rmcp the upgrade rules (MCP201-205) target.
     #[arg(long)]
     pub upgrade_rmcp: bool,
+    /// With --fix or --diff: the `mrtr` requirement written into the `[dependencies]` of a
+    /// package whose fixed code starts using the runtime, as a TOML value (default: this
+    /// release's, e.g. '"0.1"'; '{ path = "../mrtr/runtime" }' for a local checkout).
+    #[arg(long, value_name = "TOML")]
+    pub mrtr_dependency: Option<String>,
     /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
     /// the run did not succeed (not a flag).
     #[arg(skip)]
@@ -395,6 +400,10 @@ fn run_fix(
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
+        runtime_requirement: args
+            .mrtr_dependency
+            .clone()
+            .unwrap_or_else(crate::fix::runtime_dependency::default_requirement),
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     let done = crate::fix_driver::run_with_baseline(
@@ -441,6 +450,7 @@ fn run_fix(
     let rest = LintArgs {
         fix: false,
         upgrade_rmcp: false,
+        mrtr_dependency: None,
         not_fixed: done.not_fixed,
         ..args.clone()
     };

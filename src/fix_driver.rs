@@ -181,11 +181,14 @@ pub fn relint(
 }
 
 /// Options of a fix run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub allowed: Allowed,
     /// `--diff`: print, do not write.
     pub diff_only: bool,
+    /// The `mrtr` requirement a package gets when its fixed code starts using the runtime (a
+    /// TOML value; `fix::runtime_dependency::default_requirement()` unless `--mrtr-dependency`).
+    pub runtime_requirement: String,
 }
 
 /// What a fix run did, for the caller's exit status.
@@ -299,6 +302,33 @@ pub fn run_with_baseline(
             count_pending(&result.remaining, opts.allowed, &mut pending);
             continue;
         }
+        // The package's manifest, when the fixed text starts using the runtime it lacks.
+        let file = settings.base_dir.join(path);
+        let manifest = match packages.for_file(&file).map(|p| p.manifest.clone()) {
+            Some(m) => crate::fix::runtime_dependency::manifest_with_runtime(
+                &m,
+                &result.original,
+                &result.text,
+                &opts.runtime_requirement,
+            )
+            .map(|edit| edit.map(|(old, new)| (m, old, new))),
+            None => Ok(None),
+        };
+        let manifest = match manifest {
+            Ok(m) => m,
+            Err(e) => {
+                writeln!(err, "{path}: not fixed: its Cargo.toml: {e}").map_err(io)?;
+                outcome.failed += 1;
+                outcome
+                    .not_fixed
+                    .push(not_fixed(path, &format!("not fixed: its Cargo.toml: {e}")));
+                left_in_failed += as_read;
+                continue;
+            }
+        };
+        let manifest_shown = manifest
+            .as_ref()
+            .map(|(m, _, _)| crate::reading::source::display_path(m, &settings.base_dir));
         if opts.diff_only {
             count_pending(&result.remaining, opts.allowed, &mut pending);
             outcome.changed += 1;
@@ -307,6 +337,10 @@ pub fn run_with_baseline(
                 crate::fix::diff::unified(path, &result.original, &result.text).as_bytes(),
             )
             .map_err(io)?;
+            if let (Some((_, old, new)), Some(shown)) = (&manifest, &manifest_shown) {
+                out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
+                    .map_err(io)?;
+            }
             writeln!(
                 err,
                 "{path}: would apply {} fix{}",
@@ -315,7 +349,6 @@ pub fn run_with_baseline(
             )
             .map_err(io)?;
         } else {
-            let file = settings.base_dir.join(path);
             if let Some(dir) = file.parent() {
                 if cleaned.insert(dir.to_path_buf()) {
                     for old in crate::atomic_write::clean_leftovers(dir, started) {
@@ -328,8 +361,19 @@ pub fn run_with_baseline(
                     }
                 }
             }
-            match write_checked(&[(file, &result.original, &result.text)]) {
+            let mut set = vec![(file, result.original.as_str(), result.text.as_str())];
+            if let Some((m, old, new)) = &manifest {
+                set.push((m.clone(), old.as_str(), new.as_str()));
+            }
+            match write_checked(&set) {
                 Ok(()) => {
+                    if let Some(shown) = &manifest_shown {
+                        writeln!(
+                            err,
+                            "{shown}: added `mrtr` to `[dependencies]` (used by {path})"
+                        )
+                        .map_err(io)?;
+                    }
                     count_pending(&result.remaining, opts.allowed, &mut pending);
                     outcome.changed += 1;
                     outcome.fixes += result.fixed.len();

@@ -82,6 +82,14 @@ fn diff_prints_what_fix_would_write_and_writes_nothing() {
         diff.contains("\n+            Elicitation::Accept(n) => n.name,\n"),
         "{diff}"
     );
+    // The manifest's diff follows: the crate now uses the runtime.
+    let (diff, manifest_diff) = diff
+        .split_once("--- a/Cargo.toml\n+++ b/Cargo.toml\n")
+        .expect("a diff of Cargo.toml after the source's");
+    assert!(
+        manifest_diff.ends_with("+mrtr = \"0.1\"\n"),
+        "{manifest_diff}"
+    );
     // The same changes, written: every `+` line of the diff is a line of the fixed file.
     let fixed_dir = package(SERVER);
     run(fixed_dir.path(), &["--fix", "--unsafe-fixes", "src"]);

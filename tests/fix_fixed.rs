@@ -95,6 +95,20 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/progress_helpers.rs: fixed 2 findings"),
         "{err}"
     );
+    // The crate now uses the runtime: its manifest declares it, written with the sources.
+    let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+    let declared = std::fs::read_to_string(fixtures().join("Cargo.toml")).unwrap();
+    let last = "anyhow = \"1\"\n";
+    assert!(declared.contains(last), "{declared}");
+    assert_eq!(
+        manifest,
+        declared.replace(last, &format!("{last}mrtr = \"0.1\"\n")),
+        "one `mrtr` line at the end of [dependencies]"
+    );
+    assert!(
+        err.contains("Cargo.toml: added `mrtr` to `[dependencies]`"),
+        "{err}"
+    );
     assert!(
         err.contains("the timeout of `elicit_with_timeout` is dropped"),
         "the timeout loss is said where the fix is listed: {err}"
@@ -257,7 +271,7 @@ fn every_rewrite_message_is_one_short_line_and_the_rule_docs_explain_it() {
         );
         assert!(m.contains(" becomes `mrtr."), "{at}: {m}");
         assert!(m.contains("adds `impl mrtr::MrtrServer for "), "{at}: {m}");
-        assert!(m.contains("needs `mrtr` in `[dependencies]`"), "{at}: {m}");
+        assert!(m.contains("adds `mrtr` to `[dependencies]`"), "{at}: {m}");
     }
     assert!(rewrites >= 10, "{rewrites} rewrites");
     for code in codes {

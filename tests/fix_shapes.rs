@@ -693,3 +693,85 @@ async fn confirm(peer: &Peer<RoleServer>, what: &str) -> Result<bool, ErrorData>
         "the tool keeps its context: {fixed}"
     );
 }
+
+const ASKING_TOOL: &str = r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let roots = ctx.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(roots.roots.len().to_string())]))
+    }
+}
+"#;
+
+#[test]
+fn the_runtime_requirement_can_be_given_and_diff_shows_the_manifest() {
+    let dir = package(ASKING_TOOL);
+    let spec = r#"{ path = "../mrtr/runtime" }"#;
+    let out = run(
+        dir.path(),
+        &[
+            "--diff",
+            "--unsafe-fixes",
+            "--mrtr-dependency",
+            spec,
+            "src/lib.rs",
+        ],
+    );
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        diff.contains("+mrtr = { path = \"../mrtr/runtime\" }"),
+        "{diff}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap(),
+        MANIFEST
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "--fix",
+            "--unsafe-fixes",
+            "--mrtr-dependency",
+            spec,
+            "src/lib.rs",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap(),
+        format!("{MANIFEST}mrtr = {{ path = \"../mrtr/runtime\" }}\n"),
+        "{err}"
+    );
+    assert!(std::fs::read_to_string(dir.path().join("src/lib.rs"))
+        .unwrap()
+        .contains("use mrtr::"));
+}
+
+#[test]
+fn a_requirement_that_is_not_toml_leaves_every_file_as_it_was() {
+    let dir = package(ASKING_TOOL);
+    let before = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "--fix",
+            "--unsafe-fixes",
+            "--mrtr-dependency",
+            "{ nope",
+            "src/lib.rs",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not fixed: its Cargo.toml"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap(),
+        MANIFEST
+    );
+}

@@ -15,6 +15,7 @@ pub mod apply;
 pub mod diff;
 pub mod manifest_edit;
 pub mod rmcp;
+pub mod runtime_dependency;
 pub mod upgrade;
 
 use crate::finding::{Applicability, Finding};

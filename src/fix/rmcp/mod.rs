@@ -178,7 +178,7 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
                 });
             }
             if dependency_note {
-                message.push_str("; needs `mrtr` in `[dependencies]`");
+                message.push_str("; adds `mrtr` to `[dependencies]`");
             }
             out[m] = Some(Fix {
                 applicability: Applicability::Unsafe,
