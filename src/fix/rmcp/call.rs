@@ -238,8 +238,9 @@ pub(super) fn plan_call(
             _ => {}
         }
     }
-    // `CALL.await?` / `CALL.await.map_err(f)?` of a run-time form: the `ElicitResult` itself,
-    // built from the answer (the error the old code mapped cannot happen any more).
+    // `CALL.await?` / `CALL.await.map_err(f)?` (or anyhow's `.context(..)?`) of a run-time form
+    // or of `list_roots`: the old call's `Ok` value itself, built from the answer (the error the
+    // old code mapped or wrapped cannot happen any more; the ask's own returns through its `?`).
     if let (None, Some(value)) = (
         &replaced,
         ask.legacy_ok_value(&name, indent_at(cx.src, aw_s)),
@@ -248,7 +249,8 @@ pub(super) fn plan_call(
         let target = match parent {
             Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, aw_expr) => Some(t),
             Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
-                if same(&*map.receiver, aw_expr) && map.method == "map_err" =>
+                if same(&*map.receiver, aw_expr)
+                    && ERROR_ADAPTERS.contains(&&*map.method.to_string()) =>
             {
                 match found.parent(3) {
                     Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, mm) => Some(t),
@@ -297,6 +299,16 @@ pub(super) fn plan_call(
         alias,
     })
 }
+
+/// Methods that only change the error of a `Result` before its `?`: `map_err`, and the context
+/// adapters of anyhow and eyre.
+const ERROR_ADAPTERS: &[&str] = &[
+    "map_err",
+    "context",
+    "with_context",
+    "wrap_err",
+    "wrap_err_with",
+];
 
 /// Whether the old result, rebuilt from an ask's answer, can stand where the awaited request
 /// stood: as a `let`'s value, a statement, an argument, a tuple or array item, a `return`.
