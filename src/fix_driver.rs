@@ -248,6 +248,9 @@ pub fn run_with_baseline(
     let mut left_in_failed = 0usize;
     // Temporary files older than this are a killed run's, never this run's.
     let started = std::time::SystemTime::now();
+    // Per file: the rmcp findings the file-by-file rewrite left, and its text after this run.
+    let mut leftover: Vec<(String, Vec<Finding>)> = Vec::new();
+    let mut now: std::collections::HashMap<String, String> = Default::default();
     let mut cleaned = std::collections::BTreeSet::new();
     let io = |e: std::io::Error| format!("cannot write the output: {e}");
     for (path, findings) in by_path {
@@ -297,6 +300,21 @@ pub fn run_with_baseline(
                 .push(not_fixed(path, &format!("not fixed: {e}")));
             left_in_failed += as_read;
             continue;
+        }
+        // What the file-by-file rewrite left of the rmcp requests, for the pass across files.
+        if opts.allowed.unsafe_fixes {
+            let left: Vec<Finding> = result
+                .remaining
+                .iter()
+                .filter(|f| crate::fix::rmcp::wants(f))
+                .cloned()
+                .collect();
+            if !left.is_empty() {
+                leftover.push((path.to_string(), left));
+            }
+            if admitted && result.text != result.original {
+                now.insert(path.to_string(), result.text.clone());
+            }
         }
         if result.text == result.original {
             count_pending(&result.remaining, opts.allowed, &mut pending);
@@ -393,6 +411,9 @@ pub fn run_with_baseline(
                     }
                 }
                 Err(e) => {
+                    // On disk it is as it was: nothing of it for the pass across files.
+                    leftover.retain(|(p, _)| p != path);
+                    now.remove(path);
                     writeln!(err, "{path}: not written: {e}").map_err(io)?;
                     outcome.failed += 1;
                     outcome
@@ -412,6 +433,18 @@ pub fn run_with_baseline(
             .map_err(io)?;
         }
     }
+    // Helpers whose callers sit in other files: planned over each package's files together.
+    let across = fix_across(
+        &leftover,
+        &now,
+        settings,
+        &packages,
+        opts,
+        &mut outcome,
+        out,
+        err,
+    )?;
+    pending.1 = pending.1.saturating_sub(across);
     let verb = if opts.diff_only { "would fix" } else { "fixed" };
     writeln!(
         err,
@@ -445,6 +478,151 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// The pass across files (`fix::rmcp::across`): per package with rmcp findings left, its
+/// `src/` files as this run leaves them, planned together; the files a plan changes (and the
+/// manifest, for the runtime) are written as one all-or-none set, or printed as diffs. Returns
+/// how many findings it fixed.
+#[allow(clippy::too_many_arguments)]
+fn fix_across(
+    leftover: &[(String, Vec<Finding>)],
+    now: &std::collections::HashMap<String, String>,
+    settings: &Settings,
+    packages: &Packages,
+    opts: &Options,
+    outcome: &mut RunOutcome,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<usize, String> {
+    let io = |e: std::io::Error| format!("cannot write the output: {e}");
+    let base = &settings.base_dir;
+    let mut by_package: std::collections::BTreeMap<std::path::PathBuf, Vec<Finding>> =
+        Default::default();
+    for (path, left) in leftover {
+        if let Some(p) = packages.for_file(&base.join(path)) {
+            by_package
+                .entry(p.manifest.clone())
+                .or_default()
+                .extend(left.iter().cloned());
+        }
+    }
+    let mut fixed_total = 0;
+    for (manifest, findings) in by_package {
+        let Some(src) = manifest.parent().map(|d| d.join("src")) else {
+            continue;
+        };
+        let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_type().is_some_and(|t| t.is_file())
+                    && e.path().extension().is_some_and(|x| x == "rs")
+            })
+            .map(|e| e.into_path())
+            .collect();
+        paths.sort();
+        let mut files = Vec::new();
+        for p in &paths {
+            let shown = crate::reading::source::display_path(p, base);
+            let text = match now.get(&shown) {
+                Some(t) => t.clone(),
+                None => match std::fs::read_to_string(p) {
+                    Ok(t) => t,
+                    Err(_) => continue,
+                },
+            };
+            files.push((shown, text));
+        }
+        let plan = match crate::fix::rmcp::across::plan(&files, &findings) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => continue,
+            Err(e) => {
+                let shown = crate::reading::source::display_path(&manifest, base);
+                writeln!(
+                    err,
+                    "{shown}: helpers with callers in other files not rewritten: {e}"
+                )
+                .map_err(io)?;
+                continue;
+            }
+        };
+        if let Some((path, _)) = plan.texts.iter().find(|(_, t)| syn::parse_file(t).is_err()) {
+            writeln!(
+                err,
+                "{}: the rewrite across files would leave it unparsable; left unchanged",
+                files[*path].0
+            )
+            .map_err(io)?;
+            continue;
+        }
+        let mut set: Vec<(std::path::PathBuf, String, String)> = plan
+            .texts
+            .iter()
+            .map(|(i, t)| (base.join(&files[*i].0), files[*i].1.clone(), t.clone()))
+            .collect();
+        let uses_runtime = plan
+            .texts
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<String>();
+        match crate::fix::runtime_dependency::manifest_with_runtime(
+            &manifest,
+            "",
+            &uses_runtime,
+            &opts.runtime_requirement,
+        ) {
+            Ok(Some((old, new))) => set.push((manifest.clone(), old, new)),
+            Ok(None) => {}
+            Err(e) => {
+                writeln!(err, "{}: {e}", manifest.display()).map_err(io)?;
+                continue;
+            }
+        }
+        let shown_files: Vec<String> = set
+            .iter()
+            .map(|(p, _, _)| crate::reading::source::display_path(p, base))
+            .collect();
+        if opts.diff_only {
+            for ((_, old, new), shown) in set.iter().zip(&shown_files) {
+                out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
+                    .map_err(io)?;
+            }
+        } else {
+            let writes: Vec<(std::path::PathBuf, &str, &str)> = set
+                .iter()
+                .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
+                .collect();
+            if let Err(e) = write_checked(&writes) {
+                writeln!(err, "{}: not written: {e}", shown_files.join(", ")).map_err(io)?;
+                outcome.failed += 1;
+                continue;
+            }
+        }
+        let verb = if opts.diff_only { "would fix" } else { "fixed" };
+        writeln!(
+            err,
+            "{verb} {} finding{} across {} files ({})",
+            plan.fixed.len(),
+            plural(plan.fixed.len()),
+            set.len(),
+            shown_files.join(", ")
+        )
+        .map_err(io)?;
+        for (f, message) in &plan.fixed {
+            let first = message.split("; ").next().unwrap_or(message);
+            writeln!(
+                err,
+                "  {}:{}:{} {} {first}",
+                f.path, f.line, f.column, f.code
+            )
+            .map_err(io)?;
+        }
+        outcome.changed += set.len();
+        outcome.fixes += plan.fixed.len();
+        fixed_total += plan.fixed.len();
+    }
+    Ok(fixed_total)
 }
 
 fn plural_es(n: usize) -> &'static str {

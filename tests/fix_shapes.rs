@@ -775,3 +775,112 @@ fn a_requirement_that_is_not_toml_leaves_every_file_as_it_was() {
         MANIFEST
     );
 }
+
+/// A package of several files (`(name, text)` under `src/`).
+fn files_package(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), MANIFEST).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join("src").join(name), text).unwrap();
+    }
+    dir
+}
+
+const SHARED_HELPER: &str = r#"//! The shared question.
+use rmcp::{ErrorData, Peer, RoleServer};
+
+pub(crate) async fn sure(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
+    let listed = peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(!listed.roots.is_empty())
+}
+"#;
+
+const CALLING_TOOL: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData, RoleServer};
+
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let ok = crate::shared::sure(&ctx.peer).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))
+    }
+}
+"#;
+
+fn read_src(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join("src").join(name)).unwrap()
+}
+
+#[test]
+fn a_crate_visible_helper_is_rewritten_with_its_callers_in_other_files() {
+    let dir = files_package(&[("shared.rs", SHARED_HELPER), ("lib.rs", CALLING_TOOL)]);
+    let diff = run(dir.path(), &["--diff", "--unsafe-fixes", "src"]);
+    let shown = String::from_utf8_lossy(&diff.stdout);
+    assert!(
+        shown.contains("+++ b/src/shared.rs") && shown.contains("+++ b/src/lib.rs"),
+        "{shown}"
+    );
+    assert_eq!(
+        read_src(dir.path(), "shared.rs"),
+        SHARED_HELPER,
+        "--diff writes nothing"
+    );
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fixed 1 finding across 3 files"), "{err}");
+    let helper = read_src(dir.path(), "shared.rs");
+    let tool = read_src(dir.path(), "lib.rs");
+    assert!(
+        helper.contains("#[mrtr_helper]\npub(crate) async fn sure(mrtr: &Mrtr)"),
+        "{helper}"
+    );
+    assert!(
+        helper.contains("use mrtr::{mrtr_helper, Mrtr};"),
+        "{helper}"
+    );
+    assert!(tool.contains("crate::shared::sure(&mrtr).await?"), "{tool}");
+    assert!(tool.contains("use mrtr::{mrtr_handler, Mrtr};"), "{tool}");
+    assert!(tool.contains("impl mrtr::MrtrServer for S {}"), "{tool}");
+    let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+    assert!(manifest.ends_with("mrtr = \"0.1\"\n"), "{manifest}");
+}
+
+#[test]
+fn a_helper_name_the_crate_defines_twice_is_left_with_its_reason() {
+    let other = "pub(crate) async fn sure(n: u32) -> bool { n > 0 }\n";
+    let dir = files_package(&[
+        ("shared.rs", SHARED_HELPER),
+        ("lib.rs", CALLING_TOOL),
+        ("other.rs", other),
+    ]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("across"), "{err}");
+    assert_eq!(read_src(dir.path(), "shared.rs"), SHARED_HELPER);
+    assert_eq!(read_src(dir.path(), "lib.rs"), CALLING_TOOL);
+}
+
+#[test]
+fn a_file_that_does_not_parse_stops_only_the_rewrite_across_files() {
+    let dir = files_package(&[
+        ("shared.rs", SHARED_HELPER),
+        ("lib.rs", CALLING_TOOL),
+        ("broken.rs", "fn broken( {\n"),
+    ]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("helpers with callers in other files not rewritten: src/broken.rs"),
+        "{err}"
+    );
+    assert!(
+        err.contains("src/broken.rs"),
+        "the parse error is reported: {err}"
+    );
+    assert_eq!(read_src(dir.path(), "shared.rs"), SHARED_HELPER);
+}

@@ -346,17 +346,20 @@ fn fn_range(sig: &syn::Signature, block: &syn::Block, idx: &LineIndex) -> Option
     (end > start).then_some((start, end))
 }
 
-/// Whether the file implements `MrtrServer` for something (the runtime needs it for `S`).
-pub fn has_mrtr_server_impl(items: &[syn::Item]) -> bool {
+/// Whether the items implement `MrtrServer` for `ty` (`None`: for any type; the runtime needs it
+/// for each server type).
+pub fn implements_mrtr_server(items: &[syn::Item], ty: Option<&str>) -> bool {
     items.iter().any(|item| match item {
-        syn::Item::Impl(imp) => imp
-            .trait_
-            .as_ref()
-            .is_some_and(|(_, p, _)| super::text::path_end(p) == "MrtrServer"),
+        syn::Item::Impl(imp) => {
+            imp.trait_
+                .as_ref()
+                .is_some_and(|(_, p, _)| super::text::path_end(p) == "MrtrServer")
+                && ty.is_none_or(|t| last_ident(&imp.self_ty).as_deref() == Some(t))
+        }
         syn::Item::Mod(m) => m
             .content
             .as_ref()
-            .is_some_and(|(_, items)| has_mrtr_server_impl(items)),
+            .is_some_and(|(_, items)| implements_mrtr_server(items, ty)),
         _ => false,
     })
 }

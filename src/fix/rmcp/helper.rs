@@ -48,7 +48,8 @@ pub(super) fn plan(
     let name = site.sig.ident.to_string();
     let first = members[0];
     let fail = |why: String| (first, why);
-    check_head(site).map_err(fail)?;
+    check_head(cx, site).map_err(fail)?;
+    check_unique(cx, fns, site).map_err(fail)?;
     let returns = plain::returns(site.sig);
     if let Returns::Result = returns {
         check_error_type(site).map_err(fail)?;
@@ -157,12 +158,26 @@ pub(super) fn plan(
             format!("{head} in asking helper `{name}` ({kind}); {callers} `&mrtr`{rest}")
         })
         .collect();
-    let self_ty = visited.iter().find_map(|&ci| fns[ci].self_ty.clone());
+    // The server types: of the handlers reached (or, as before, of the first function met
+    // that has one, when no handler does).
+    let mut self_tys: Vec<String> = Vec::new();
+    for &ci in &visited {
+        if matches!(fns[ci].kind, Kind::Tool | Kind::HandWritten(_)) {
+            if let Some(t) = &fns[ci].self_ty {
+                if !self_tys.contains(t) {
+                    self_tys.push(t.clone());
+                }
+            }
+        }
+    }
+    if self_tys.is_empty() {
+        self_tys.extend(visited.iter().find_map(|&ci| fns[ci].self_ty.clone()));
+    }
     Ok(HandlerPlan {
         edits,
         messages,
         imports,
-        self_ty,
+        self_tys,
     })
 }
 
@@ -341,7 +356,8 @@ first, then this one"
                 _ => Returns::Result,
             }
         } else {
-            check_head(caller).map_err(but)?;
+            check_head(cx, caller).map_err(but)?;
+            check_unique(cx, fns, caller).map_err(but)?;
             plain::returns(caller.sig)
         };
         let values: Vec<&syn::Expr> = match &returns {
@@ -531,16 +547,37 @@ fn stands_as_an_ask<'a>(path: &[locate::Node<'a>]) -> Option<&'a syn::Expr> {
     locate::check_outer(&path[..=above]).is_ok().then_some(aw)
 }
 
-/// An `async fn` private to this file.
-fn check_head(site: &FnSite) -> Result<(), String> {
+/// An `async fn` private to this file (or, planned across the crate's files, to the crate:
+/// every caller is then in the text).
+fn check_head(cx: &Cx, site: &FnSite) -> Result<(), String> {
     let name = site.sig.ident.to_string();
     if site.sig.asyncness.is_none() {
         return Err(format!("`{name}` is not an `async fn`"));
     }
-    if !matches!(site.vis, syn::Visibility::Inherited) {
+    if !cx.across && !matches!(site.vis, syn::Visibility::Inherited) {
         return Err(format!(
             "`{name}` is visible outside this file, so callers elsewhere would need the same \
 change"
+        ));
+    }
+    Ok(())
+}
+
+/// Across the crate's files, calls are matched by name: a name defined twice (two modules' free
+/// functions, two types' methods) could hand the wrong function's callers over.
+fn check_unique(cx: &Cx, fns: &[FnSite], site: &FnSite) -> Result<(), String> {
+    if !cx.across {
+        return Ok(());
+    }
+    let method = site.sig.receiver().is_some();
+    let twins = fns
+        .iter()
+        .filter(|f| f.sig.ident == site.sig.ident && f.sig.receiver().is_some() == method)
+        .count();
+    if twins > 1 {
+        return Err(format!(
+            "the crate defines more than one `{}`, and its calls cannot be told apart",
+            site.sig.ident
         ));
     }
     Ok(())

@@ -10,6 +10,7 @@
 //! longer runs again, and values kept across an ask must serialize into the sealed state.
 //! Calls the rewrite cannot take get a `display-only` fix that says what to write by hand.
 
+pub mod across;
 mod arms;
 mod asks;
 mod call;
@@ -42,9 +43,22 @@ pub fn wants(f: &Finding) -> bool {
 /// A fix for each finding (same order), or `None` where this module has nothing to offer, planned
 /// on the tree the engine already parsed from `idx.text()` (on its worker thread).
 pub fn plan_parsed(idx: &LineIndex, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
+    plan_unit(idx, file, findings, false).0
+}
+
+/// [`plan_parsed`] over one file (`across: false`), or over the files of a crate laid end to end
+/// (`across`, see [`across`]): helpers visible to other files are then rewritten with their
+/// callers there, and the `use mrtr::..` line is left to the caller, which knows the files
+/// (the names it needs are returned).
+fn plan_unit(
+    idx: &LineIndex,
+    file: &syn::File,
+    findings: &[&Finding],
+    across: bool,
+) -> (Vec<Option<Fix>>, Vec<&'static str>) {
     let mut out: Vec<Option<Fix>> = vec![None; findings.len()];
     if !findings.iter().any(|f| wants(f)) {
-        return out;
+        return (out, Vec::new());
     }
     let src = idx.text();
     let mut fns = Vec::new();
@@ -69,7 +83,7 @@ pub fn plan_parsed(idx: &LineIndex, file: &syn::File, findings: &[&Finding]) -> 
         });
         groups[g].1.push(i);
     }
-    let cx = Cx { src, idx };
+    let cx = Cx { src, idx, across };
     // First every handler's own plan, then the shared import edit for those that can be fixed.
     let mut planned: Vec<(Vec<usize>, Result<HandlerPlan, String>)> = Vec::new();
     for (fi, members) in &groups {
@@ -130,28 +144,40 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
             }
         }
     }
-    let mut needed: Vec<&str> = Vec::new();
+    let mut needed: Vec<&'static str> = Vec::new();
     for (_, p) in &planned {
         if let Ok(p) = p {
             needed.extend(p.imports.iter().copied());
         }
     }
-    let import = handler::import_edit(file, src, idx, &needed);
-    let server_note = !handler::has_mrtr_server_impl(&file.items);
+    let import = if across {
+        None
+    } else {
+        handler::import_edit(file, src, idx, &needed)
+    };
     // A file that names nothing of the runtime yet: its crate may not depend on it either, and
-    // has no `MrtrServer` impl anywhere, so the impl can go next to the type's definition.
+    // has no `MrtrServer` impl anywhere, so the impl can go next to the type's definition. Across
+    // the crate's files, each server type is looked up in the whole crate.
     let dependency_note = !src.contains("mrtr::") && !src.contains("use mrtr");
+    let needs_impl = |ty: &str| {
+        if across {
+            !handler::implements_mrtr_server(&file.items, Some(ty))
+        } else {
+            !handler::implements_mrtr_server(&file.items, None)
+        }
+    };
     let mut server_impls: Vec<(String, Option<crate::finding::Edit>)> = Vec::new();
     for (_, p) in &planned {
         let Ok(p) = p else { continue };
-        let Some(ty) = &p.self_ty else { continue };
-        if server_note && !server_impls.iter().any(|(t, _)| t == ty) {
-            let edit = if dependency_note {
-                handler::server_impl_edit(&file.items, idx, ty)
-            } else {
-                None
-            };
-            server_impls.push((ty.clone(), edit));
+        for ty in &p.self_tys {
+            if needs_impl(ty) && !server_impls.iter().any(|(t, _)| t == ty) {
+                let edit = if dependency_note || across {
+                    handler::server_impl_edit(&file.items, idx, ty)
+                } else {
+                    None
+                };
+                server_impls.push((ty.clone(), edit));
+            }
         }
     }
     let crlf = src.contains("\r\n");
@@ -168,10 +194,11 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
         }
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
-            if server_note {
-                let ty = p.self_ty.as_deref().unwrap_or("Server");
-                let written = server_impls.iter().any(|(t, e)| t == ty && e.is_some());
-                message.push_str(&if written {
+            for ty in &p.self_tys {
+                let Some((_, edit)) = server_impls.iter().find(|(t, _)| t == ty) else {
+                    continue;
+                };
+                message.push_str(&if edit.is_some() {
                     format!("; adds `impl mrtr::MrtrServer for {ty} {{}}`")
                 } else {
                     format!("; `{ty}` needs `impl mrtr::MrtrServer`")
@@ -187,7 +214,7 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
             });
         }
     }
-    out
+    (out, needed)
 }
 
 fn display_only(message: String) -> Fix {
@@ -201,6 +228,8 @@ fn display_only(message: String) -> Fix {
 pub(super) struct Cx<'a> {
     pub(super) src: &'a str,
     pub(super) idx: &'a LineIndex<'a>,
+    /// The text is a crate's files laid end to end: a helper's callers in other files are here.
+    pub(super) across: bool,
 }
 
 struct HandlerPlan {
@@ -208,7 +237,8 @@ struct HandlerPlan {
     /// One per member finding, same order.
     messages: Vec<String>,
     imports: Vec<&'static str>,
-    self_ty: Option<String>,
+    /// The server types of the handlers it rewrites (each needs `impl MrtrServer`).
+    self_tys: Vec<String>,
 }
 
 /// Plans every call of one handler; `Err` names the first finding that cannot be rewritten.
@@ -263,6 +293,6 @@ fn plan_handler(
         edits,
         messages,
         imports,
-        self_ty: site.self_ty.clone(),
+        self_tys: site.self_ty.iter().cloned().collect(),
     })
 }

@@ -85,3 +85,28 @@ pub mod progress_helpers;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/progress_helpers.rs"]
 pub mod progress_helpers_legacy;
+
+// A helper in one file with callers in another: the two files of each version side by side (the
+// tools reach the helper as `super::across_helpers::..`). The inline modules name the fixtures'
+// folder, so the files inside resolve from there.
+#[path = "../../fix_fixtures/src"]
+pub mod across {
+    #[rustfmt::skip]
+    #[path = "across_helpers.fixed"]
+    pub mod across_helpers;
+
+    #[rustfmt::skip]
+    #[path = "across_tools.fixed"]
+    pub mod across_tools;
+}
+
+#[path = "../../fix_fixtures/src"]
+pub mod across_legacy {
+    #[rustfmt::skip]
+    #[path = "across_helpers.rs"]
+    pub mod across_helpers;
+
+    #[rustfmt::skip]
+    #[path = "across_tools.rs"]
+    pub mod across_tools;
+}

@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use fix_compile::{
-    handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet, moved_context,
-    moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
+    across, across_legacy, handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet,
+    moved_context, moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
     progress_helpers, progress_helpers_legacy, runtime_schema::Records, tool_elicit::Deployer,
     tool_sampling::Assistant,
 };
@@ -749,5 +749,78 @@ async fn helpers_keeping_the_peer_for_notifications_answer_as_before() {
             assert_eq!(got, answers, "{run}");
             assert_eq!(questions, asked, "{run}");
         }
+    }
+}
+
+/// Each tool of both servers once, the last question of each declined.
+async fn across_answers<P: Service<RoleServer>, R: Service<RoleServer>>(
+    projects: P,
+    releases: R,
+    legacy: bool,
+) -> (Vec<String>, Vec<String>) {
+    let client = Client {
+        legacy,
+        decline: vec!["Really yank 0.9?"],
+        ..Client::default()
+    };
+    let asked = client.asked.clone();
+    let p = connect(projects, client.clone());
+    let r = connect(releases, client);
+    let answers = vec![
+        call(&p, "rename_project", json!({ "name": "atlas" })).await,
+        call(&r, "publish", json!({ "name": "1.0" })).await,
+        call(&r, "yank", json!({ "name": "0.9" })).await,
+    ];
+    let questions = asked.lock().unwrap().clone();
+    (answers, questions)
+}
+
+/// A helper of one file asked from tools of two files: rewritten together, the fixed servers
+/// answer as the legacy ones did, on both eras.
+#[tokio::test]
+async fn a_helper_with_callers_in_another_file_answers_as_before() {
+    let expected = (
+        vec![
+            "renamed to atlas".to_string(),
+            "published 1.0".to_string(),
+            "kept".to_string(),
+        ],
+        vec![
+            "Really rename to atlas?".to_string(),
+            "Really publish 1.0?".to_string(),
+            "Really yank 0.9?".to_string(),
+        ],
+    );
+    let runs = [
+        (
+            "fixed, 2026-07-28",
+            across_answers(
+                across::across_helpers::Projects::default(),
+                across::across_tools::Releases::default(),
+                false,
+            )
+            .await,
+        ),
+        (
+            "fixed, 2025-11-25",
+            across_answers(
+                across::across_helpers::Projects::default(),
+                across::across_tools::Releases::default(),
+                true,
+            )
+            .await,
+        ),
+        (
+            "legacy, 2025-11-25",
+            across_answers(
+                across_legacy::across_helpers::Projects::default(),
+                across_legacy::across_tools::Releases::default(),
+                true,
+            )
+            .await,
+        ),
+    ];
+    for (run, got) in runs {
+        assert_eq!(got, expected, "{run}");
     }
 }
