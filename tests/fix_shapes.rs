@@ -884,3 +884,49 @@ fn a_file_that_does_not_parse_stops_only_the_rewrite_across_files() {
     );
     assert_eq!(read_src(dir.path(), "shared.rs"), SHARED_HELPER);
 }
+
+const FROM_TASK_LOCAL: &str = r#"
+fn current_request_context() -> Option<RequestContext<RoleServer>> {
+    None
+}
+
+async fn roots_count() -> Result<usize, ErrorData> {
+    let context = GETTER.ok_or_else(|| ErrorData::internal_error("no context", None))?;
+    let listed = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(listed.roots.len())
+}
+"#;
+
+#[test]
+fn a_context_read_from_the_requests_task_local_becomes_a_new_mrtr_parameter() {
+    let (err, fixed) = fixed(&with_tool(
+        &FROM_TASK_LOCAL.replace("GETTER", "current_request_context()"),
+        "let n = roots_count().await?;",
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("async fn roots_count(mrtr: &Mrtr)"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("let context"), "the read goes: {fixed}");
+    assert!(
+        fixed.contains("let n = roots_count(&mrtr).await?;"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn a_context_from_a_lookup_with_arguments_or_another_name_is_left() {
+    for getter in ["lookup_request_context(7)", "cached_context()"] {
+        let body = FROM_TASK_LOCAL
+            .replace("GETTER", getter)
+            .replace("fn current_request_context()", "fn unused()");
+        let (applicability, message) =
+            helper_fix(&with_tool(&body, "let n = roots_count().await?;"));
+        assert_eq!(applicability, "display-only", "{getter}: {message}");
+        assert!(
+            message.contains("not reached through the handler's own"),
+            "{getter}: {message}"
+        );
+    }
+}

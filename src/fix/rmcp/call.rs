@@ -448,10 +448,16 @@ fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
             if member != "peer" {
                 return Err(not_param());
             }
-            (
-                p.path.get_ident().ok_or_else(not_param)?.to_string(),
-                "RequestContext",
-            )
+            let name = p.path.get_ident().ok_or_else(not_param)?.to_string();
+            // A helper that reads the request's context from where the server put it for the
+            // request (a task-local): the asks go through the `Mrtr` its callers hand it.
+            if site.kind == Kind::Other
+                && handler::param_type(site.sig, &name).is_none()
+                && context_from_getter(site.block, &name).is_some()
+            {
+                return Ok(name);
+            }
+            (name, "RequestContext")
         }
         syn::Expr::Path(p) => (
             p.path.get_ident().ok_or_else(not_param)?.to_string(),
@@ -463,6 +469,53 @@ fn direct_param(site: &FnSite, receiver: &syn::Expr) -> Result<String, String> {
         Some(t) if t == want => Ok(name),
         _ => Err(not_param()),
     }
+}
+
+/// The top-level `let NAME = GETTER()..;` of the body that reads the current request's context
+/// from where the server keeps it for the request: a call without arguments whose name says it
+/// gives the request context (`RudofMcpService::current_request_context()`,
+/// `request_context()`), its `Option` opened with `?`, `.ok_or(..)?`, `.ok_or_else(..)?`,
+/// `.expect(..)` or `.unwrap()`.
+pub(super) fn context_from_getter<'a>(block: &'a syn::Block, name: &str) -> Option<&'a syn::Stmt> {
+    let mut found = None;
+    for stmt in &block.stmts {
+        let syn::Stmt::Local(l) = stmt else { continue };
+        let syn::Pat::Ident(pi) = &l.pat else {
+            continue;
+        };
+        if pi.ident != name {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let mut e = &*init.expr;
+        loop {
+            e = match e {
+                syn::Expr::Try(t) => &t.expr,
+                syn::Expr::MethodCall(mc)
+                    if matches!(
+                        mc.method.to_string().as_str(),
+                        "ok_or" | "ok_or_else" | "expect" | "unwrap"
+                    ) =>
+                {
+                    &mc.receiver
+                }
+                _ => break,
+            };
+        }
+        let syn::Expr::Call(c) = e else { return None };
+        let syn::Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let getter = p.path.segments.last()?.ident.to_string();
+        if !c.args.is_empty() || !getter.ends_with("request_context") {
+            return None;
+        }
+        found = Some(stmt);
+    }
+    found
 }
 
 /// For `let x = CALL.await;`: the `match x { .. }` that is the only later use of `x` in the

@@ -89,17 +89,34 @@ pub(super) fn plan(
     // A peer used for more (notifications, handed to a function that does not ask) stays, and
     // the `Mrtr` comes next to it.
     let keep = body.count(&receiver) != rewritten;
-    let (position, param) = typed_param(site, &receiver)
-        .ok_or_else(|| fail(format!("`{receiver}` is not a parameter of `{name}`")))?;
-
     let mut edits = Vec::new();
     let mut imports: Vec<&'static str> = vec!["mrtr_helper", "Mrtr"];
-    let (ps, pe) = range_of(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
-    edits.push(if keep {
-        cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
-    } else {
-        cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
-    });
+    let position = match typed_param(site, &receiver) {
+        Some((position, param)) => {
+            let (ps, pe) = range_of(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
+            edits.push(if keep {
+                cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
+            } else {
+                cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
+            });
+            Some(position)
+        }
+        // The context read from a task-local: the `Mrtr` comes as a new last parameter, and the
+        // `let` that read the context goes when the asks were its only use.
+        None => {
+            let Some(read) = super::call::context_from_getter(site.block, &receiver) else {
+                return Err(fail(format!("`{receiver}` is not a parameter of `{name}`")));
+            };
+            edits.push(append_param(cx, site.sig, "mrtr: &Mrtr").map_err(fail)?);
+            if body.count(&receiver) == rewritten + 1 {
+                let (s, e) = range_of(read, cx.idx).ok_or_else(|| fail("no position".into()))?;
+                let (s, e) = text::whole_lines(cx.src, s, e);
+                edits.push(cx.idx.edit(s, e, String::new()));
+            }
+            None
+        }
+    };
+    let keep = keep && position.is_some();
     edits.push(attribute(cx, site, "mrtr_helper").map_err(fail)?);
     edits.extend(alias_edits);
     for c in &calls {
@@ -186,7 +203,8 @@ pub(super) fn plan(
 /// keeps the peer (each call then passes the `Mrtr` after it instead of in its place).
 struct Target {
     index: usize,
-    position: usize,
+    /// Among the arguments: `None` when the `Mrtr` is a new last one.
+    position: Option<usize>,
     plain: bool,
     keep: bool,
 }
@@ -405,9 +423,11 @@ first, then this one"
             unwrapped.extend(call.unwrapped);
             // A kept peer is still handed over: the call does not take a use of it away.
             let took = usize::from(!target.keep);
-            match replaced.iter_mut().find(|(n, _)| *n == call.via) {
-                Some((_, k)) => *k += took,
-                None => replaced.push((call.via, took)),
+            if let Some(via) = call.via {
+                match replaced.iter_mut().find(|(n, _)| *n == via) {
+                    Some((_, k)) => *k += took,
+                    None => replaced.push((via, took)),
+                }
             }
         }
         // A context the calls (and capability checks) were its only uses of becomes the `Mrtr`
@@ -448,27 +468,37 @@ first, then this one"
             continue;
         }
         // A helper calling the helper: an asking helper too, its callers in turn. It takes the
-        // `Mrtr` in place of what it hands over, or next to it when it uses that for more.
-        let [(param, _)] = replaced.as_slice() else {
-            return Err(format!(
-                "`{caller_name}` hands more than one peer or context to `{name}`"
-            ));
+        // `Mrtr` in place of what it hands over, or next to it when it uses that for more, or
+        // as a new last parameter when it hands nothing over (the target had none).
+        let (caller_position, caller_keep) = match replaced.as_slice() {
+            [] => {
+                edits.push(append_param(cx, caller.sig, "mrtr: &Mrtr")?);
+                (None, false)
+            }
+            [(param, _)] => {
+                let (caller_position, typed) = typed_param(caller, param)
+                    .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
+                let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
+                let caller_keep = replace.is_none();
+                let checks = match replace {
+                    Some((_, checks)) => checks,
+                    None => caps::rewrite(cx, caller.block, param, "mrtr"),
+                };
+                edits.push(if caller_keep {
+                    cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
+                } else {
+                    cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
+                });
+                edits.extend(checks.edits);
+                (Some(caller_position), caller_keep)
+            }
+            _ => {
+                return Err(format!(
+                    "`{caller_name}` hands more than one peer or context to `{name}`"
+                ))
+            }
         };
-        let (caller_position, typed) = typed_param(caller, param)
-            .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
-        let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
-        let caller_keep = replace.is_none();
-        let checks = match replace {
-            Some((_, checks)) => checks,
-            None => caps::rewrite(cx, caller.block, param, "mrtr"),
-        };
-        edits.push(if caller_keep {
-            cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
-        } else {
-            cx.idx.edit(ps, pe, "mrtr: &Mrtr".into())
-        });
         edits.push(attribute(cx, caller, "mrtr_helper")?);
-        edits.extend(checks.edits);
         if let Returns::Plain(p) = &returns {
             let template = result_template(cx, fns, ci, &mut vec![ci])?;
             edits.extend(plain::convert(cx, caller, p, &template, &unwrapped, &[])?);
@@ -482,6 +512,67 @@ first, then this one"
         rewrite_callers(cx, fns, &next, asking, visited, edits, imports)?;
     }
     Ok(callers.len())
+}
+
+/// `text` as a new last parameter of `sig`: after a trailing comma on its own line as the
+/// parameters above it are, else after `, `.
+fn append_param(cx: &Cx, sig: &syn::Signature, text: &str) -> Result<Edit, String> {
+    let close = sig.paren_token.span.close().start();
+    let at = cx.idx.offset(close.line, close.column);
+    let (at, text) = appended(
+        cx,
+        at,
+        sig.inputs.is_empty(),
+        sig.inputs.trailing_punct(),
+        text,
+    );
+    Ok(cx.idx.edit(at, at, text))
+}
+
+/// The splice that adds `handle` as a new last argument of the call at `site`.
+fn appended_arg(cx: &Cx, site: &CallSite, handle: &str) -> Result<(usize, usize, String), String> {
+    let paren = match site.call {
+        syn::Expr::Call(c) => c.paren_token,
+        syn::Expr::MethodCall(mc) => mc.paren_token,
+        _ => return Err("a call without arguments in parentheses".into()),
+    };
+    let close = paren.span.close().start();
+    let at = cx.idx.offset(close.line, close.column);
+    let (at, text) = appended(
+        cx,
+        at,
+        site.args.is_empty(),
+        site.args.trailing_punct(),
+        handle,
+    );
+    Ok((at, at, text))
+}
+
+/// Where and what to insert to add `item` to the list closed by the `)` at `at` (`empty`,
+/// ending in a comma or not).
+fn appended(cx: &Cx, at: usize, empty: bool, trailing: bool, item: &str) -> (usize, String) {
+    if empty {
+        return (at, item.to_string());
+    }
+    // `(\n    a,\n    b,\n)`: a line of its own, at the indentation of the items.
+    let line_start = cx.src[..at].rfind('\n').map_or(0, |i| i + 1);
+    if trailing && cx.src[line_start..at].trim().is_empty() {
+        let before = cx.src[..line_start.saturating_sub(1)]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        return (
+            line_start,
+            format!("{}{item},\n", indent_at(cx.src, before)),
+        );
+    }
+    (
+        at,
+        if trailing {
+            format!(" {item}")
+        } else {
+            format!(", {item}")
+        },
+    )
 }
 
 /// How `site` hands its own `Mrtr` to a helper, if it takes one: `mrtr` for a `&Mrtr`
@@ -725,8 +816,8 @@ fn handed_over(caller: &FnSite, arg: &syn::Expr) -> Option<String> {
 /// One rewritten call of the target.
 struct CallEdits<'a> {
     edits: Vec<Edit>,
-    /// The caller's parameter the argument named.
-    via: String,
+    /// The caller's parameter the argument named (none when the `Mrtr` is a new argument).
+    via: Option<String>,
     /// The call, when it is a value of a caller returning a plain value and left as it is (the
     /// target returns the same `Result` now): not to be wrapped in `Ok`.
     unwrapped: Option<&'a syn::Expr>,
@@ -747,16 +838,29 @@ fn rewrite_call<'a>(
     caller_body: &text::Uses,
     taken: &mut Vec<String>,
 ) -> Result<CallEdits<'a>, String> {
-    let arg = site
-        .args
-        .iter()
-        .nth(target.position)
-        .ok_or("it passes fewer arguments than the helper takes")?;
-    let via = handed_over(caller, arg).ok_or(
-        "the argument is not the caller's own peer or request context (a stored peer or another \
-binding)",
-    )?;
-    let (as_, ae) = range_of(arg, cx.idx).ok_or("an argument without a position")?;
+    // The one splice in the call: the `Mrtr` in place of the peer, after it (kept), or as a new
+    // last argument.
+    let (via, (as_, ae, arg_text)) = match target.position {
+        Some(position) => {
+            let arg = site
+                .args
+                .iter()
+                .nth(position)
+                .ok_or("it passes fewer arguments than the helper takes")?;
+            let via = handed_over(caller, arg).ok_or(
+                "the argument is not the caller's own peer or request context (a stored peer or \
+another binding)",
+            )?;
+            let (s, e) = range_of(arg, cx.idx).ok_or("an argument without a position")?;
+            let splice = if target.keep {
+                (e, e, format!(", {handle}"))
+            } else {
+                (s, e, handle.to_string())
+            };
+            (Some(via), splice)
+        }
+        None => (None, appended_arg(cx, site, handle)?),
+    };
     let name_span = match site.call {
         syn::Expr::MethodCall(mc) => mc.method.span(),
         syn::Expr::Call(c) => match &*c.func {
@@ -772,11 +876,7 @@ binding)",
         _ => return Err("a call without a name".into()),
     };
     let at = name_span.start();
-    let mut edits = vec![if target.keep {
-        cx.idx.edit(ae, ae, format!(", {handle}"))
-    } else {
-        cx.idx.edit(as_, ae, handle.into())
-    }];
+    let mut edits = vec![cx.idx.edit(as_, ae, arg_text.clone())];
     if let Some(path) = locate::path_to(caller.block, at.line, at.column + 1) {
         if let Some(aw) = stands_as_an_ask(&path) {
             if !target.plain {
@@ -821,11 +921,11 @@ binding)",
     };
     let (ws, we) = range_of(top, cx.idx).ok_or("an expression without a position")?;
     let question = if target.plain { "?" } else { "" };
-    let call_text = if target.keep {
-        format!("{}, {handle}{}{question}", &cx.src[ws..ae], &cx.src[ae..we])
-    } else {
-        format!("{}{handle}{}{question}", &cx.src[ws..as_], &cx.src[ae..we])
-    };
+    let call_text = format!(
+        "{}{arg_text}{}{question}",
+        &cx.src[ws..as_],
+        &cx.src[ae..we]
+    );
     // `if let Some(r) = helper(..).await { .. }`: `let r = helper(..).await?;`, when `r` names
     // nothing else in the caller.
     let statement_uses = |n: &str| text::uses_of(found.statement(), cx.idx, n);

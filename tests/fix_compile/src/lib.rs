@@ -110,3 +110,11 @@ pub mod across_legacy {
     #[path = "across_tools.rs"]
     pub mod across_tools;
 }
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/task_local_context.fixed"]
+pub mod task_local_context;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/task_local_context.rs"]
+pub mod task_local_context_legacy;

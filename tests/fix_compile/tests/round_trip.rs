@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use fix_compile::{
     across, across_legacy, handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet,
     moved_context, moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
-    progress_helpers, progress_helpers_legacy, runtime_schema::Records, tool_elicit::Deployer,
-    tool_sampling::Assistant,
+    progress_helpers, progress_helpers_legacy, runtime_schema::Records, task_local_context,
+    task_local_context_legacy, tool_elicit::Deployer, tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -821,6 +821,55 @@ async fn a_helper_with_callers_in_another_file_answers_as_before() {
         ),
     ];
     for (run, got) in runs {
+        assert_eq!(got, expected, "{run}");
+    }
+}
+
+/// A helper that read the request's context from a task-local, reached through a public `*_impl`
+/// function: after the fix both take the `Mrtr`, and the tool answers as before on both eras.
+#[tokio::test]
+async fn a_context_read_from_a_task_local_answers_as_before() {
+    async fn answers<S: Service<RoleServer>>(
+        server: S,
+        legacy: bool,
+    ) -> (Vec<String>, Vec<String>) {
+        let client = connect(
+            server,
+            Client {
+                legacy,
+                ..Client::default()
+            },
+        );
+        let answers = vec![
+            call(
+                &client,
+                "run_query",
+                json!({ "query": "SELECT 1", "question": "" }),
+            )
+            .await,
+            call(&client, "run_query", json!({ "question": "all users" })).await,
+        ];
+        let asked = client.service().asked.lock().unwrap().clone();
+        (answers, asked)
+    }
+    let expected = (
+        vec!["ran SELECT 1".to_string(), "ran 42".to_string()],
+        vec!["sample: Query for: all users / ".to_string()],
+    );
+    for (run, got) in [
+        (
+            "fixed, 2026-07-28",
+            answers(task_local_context::Queries::default(), false).await,
+        ),
+        (
+            "fixed, 2025-11-25",
+            answers(task_local_context::Queries::default(), true).await,
+        ),
+        (
+            "legacy, 2025-11-25",
+            answers(task_local_context_legacy::Queries::default(), true).await,
+        ),
+    ] {
         assert_eq!(got, expected, "{run}");
     }
 }
