@@ -57,8 +57,7 @@ pub(super) fn plan(
 
     // The requests inside the helper, rewritten as in a handler (or, when the helper returned a
     // plain value, keeping their local error handling).
-    let brace = site.block.brace_token.span;
-    let body = text::Uses::in_text(cx.idx.slice(brace.open().end(), brace.close().start()));
+    let body = text::Uses::in_block(site.block, cx.idx);
     let mut taken = Vec::new();
     let mut calls: Vec<CallPlan> = Vec::new();
     let mut consumed = Vec::new();
@@ -345,10 +344,7 @@ first, then this one"
         // helper) hands it over; nothing above it changes.
         if let Some(handle) = mrtr_handle(caller) {
             let mut taken = Vec::new();
-            let body = text::Uses::in_text(cx.idx.slice(
-                caller.block.brace_token.span.open().end(),
-                caller.block.brace_token.span.close().start(),
-            ));
+            let body = text::Uses::in_block(caller.block, cx.idx);
             for s in sites.iter().filter(|s| s.caller == ci) {
                 let call = rewrite_call(
                     cx,
@@ -397,11 +393,7 @@ first, then this one"
                 })
                 .collect(),
         };
-        let caller_brace = caller.block.brace_token.span;
-        let caller_body = text::Uses::in_text(
-            cx.idx
-                .slice(caller_brace.open().end(), caller_brace.close().start()),
-        );
+        let caller_body = text::Uses::in_block(caller.block, cx.idx);
         let mut caller_taken = Vec::new();
         let mut replaced: Vec<(String, usize)> = Vec::new();
         let mut unwrapped: Vec<&syn::Expr> = Vec::new();

@@ -248,8 +248,7 @@ fn plan_handler(
     findings: &[&Finding],
     members: &[usize],
 ) -> Result<HandlerPlan, (usize, String)> {
-    let brace = site.block.brace_token.span;
-    let body = text::Uses::in_text(cx.idx.slice(brace.open().end(), brace.close().start()));
+    let body = text::Uses::in_block(site.block, cx.idx);
     let mut taken: Vec<String> = Vec::new();
     let mut calls = Vec::new();
     for &m in members {

@@ -55,6 +55,12 @@ pub struct Uses<'a> {
 }
 
 impl<'a> Uses<'a> {
+    /// The names used inside `block`'s braces.
+    pub fn in_block(block: &syn::Block, idx: &'a LineIndex) -> Self {
+        let brace = block.brace_token.span;
+        Self::in_text(idx.slice(brace.open().end(), brace.close().start()))
+    }
+
     pub fn in_text(text: &'a str) -> Self {
         let mut idents: HashMap<&str, usize> = HashMap::new();
         let mut literals = Vec::new();
