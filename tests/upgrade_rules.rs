@@ -449,21 +449,52 @@ fn a_handler_that_hands_the_request_to_rmcp_s_router_only_changes_its_signature(
 }
 
 #[test]
-fn the_2_x_task_support_and_annotated_get_guidance_and_a_local_namesake_none() {
-    let src = "use rmcp::model::{Annotated, RawResource};\n\npub fn t(t: &mut rmcp::model::Tool) {\n    t.execution = Some(rmcp::model::ToolExecution::new().with_task_support(rmcp::model::TaskSupport::Optional));\n}\n";
+fn the_2_x_task_support_and_annotated_are_rewritten_and_a_local_namesake_is_not() {
+    let src = "use rmcp::model::{Annotated, RawResource, TaskSupport};\n\npub fn t(t: &mut rmcp::model::Tool, s: TaskSupport) {\n    t.execution = Some(rmcp::model::ToolExecution::new().with_task_support(s));\n}\n\npub fn pick(required: bool) -> TaskSupport {\n    if required { TaskSupport::Required } else { TaskSupport::Forbidden }\n}\n\npub fn r(raw: RawResource, a: rmcp::model::Annotations) -> Vec<Annotated<RawResource>> {\n    vec![Annotated::new(raw.clone(), None), Annotated { raw, annotations: Some(a) }]\n}\n";
     let r = lint_text(r#"rmcp = "1.3""#, None, src);
-    let got: Vec<(usize, &str)> = r
+    let got: Vec<(usize, &str, &str)> = r
         .findings
         .iter()
-        .filter(|f| f.code == "MCP203")
-        .map(|f| (f.line, f.message.split('`').nth(1).unwrap_or("")))
+        .filter(|f| f.code == "MCP203" || f.message.starts_with("`Annotated"))
+        .map(|f| {
+            (
+                f.line,
+                f.code.as_str(),
+                f.message.split('`').nth(1).unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(
         got,
-        vec![(1, "Annotated"), (4, "ToolExecution"), (4, "TaskSupport")],
+        vec![
+            (1, "MCP201", "Annotated<T>"),
+            (1, "MCP203", "TaskSupport"),
+            (3, "MCP203", "TaskSupport"),
+            (4, "MCP203", "execution"),
+            (4, "MCP203", "ToolExecution"),
+            (7, "MCP203", "TaskSupport"),
+            (8, "MCP203", "TaskSupport"),
+            (8, "MCP203", "TaskSupport"),
+            (11, "MCP201", "Annotated<T>"),
+            (12, "MCP201", "Annotated<T>"),
+            (12, "MCP201", "Annotated<T>"),
+        ],
         "{:#?}",
         r.findings
     );
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    // `Forbidden` is what 3.x does anyway; `Required` has no counterpart and stays, explained.
+    assert_eq!(
+        out.text,
+        "use rmcp::model::{Resource};\n\npub fn t(t: &mut rmcp::model::Tool, s: ()) {\n}\n\npub fn pick(required: bool) -> () {\n    if required { TaskSupport::Required } else { () }\n}\n\npub fn r(raw: Resource, a: rmcp::model::Annotations) -> Vec<Resource> {\n    vec![raw.clone(), raw.with_annotations(a)]\n}\n"
+    );
+    let left: Vec<&str> = out.remaining.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(left, ["MCP203"], "{:#?}", out.remaining);
     // A crate's own `Annotated` in an rmcp server is not rmcp's.
     let local = "use rmcp::model::Tool;\n\npub struct Annotated<T>(pub T);\n\npub fn f(t: Tool) -> Annotated<Tool> {\n    Annotated(t)\n}\n";
     let r = lint_text(r#"rmcp = "1.3""#, None, local);

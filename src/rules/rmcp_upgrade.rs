@@ -35,6 +35,10 @@ impl Rule for RmcpUpgrade {
         }
     }
 
+    fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
+        now_option_logged(cx, &mac.tokens);
+    }
+
     fn check_type(&self, cx: &mut Cx<'_>, ty: &syn::Type) {
         if let syn::Type::Path(tp) = ty {
             if tp.qself.is_none() {
@@ -46,9 +50,21 @@ impl Rule for RmcpUpgrade {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::Path(p) if p.qself.is_none() => check_path(cx, &p.path),
-            syn::Expr::Struct(s) => {
+            // A wrapper's call or literal (`Annotated::new(..)`) is reported whole by
+            // `unwrapped_expr`, in the guard; anything else goes on.
+            syn::Expr::Struct(s) if !unwrapped_expr(cx, expr) => {
                 check_path(cx, &s.path);
                 struct_literal(cx, &s.path);
+            }
+            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c),
+            syn::Expr::Assign(a) => dropped_field(cx, a),
+            syn::Expr::Match(m) => exhaustive_match(cx, m),
+            syn::Expr::Field(f) => {
+                if let syn::Member::Named(name) = &f.member {
+                    if let Some(change) = now_option(cx, &name.to_string()) {
+                        report(cx, change, name.span(), name.span());
+                    }
+                }
             }
             syn::Expr::MethodCall(mc) => method_call(cx, mc),
             _ => {}
@@ -167,7 +183,7 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 continue;
             }
             let hit = match change.kind {
-                Kind::Item | Kind::Removed => {
+                Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => {
                     let prefix = prefix_path(path, i);
                     let sound = if i == 0 {
                         change.bare || cx.facts().imports.contains_key(&name)
@@ -188,11 +204,250 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 _ => false,
             };
             if hit {
-                report(cx, change, seg.ident.span(), seg.ident.span());
+                let (first, last) = match change.kind {
+                    Kind::Unit { .. } => unit_span(path, i),
+                    Kind::Unwrapped { .. } => match unwrapped_type_span(path, i) {
+                        Some(span) => span,
+                        // `Old::new(..)`: reported with its call, as a whole.
+                        None if path.segments.len() == i + 2
+                            && path.segments[i + 1].ident == "new" =>
+                        {
+                            return
+                        }
+                        None => (seg.ident.span(), seg.ident.span()),
+                    },
+                    _ => (seg.ident.span(), seg.ident.span()),
+                };
+                report(cx, change, first, last);
                 return;
             }
         }
     }
+}
+
+/// What a `Kind::Unit` fix replaces: from the path's start to the type's name, or to its variant
+/// (`rmcp::model::TaskSupport::Forbidden`), so that `()` can stand for all of it.
+fn unit_span(path: &syn::Path, i: usize) -> (Span, Span) {
+    let first = path
+        .leading_colon
+        .map(|c| c.spans[0])
+        .unwrap_or_else(|| path.segments[0].ident.span());
+    let last = path.segments.get(i + 1).unwrap_or(&path.segments[i]);
+    (first, last.ident.span())
+}
+
+/// `Annotated<T>` as the path's last segment: its name through the closing `>`.
+fn unwrapped_type_span(path: &syn::Path, i: usize) -> Option<(Span, Span)> {
+    let seg = &path.segments[i];
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a)
+            if i + 1 == path.segments.len() && a.args.len() == 1 =>
+        {
+            Some((seg.ident.span(), a.gt_token.span))
+        }
+        _ => None,
+    }
+}
+
+/// `Old::new(x, a)` or `Old { inner: x, extra: a }` of a `Kind::Unwrapped` wrapper of rmcp's,
+/// reported whole (the fix keeps `x`). Whether it was one.
+fn unwrapped_expr(cx: &mut Cx<'_>, expr: &syn::Expr) -> bool {
+    let Some(version) = rmcp_version(cx) else {
+        return false;
+    };
+    let (path, close) = match expr {
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p)
+                if p.qself.is_none()
+                    && p.path.segments.len() >= 2
+                    && p.path.segments.last().is_some_and(|s| s.ident == "new") =>
+            {
+                let mut wrapper = p.path.clone();
+                wrapper.segments.pop();
+                wrapper.segments.pop_punct();
+                (wrapper, c.paren_token.span.close())
+            }
+            _ => return false,
+        },
+        syn::Expr::Struct(s) if s.qself.is_none() => (s.path.clone(), s.brace_token.span.close()),
+        _ => return false,
+    };
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    let strong = path.segments.len() > 1 || cx.facts().imports.contains_key(&name);
+    let Some(change) = changes_named(&name)
+        .find(|c| matches!(c.kind, Kind::Unwrapped { .. }) && applies(c, version, strong))
+    else {
+        return false;
+    };
+    if !is_rmcp(cx, &path) {
+        return false;
+    }
+    let first = path
+        .leading_colon
+        .map(|c| c.spans[0])
+        .unwrap_or_else(|| path.segments[0].ident.span());
+    report(cx, change, first, close);
+    true
+}
+
+/// A call of an rmcp function that no longer returns a `Result` (`Kind::Infallible`).
+fn infallible_call(cx: &mut Cx<'_>, c: &syn::ExprCall) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    let strong = p.path.segments.len() > 1 || cx.facts().imports.contains_key(&name);
+    let change =
+        changes_named(&name).find(|ch| ch.kind == Kind::Infallible && applies(ch, version, strong));
+    if let Some(change) = change {
+        if is_rmcp(cx, &prefix_path(&p.path, p.path.segments.len() - 1)) {
+            report(cx, change, last.ident.span(), last.ident.span());
+        }
+    }
+}
+
+/// The enum path every arm of a `match` names (`Reference::Prompt(p)`, `&Reference::Resource(r)`,
+/// or-patterns of them), when no arm is a catch-all.
+fn matched_enum(m: &syn::ExprMatch) -> Option<syn::Path> {
+    fn paths<'p>(p: &'p syn::Pat, out: &mut Vec<&'p syn::Path>) -> bool {
+        match p {
+            syn::Pat::Path(pp) => out.push(&pp.path),
+            syn::Pat::TupleStruct(t) => out.push(&t.path),
+            syn::Pat::Struct(st) => out.push(&st.path),
+            syn::Pat::Reference(r) => return paths(&r.pat, out),
+            syn::Pat::Paren(pp) => return paths(&pp.pat, out),
+            syn::Pat::Or(o) => return o.cases.iter().all(|c| paths(c, out)),
+            _ => return false,
+        }
+        true
+    }
+    let mut all = Vec::new();
+    for arm in &m.arms {
+        if !paths(&arm.pat, &mut all) {
+            return None;
+        }
+    }
+    let first = all.first()?;
+    let n = first.segments.len();
+    if n < 2 {
+        return None;
+    }
+    let enum_name = &first.segments[n - 2].ident;
+    if !all
+        .iter()
+        .all(|p| p.segments.len() >= 2 && &p.segments[p.segments.len() - 2].ident == enum_name)
+    {
+        return None;
+    }
+    Some(prefix_path(first, n - 2))
+}
+
+/// A `match` with no catch-all arm over an rmcp enum that became `#[non_exhaustive]`.
+fn exhaustive_match(cx: &mut Cx<'_>, m: &syn::ExprMatch) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(path) = matched_enum(m) else {
+        return;
+    };
+    let Some(last) = path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    let change = changes_named(&name)
+        .find(|c| matches!(c.kind, Kind::ExhaustiveMatch { .. }) && applies(c, version, true));
+    if let Some(change) = change {
+        if is_rmcp(cx, &path) {
+            report(cx, change, m.match_token.span, m.expr.span());
+        }
+    }
+}
+
+/// The `Kind::NowOption` row of field `field`, when the package is below its release and the
+/// file names the field's struct and rmcp (a field name alone is anybody's).
+fn now_option(cx: &Cx<'_>, field: &str) -> Option<&'static Change> {
+    let version = rmcp_version(cx)?;
+    if !cx.facts().mentions(&RMCP) {
+        return None;
+    }
+    let text = cx.line_index().text();
+    changes_named(field).find(|c| match c.kind {
+        Kind::NowOption { of } => version.is_none_or(|v| v < c.since) && names(text, of),
+        _ => false,
+    })
+}
+
+/// `%param.field` among a macro's tokens (tracing's Display sigil) for a `Kind::NowOption`
+/// field: reported from the `%` to the field.
+fn now_option_logged(cx: &mut Cx<'_>, tokens: &proc_macro2::TokenStream) {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => now_option_logged(cx, &g.stream()),
+            TokenTree::Punct(p) if p.as_char() == '%' => {
+                // `% a . b . field`: identifiers joined by dots, the last one the field.
+                let mut j = i + 1;
+                let mut last = None;
+                while let Some(TokenTree::Ident(id)) = trees.get(j) {
+                    last = Some(id);
+                    match trees.get(j + 1) {
+                        Some(TokenTree::Punct(d)) if d.as_char() == '.' => j += 2,
+                        _ => break,
+                    }
+                }
+                let Some(field) = last.filter(|_| j > i + 1) else {
+                    continue;
+                };
+                if let Some(change) = now_option(cx, &field.to_string()) {
+                    report(cx, change, p.span(), field.span());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `x.old = v` of a `Kind::DroppedField` row, where `v` names the row's marker.
+fn dropped_field(cx: &mut Cx<'_>, a: &syn::ExprAssign) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let syn::Expr::Field(f) = &*a.left else {
+        return;
+    };
+    let syn::Member::Named(field) = &f.member else {
+        return;
+    };
+    if !cx.facts().mentions(&RMCP) {
+        return;
+    }
+    let value = {
+        let r = cx.line_index().range(a.right.span());
+        cx.line_index().text().get(r.start..r.end).unwrap_or("")
+    };
+    let change = changes_named(&field.to_string()).find(|c| {
+        matches!(c.kind, Kind::DroppedField { marker } if names(value, marker))
+            && applies(c, version, true)
+    });
+    if let Some(change) = change {
+        report(cx, change, a.left.span(), a.right.span());
+    }
+}
+
+/// Whether `text` holds `name` as a whole identifier.
+fn names(text: &str, name: &str) -> bool {
+    memchr::memmem::find_iter(text.as_bytes(), name.as_bytes())
+        .any(|at| crate::reading::lexer::stands_alone(text.as_bytes(), at, at + name.len()))
 }
 
 /// The path's first `upto + 1` segments, without generic arguments.
@@ -237,8 +492,14 @@ fn use_leaf(
     path.segments.push(ident.clone().into());
     let name = ident.to_string();
     for change in changes_named(&name) {
-        if matches!(change.kind, Kind::Item | Kind::Removed | Kind::DropImport)
-            && applies(change, version, true)
+        if matches!(
+            change.kind,
+            Kind::Item
+                | Kind::Removed
+                | Kind::DropImport
+                | Kind::Unit { .. }
+                | Kind::Unwrapped { .. }
+        ) && applies(change, version, true)
             && is_rmcp(cx, &path)
         {
             report(cx, change, ident.span(), ident.span());
@@ -450,6 +711,19 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             ),
             format!("rename it `{}` (rmcp PR #{})", change.new, change.pr),
         ),
+        Kind::Unwrapped { extra, .. } => (
+            RENAMED,
+            format!(
+                "`{}<T>` is gone in rmcp {since} and later: the wrapped type carries `{extra}` itself",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::Unit { .. } | Kind::DroppedField { .. } => (
+            REMOVED,
+            format!("`{}` is gone in rmcp {since} and later", change.old),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
         Kind::DropImport => (
             RENAMED,
             format!("`{}` is gone in rmcp {since} and later", change.old),
@@ -484,10 +758,34 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
+        Kind::Infallible => (
+            CALL_ARGS,
+            format!(
+                "`{}` no longer returns a `Result` in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::NowOption { of } => (
+            CALL_ARGS,
+            format!(
+                "`{of}::{}` is an `Option` in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
         Kind::CallArgs { .. } => (
             CALL_ARGS,
             format!(
                 "`{}` takes other arguments in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::ExhaustiveMatch { .. } => (
+            STRUCT_LITERAL,
+            format!(
+                "a `match` on `{}` needs a `_` arm on rmcp {since} and later",
                 change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
