@@ -6,7 +6,7 @@
 //! knows; the finding's guidance stays.
 
 use crate::finding::{Applicability, Edit, Fix};
-use crate::model::sdk::rmcp_upgrade::{changes_named, Change, Kind, CHANGES};
+use crate::model::sdk::rmcp_upgrade::{changes_named, Change, Kind, CHANGES, RESULT_HANDLERS};
 use crate::reading::source::LineIndex;
 
 use super::upgrade::{expr_text, first_token, last_token, option_literal, use_leaf_removal};
@@ -215,16 +215,6 @@ fn statement_removal(idx: &LineIndex, start: usize, end: usize) -> Option<Edit> 
     Some(idx.edit(line_start, to, String::new()))
 }
 
-/// The methods that handle a `Result` and give its value: dropping one of them from a call that
-/// now returns the value leaves the same type.
-const RESULT_HANDLERS: &[&str] = &[
-    "unwrap",
-    "expect",
-    "unwrap_or_else",
-    "unwrap_or",
-    "unwrap_or_default",
-];
-
 /// `f::<T>().unwrap_or_else(..)` or `f::<T>()?` of a `Kind::Infallible` function named at `at`:
 /// the handling goes, the call stays.
 pub(super) fn infallible(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
@@ -323,4 +313,95 @@ fn first_pat(p: &syn::Pat) -> proc_macro2::Span {
         .into_iter()
         .next()
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+/// `.old().await` of a `Kind::MethodMapped` method named at `at` → `.new().await` and the row's
+/// `map`. Without the `.await` (a future handed on) the guidance stays.
+pub(super) fn mapped(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
+    let change = changes_named(name).find(|c| matches!(c.kind, Kind::MethodMapped { .. }))?;
+    let Kind::MethodMapped { map } = change.kind else {
+        return None;
+    };
+    let found = super::find_expr::find(file, &|e| {
+        matches!(e, syn::Expr::Await(a) if matches!(&*a.base, syn::Expr::MethodCall(m)
+            if idx.range(m.method.span()).start == at))
+    });
+    let Some(syn::Expr::Await(a)) = found else {
+        return None;
+    };
+    let end = idx.range(a.await_token.span).end;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("call `{}` and take the old result from it", change.new),
+        edits: vec![
+            idx.edit(at, at + name.len(), change.new.to_string()),
+            idx.edit(end, end, map.to_string()),
+        ],
+    })
+}
+
+/// The `impl` of a `Kind::DroppedMethod` trait method named at `at`, deleted with its
+/// attributes, doc comment and line.
+pub(super) fn dropped_method(
+    idx: &LineIndex,
+    file: &syn::File,
+    at: usize,
+    name: &str,
+) -> Option<Fix> {
+    let change = changes_named(name).find(|c| matches!(c.kind, Kind::DroppedMethod { .. }))?;
+    let f = impl_fn_at(idx, &file.items, at)?;
+    let text = idx.text();
+    // From the first attribute (a doc comment is one) or the signature, to the closing brace.
+    let first = f
+        .attrs
+        .first()
+        .map(|a| a.pound_token.span)
+        .or_else(|| f.sig.constness.map(|t| t.span))
+        .or_else(|| f.sig.asyncness.map(|t| t.span))
+        .unwrap_or(f.sig.fn_token.span);
+    let start = match &f.vis {
+        syn::Visibility::Inherited => idx.range(first).start,
+        _ => idx
+            .range(first)
+            .start
+            .min(idx.range(syn::spanned::Spanned::span(&f.vis)).start),
+    };
+    let end = idx.range(f.block.brace_token.span.close()).end;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..start].trim().is_empty() {
+        return None;
+    }
+    let mut to = end;
+    if text[to..].starts_with('\n') {
+        to += 1;
+    }
+    // The blank line that set the method apart goes with it.
+    let mut from = line_start;
+    if text[..from].ends_with("\n\n") {
+        from -= 1;
+    }
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("drop `{}`: rmcp 3.x never calls it", change.old),
+        edits: vec![idx.edit(from, to, String::new())],
+    })
+}
+
+/// The method of an `impl` (at any module depth) whose name starts at byte `at`.
+fn impl_fn_at<'f>(
+    idx: &LineIndex,
+    items: &'f [syn::Item],
+    at: usize,
+) -> Option<&'f syn::ImplItemFn> {
+    items.iter().find_map(|item| match item {
+        syn::Item::Impl(i) => i.items.iter().find_map(|it| match it {
+            syn::ImplItem::Fn(f) if idx.range(f.sig.ident.span()).start == at => Some(f),
+            _ => None,
+        }),
+        syn::Item::Mod(m) => m
+            .content
+            .as_ref()
+            .and_then(|(_, items)| impl_fn_at(idx, items, at)),
+        _ => None,
+    })
 }

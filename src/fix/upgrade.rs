@@ -81,10 +81,14 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 });
             }
             if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {
-                return Some(Fix {
-                    applicability: Applicability::Safe,
-                    message: format!("drop the import of `{}`", gone.old),
-                    edits: vec![use_leaf_removal(idx, file, start)?],
+                // Elsewhere than a `use` leaf, the name is used for more than its import.
+                return Some(match use_leaf_removal(idx, file, start) {
+                    Some(edit) => Fix {
+                        applicability: Applicability::Safe,
+                        message: format!("drop the import of `{}`", gone.old),
+                        edits: vec![edit],
+                    },
+                    None => guidance(f),
                 });
             }
             let change = changes_named(text)
@@ -117,6 +121,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
         c if c == CALL_ARGS => call_args(idx, file, start, text)
+            .or_else(|| super::gone::mapped(idx, file, start, text))
             .or_else(|| super::gone::infallible(idx, file, start, text))
             .or_else(|| Some(guidance(f))),
         c if c == STRUCT_LITERAL && text.starts_with("match") => {
@@ -125,9 +130,9 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == STRUCT_LITERAL => {
             struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
         }
-        c if c == REMOVED => {
-            super::gone::removed(idx, file, start, end).or_else(|| Some(guidance(f)))
-        }
+        c if c == REMOVED => super::gone::removed(idx, file, start, end)
+            .or_else(|| super::gone::dropped_method(idx, file, start, text))
+            .or_else(|| Some(guidance(f))),
         _ => Some(guidance(f)),
     }
 }

@@ -8,7 +8,7 @@ use syn::visit::Visit;
 
 use crate::model::manifest::Version;
 use crate::model::sdk::rmcp::RMCP;
-use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind, RESULT_HANDLERS};
 use crate::rules::engine::{Cx, Draft, Rule};
 
 pub struct RmcpUpgrade;
@@ -56,7 +56,12 @@ impl Rule for RmcpUpgrade {
                 check_path(cx, &s.path);
                 struct_literal(cx, &s.path);
             }
-            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c),
+            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c, false),
+            syn::Expr::Try(t) => {
+                if let syn::Expr::Call(c) = &*t.expr {
+                    infallible_call(cx, c, true);
+                }
+            }
             syn::Expr::Assign(a) => dropped_field(cx, a),
             syn::Expr::Match(m) => exhaustive_match(cx, m),
             syn::Expr::Field(f) => {
@@ -66,7 +71,14 @@ impl Rule for RmcpUpgrade {
                     }
                 }
             }
-            syn::Expr::MethodCall(mc) => method_call(cx, mc),
+            syn::Expr::MethodCall(mc) => {
+                if let syn::Expr::Call(c) = &*mc.receiver {
+                    if RESULT_HANDLERS.contains(&mc.method.to_string().as_str()) {
+                        infallible_call(cx, c, true);
+                    }
+                }
+                method_call(cx, mc)
+            }
             _ => {}
         }
     }
@@ -183,7 +195,11 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 continue;
             }
             let hit = match change.kind {
-                Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => {
+                Kind::Item
+                | Kind::Removed
+                | Kind::DropImport
+                | Kind::Unit { .. }
+                | Kind::Unwrapped { .. } => {
                     let prefix = prefix_path(path, i);
                     let sound = if i == 0 {
                         change.bare || cx.facts().imports.contains_key(&name)
@@ -293,8 +309,11 @@ fn unwrapped_expr(cx: &mut Cx<'_>, expr: &syn::Expr) -> bool {
     true
 }
 
-/// A call of an rmcp function that no longer returns a `Result` (`Kind::Infallible`).
-fn infallible_call(cx: &mut Cx<'_>, c: &syn::ExprCall) {
+/// A call of an rmcp function that no longer returns a `Result` (`Kind::Infallible`). Below the
+/// release every call is reported (its result is a `Result` there); on or above it, the name is
+/// current and only a call whose result is still handled as one is (`handled`, from the method
+/// call or `?` around it).
+fn infallible_call(cx: &mut Cx<'_>, c: &syn::ExprCall, handled: bool) {
     let Some(version) = rmcp_version(cx) else {
         return;
     };
@@ -306,8 +325,10 @@ fn infallible_call(cx: &mut Cx<'_>, c: &syn::ExprCall) {
     };
     let name = last.ident.to_string();
     let strong = p.path.segments.len() > 1 || cx.facts().imports.contains_key(&name);
-    let change =
-        changes_named(&name).find(|ch| ch.kind == Kind::Infallible && applies(ch, version, strong));
+    let change = changes_named(&name).find(|ch| {
+        let below = version.is_none_or(|v| v < ch.since);
+        ch.kind == Kind::Infallible && applies(ch, version, strong) && below != handled
+    });
     if let Some(change) = change {
         if is_rmcp(cx, &prefix_path(&p.path, p.path.segments.len() - 1)) {
             report(cx, change, last.ident.span(), last.ident.span());
@@ -572,7 +593,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             continue;
         }
         match change.kind {
-            Kind::Method | Kind::Removed => {
+            Kind::Method | Kind::Removed | Kind::MethodMapped { .. } => {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
@@ -641,7 +662,12 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
         let syn::ImplItem::Fn(f) = it else { continue };
         let fn_name = f.sig.ident.to_string();
         for change in changes_named(&fn_name) {
-            if change.kind == Kind::Removed && applies(change, version, true) {
+            let gone = match change.kind {
+                Kind::Removed => true,
+                Kind::DroppedMethod { of } => of == trait_name,
+                _ => false,
+            };
+            if gone && applies(change, version, true) {
                 report(cx, change, f.sig.ident.span(), f.sig.ident.span());
             }
         }
@@ -754,6 +780,22 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             CALL_ARGS,
             format!(
                 "`{of}::{}` has another signature in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::MethodMapped { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}` is `{}` in rmcp {since} and later, with another result",
+                change.old, change.new
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::DroppedMethod { of } => (
+            REMOVED,
+            format!(
+                "`{of}::{}` is gone in rmcp {since} and later",
                 change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),

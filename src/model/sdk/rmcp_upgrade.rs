@@ -85,10 +85,26 @@ pub enum Kind {
     /// line reads `Some(..)`); any other read of it gets the guidance, in a package below the
     /// release (on or above it, the name alone says nothing).
     NowOption { of: &'static str },
+    /// An async method replaced by `new`, whose result holds the old one: `.old().await` becomes
+    /// `.new().await` followed by `map` (MCP205, unsafe: the new method may do more on the way).
+    MethodMapped { map: &'static str },
+    /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
+    /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
+    DroppedMethod { of: &'static str },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
 }
+
+/// The methods that handle a `Result` and give its value (`Kind::Infallible`): on a call that
+/// now returns the value itself, one of them is what no longer compiles.
+pub const RESULT_HANDLERS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or_else",
+    "unwrap_or",
+    "unwrap_or_default",
+];
 
 /// One change of rmcp's API.
 #[derive(Debug, Clone, Copy)]
@@ -158,6 +174,11 @@ const TOOL_TASKS: &str = "rmcp 3.0 dropped a tool's own task support (`Tool::exe
 server advertises tasks once (`ServerCapabilities::builder().enable_tasks()`) and its \
 `rmcp::task_manager::TaskManager` decides per call; a tool that required a task must be served \
 through it";
+
+const ELICITATION_COMPLETE: &str = "rmcp 3.0 removed `notifications/elicitation/complete` \
+with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry, so \
+no client is told of it any more; drop the `ClientHandler` method and its \
+`ElicitationResponseNotificationParam`";
 
 const fn literal(old: &'static str) -> Change {
     Change {
@@ -368,7 +389,16 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1066, "TokioChildProcessOut", "use `TokioChildProcess` as a `Transport` directly; its `split()` and `TokioChildProcessOut` were deprecated and 3.0 removed them"),
     removed(V3, 1066, "ExpectedInitializedNotification", "the server no longer waits for `notifications/initialized` (since 1.4); drop the match arm"),
     removed(V3, 1066, "UnsupportedProtocolVersion", "negotiation falls back to the server's version (since 1.8); drop the match arm"),
-    removed(V3, 915, "on_url_elicitation_notification_complete", "rmcp 3.0 removed `notifications/elicitation/complete` with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry; drop the `ClientHandler` method"),
+    Change {
+        kind: Kind::DroppedMethod { of: "ClientHandler" },
+        ..removed(V3, 915, "on_url_elicitation_notification_complete", ELICITATION_COMPLETE)
+    },
+    // The notification's parameters went with it; a `use` of them is all a client has left once
+    // the method is gone.
+    Change {
+        kind: Kind::DropImport,
+        ..removed(V3, 915, "ElicitationResponseNotificationParam", ELICITATION_COMPLETE)
+    },
     // 3.0: MRTR (#929): the three requests that may ask for input return a response enum.
     Change {
         since: V3,
@@ -501,7 +531,17 @@ pub static CHANGES: &[Change] = &[
         note: "`CancelledNotificationParam::request_id` is an `Option<RequestId>` since 2.0 (#927): log it with `?`, or read it with `if let Some(id) = &param.request_id`",
     },
     // OAuth discovery reports where its metadata came from.
-    removed(V3, 1041, "discover_metadata", "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its metadata from that value"),
+    Change {
+        since: V3,
+        pr: 1041,
+        kind: Kind::MethodMapped {
+            map: ".map(|resolved| resolved.metadata)",
+        },
+        old: "discover_metadata",
+        new: "resolve_metadata",
+        bare: true,
+        note: "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its `metadata` from that value",
+    },
     // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
     Change {
         kind: Kind::Unwrapped {
@@ -574,6 +614,7 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
                 || !matches!(
                     change.kind,
                     Kind::Removed
+                        | Kind::DroppedMethod { .. }
                         | Kind::Unit { .. }
                         | Kind::Unwrapped { .. }
                         | Kind::DroppedField { .. }
