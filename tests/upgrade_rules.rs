@@ -166,7 +166,7 @@ fn the_handler_fix_keeps_the_body_and_converts_its_result() {
 
 #[test]
 fn catalog_fixed_examples_are_what_the_fix_writes() {
-    for code in ["MCP201", "MCP202", "MCP205"] {
+    for code in ["MCP201", "MCP202", "MCP203", "MCP204", "MCP205"] {
         let doc = mcp_lint::catalog::catalog().get(code).unwrap();
         let mut checked = 0;
         for ex in &doc.fire {
@@ -550,4 +550,55 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
     // 2.x: only the client's change is ahead; the server's `peer_info()` is its client's info.
     assert_eq!(helps(r#"rmcp = "2.2""#), vec![(9, false, true)]);
     assert_eq!(helps(r#"rmcp = "3.11""#), vec![]);
+}
+
+#[test]
+fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
+    let src = "use rmcp::model::{ElicitationResponseNotificationParam, ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n\n    /// Told when the user is done.\n    async fn on_url_elicitation_notification_complete(&self, p: ElicitationResponseNotificationParam) {\n        println!(\"{}\", p.elicitation_id);\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::{ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n}\n"
+    );
+    assert!(out.remaining.is_empty(), "{:#?}", out.remaining);
+}
+
+#[test]
+fn a_1_x_resource_literal_is_renamed_then_built() {
+    let src = "use rmcp::model::RawResource;\n\npub fn r(uri: &str) -> RawResource {\n    RawResource {\n        uri: uri.to_string(),\n        name: \"n\".into(),\n        title: None,\n        description: Some(\"d\".to_string()),\n        mime_type: None,\n        size: Some(3),\n        icons: None,\n        meta: None,\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::Resource;\n\npub fn r(uri: &str) -> Resource {\n    Resource::new(uri.to_string(), \"n\")\n        .with_description(\"d\".to_string())\n        .with_size(3)\n}\n"
+    );
+}
+
+#[test]
+fn on_3_x_a_schema_call_is_stale_only_while_its_result_is_handled() {
+    let src = |tail: &str| {
+        format!("use rmcp::handler::server::tool::schema_for_output;\n\npub fn s() -> std::sync::Arc<rmcp::model::JsonObject> {{\n    schema_for_output::<u8>(){tail}\n}}\n")
+    };
+    let codes = |tail: &str| -> Vec<String> {
+        lint_text(r#"rmcp = "3.11""#, None, &src(tail))
+            .findings
+            .into_iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    assert!(codes("").is_empty());
+    assert_eq!(codes(".unwrap()"), ["MCP205"]);
+    assert_eq!(codes(".expect(\"schema\")"), ["MCP205"]);
+    // Below 3.0 the call itself is reported once, handled or not.
+    let r = lint_text(r#"rmcp = "2.2""#, None, &src(".unwrap()"));
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
 }

@@ -195,11 +195,7 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 continue;
             }
             let hit = match change.kind {
-                Kind::Item
-                | Kind::Removed
-                | Kind::DropImport
-                | Kind::Unit { .. }
-                | Kind::Unwrapped { .. } => {
+                Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => {
                     let prefix = prefix_path(path, i);
                     let sound = if i == 0 {
                         change.bare || cx.facts().imports.contains_key(&name)
@@ -327,7 +323,8 @@ fn infallible_call(cx: &mut Cx<'_>, c: &syn::ExprCall, handled: bool) {
     let strong = p.path.segments.len() > 1 || cx.facts().imports.contains_key(&name);
     let change = changes_named(&name).find(|ch| {
         let below = version.is_none_or(|v| v < ch.since);
-        ch.kind == Kind::Infallible && applies(ch, version, strong) && below != handled
+        // A bare name not imported is as likely the crate's own helper.
+        ch.kind == Kind::Infallible && strong && applies(ch, version, strong) && below != handled
     });
     if let Some(change) = change {
         if is_rmcp(cx, &prefix_path(&p.path, p.path.segments.len() - 1)) {
@@ -465,6 +462,31 @@ fn dropped_field(cx: &mut Cx<'_>, a: &syn::ExprAssign) {
     }
 }
 
+/// Whether `text` names `name` (as a whole identifier) only in `use` items. An occurrence is in
+/// one when the statement around it, from the `;` before it, starts with `use` (after attributes
+/// and a visibility).
+fn only_imported(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, name.as_bytes())
+        .filter(|&at| crate::reading::lexer::stands_alone(bytes, at, at + name.len()))
+        .all(|at| {
+            let from = text[..at].rfind(';').map_or(0, |i| i + 1);
+            let mut stmt = text[from..at].trim_start();
+            // `#[cfg(..)]` lines and a `pub(crate)` before the `use`.
+            while stmt.starts_with("#[") {
+                stmt = stmt.find(']').map_or("", |i| stmt[i + 1..].trim_start());
+            }
+            let stmt = stmt.strip_prefix("pub").map_or(stmt, |rest| {
+                let rest = rest.trim_start();
+                match rest.strip_prefix('(') {
+                    Some(r) => r.find(')').map_or(rest, |i| r[i + 1..].trim_start()),
+                    None => rest,
+                }
+            });
+            stmt.starts_with("use ")
+        })
+}
+
 /// Whether `text` holds `name` as a whole identifier.
 fn names(text: &str, name: &str) -> bool {
     memchr::memmem::find_iter(text.as_bytes(), name.as_bytes())
@@ -512,17 +534,17 @@ fn use_leaf(
     let mut path = syn::Path::from(root.clone());
     path.segments.push(ident.clone().into());
     let name = ident.to_string();
+    // A name dropped with what used it (`AnnotateAble`, a removed method's parameters) is
+    // dropped from the `use` line only once nothing else in the file names it: a use left is
+    // another rule's finding, and the import then goes on the next pass.
+    let only_import = only_imported(cx.line_index().text(), &name);
     for change in changes_named(&name) {
-        if matches!(
-            change.kind,
-            Kind::Item
-                | Kind::Removed
-                | Kind::DropImport
-                | Kind::Unit { .. }
-                | Kind::Unwrapped { .. }
-        ) && applies(change, version, true)
-            && is_rmcp(cx, &path)
-        {
+        let kind_fits = match change.kind {
+            Kind::DropImport => only_import,
+            Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => true,
+            _ => false,
+        };
+        if kind_fits && applies(change, version, true) && is_rmcp(cx, &path) {
             report(cx, change, ident.span(), ident.span());
             return;
         }
