@@ -554,7 +554,7 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
 
 #[test]
 fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
-    let src = "use rmcp::model::{ElicitationResponseNotificationParam, ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n\n    /// Told when the user is done.\n    async fn on_url_elicitation_notification_complete(&self, p: ElicitationResponseNotificationParam) {\n        println!(\"{}\", p.elicitation_id);\n    }\n}\n";
+    let src = "// A client; its imports follow.\nuse rmcp::model::{ElicitationResponseNotificationParam, ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n\n    /// Told when the user is done.\n    async fn on_url_elicitation_notification_complete(&self, p: ElicitationResponseNotificationParam) {\n        println!(\"{}\", p.elicitation_id);\n    }\n}\n";
     let out = fix_driver::fix_source(
         "lib.rs",
         src,
@@ -563,7 +563,7 @@ fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
     );
     assert_eq!(
         out.text,
-        "use rmcp::model::{ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n}\n"
+        "// A client; its imports follow.\nuse rmcp::model::{ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n}\n"
     );
     assert!(out.remaining.is_empty(), "{:#?}", out.remaining);
 }
