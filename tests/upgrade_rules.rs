@@ -602,3 +602,38 @@ fn on_3_x_a_schema_call_is_stale_only_while_its_result_is_handled() {
     let r = lint_text(r#"rmcp = "2.2""#, None, &src(".unwrap()"));
     assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
 }
+
+#[test]
+fn a_peer_info_borrowed_in_a_closure_borrows_through_as_deref_and_an_owned_one_is_left() {
+    let src = "use rmcp::model::*;\nuse rmcp::{Peer, RoleServer};\n\npub fn name(peer: &Peer<RoleServer>) -> Option<String> {\n    let title = peer.peer_info().and_then(|info| info.client_info.title.as_ref())?;\n    let info = peer.peer_info().unwrap();\n    Some(format!(\"{title} {}\", info.client_info.name))\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        src.replace(
+            "peer.peer_info().and_then",
+            "peer.peer_info().as_deref().and_then"
+        )
+    );
+    // Both calls keep their finding: the rest of the change (an `Arc`) is the code's to follow.
+    assert_eq!(out.remaining.len(), 2, "{:#?}", out.remaining);
+}
+
+#[test]
+fn a_progress_notification_literal_is_built() {
+    let src = "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam {\n        progress_token: token,\n        progress: done as f64,\n        total: None,\n        message: Some(format!(\"{done} done\")),\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam::new(token, done as f64)\n        .with_message(format!(\"{done} done\"))\n}\n"
+    );
+}

@@ -405,3 +405,41 @@ fn impl_fn_at<'f>(
         _ => None,
     })
 }
+
+/// `x.peer_info().and_then(|i| ..)` of a `Kind::MethodResult` row with a `borrow` adapter (the
+/// finding at `at` names the method): the adapter goes after the call, so the closure borrows as
+/// it did from the old result. Elsewhere the guidance stays: an owned new result may be what the
+/// code needs (`let info = x.peer_info().unwrap();`).
+pub(super) fn borrowed(
+    idx: &LineIndex,
+    file: &syn::File,
+    at: usize,
+    name: &str,
+    f: &crate::finding::Finding,
+) -> Option<Fix> {
+    let adapter = changes_named(name).find_map(|c| match c.kind {
+        Kind::MethodResult { borrow, .. } => borrow,
+        _ => None,
+    })?;
+    let found = super::find_expr::find(file, &|e| {
+        matches!(e, syn::Expr::MethodCall(outer)
+            if ["and_then", "map"].contains(&outer.method.to_string().as_str())
+                && matches!(&*outer.receiver, syn::Expr::MethodCall(m)
+                    if m.args.is_empty() && idx.range(m.method.span()).start == at))
+    });
+    let Some(syn::Expr::MethodCall(outer)) = found else {
+        return None;
+    };
+    let syn::Expr::MethodCall(call) = &*outer.receiver else {
+        return None;
+    };
+    let end = idx.range(call.paren_token.span.close()).end;
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!(
+            "borrow from the new result with `{adapter}`; {}",
+            f.help.as_deref().unwrap_or_default()
+        ),
+        edits: vec![idx.edit(end, end, adapter.to_string())],
+    })
+}

@@ -337,7 +337,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     // both an `Arc` now and a `ServerPeerInfo`).
     let result_changes: Vec<&Change> = changes_named(&name)
         .filter(|c| match c.kind {
-            Kind::MethodResult { client_only } => {
+            Kind::MethodResult { client_only, .. } => {
                 version.is_none_or(|v| v < c.since)
                     && (!client_only || on_a_client(cx, &mc.receiver))
             }

@@ -49,7 +49,15 @@ pub enum Kind {
     /// A method whose result type changed under the same name (`peer_info()`): its calls get
     /// guidance (MCP205, display-only) in a package below the release. `client_only`: only a
     /// call on a client's handle (a receiver named like one, in a file that uses `RoleClient`).
-    MethodResult { client_only: bool },
+    ///
+    /// `borrow`: a method that turns the new result back into the old one for code that borrows
+    /// from it (`.as_deref()`: `Option<Arc<T>>` to `Option<&T>`), appended where the call is
+    /// followed by `.and_then(..)` or `.map(..)`, whose closure may return a borrow of its
+    /// argument (E0515 on the new result; unsafe: the borrow now ends with the statement).
+    MethodResult {
+        client_only: bool,
+        borrow: Option<&'static str>,
+    },
     /// A generic wrapper that is gone, its contents folded into the wrapped type (`Annotated<T>`:
     /// since 2.0 `Resource` carries its `annotations` itself). `Old<T>` becomes `T` and the `use`
     /// leaf goes (MCP201, safe); `Old::new(x, a)` and `Old { inner: x, extra: a }` become `x` when
@@ -493,7 +501,10 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V2,
         pr: 862,
-        kind: Kind::MethodResult { client_only: false },
+        kind: Kind::MethodResult {
+            client_only: false,
+            borrow: Some(".as_deref()"),
+        },
         old: "peer_info",
         new: "",
         bare: true,
@@ -502,7 +513,10 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V3,
         pr: 1065,
-        kind: Kind::MethodResult { client_only: true },
+        kind: Kind::MethodResult {
+            client_only: true,
+            borrow: None,
+        },
         old: "peer_info",
         new: "",
         bare: true,
@@ -823,6 +837,16 @@ pub static BUILDERS: &[Builder] = &[
         plain: &[],
         none_only: &[],
         into_string: &["uri_template", "name", "title", "description", "mime_type"],
+    },
+    Builder {
+        ty: "ProgressNotificationParam",
+        ctor: "new",
+        args: &["progress_token", "progress"],
+        switch: None,
+        options: &[("total", "with_total"), ("message", "with_message")],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &["message"],
     },
     Builder {
         ty: "LoggingMessageNotificationParam",
