@@ -748,6 +748,31 @@ pub fn bump_manifest(
             ));
         }
     }
+    // The crates rmcp's API shares types with follow rmcp's major, in a manifest that names rmcp
+    // (another package may use them for something else).
+    let rmcp_here = old.is_some();
+    for c in crate::model::sdk::rmcp_upgrade::COMPANIONS
+        .iter()
+        .filter(|_| rmcp_here)
+    {
+        let Some(required) = crate::model::manifest::Version::lowest_admitted(c.requirement) else {
+            continue;
+        };
+        let had = m.dependency_version(c.name);
+        let behind = had
+            .as_deref()
+            .and_then(crate::model::manifest::Version::lowest_admitted)
+            .is_some_and(|v| v.0 < required.0 || (required.0 == 0 && v.1 < required.1));
+        if behind && m.set_dependency_version(c.name, c.requirement) == Outcome::Changed {
+            notes.push(format!(
+                "{} {} -> {} (rmcp 3.x's; rmcp PR #{})",
+                c.name,
+                had.as_deref().unwrap_or_default(),
+                c.requirement,
+                c.pr
+            ));
+        }
+    }
     for f in FEATURES {
         if m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed {
             notes.push(match f.new {

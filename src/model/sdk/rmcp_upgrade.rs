@@ -598,6 +598,26 @@ pub static FEATURES: &[FeatureChange] = &[
     },
 ];
 
+/// A crate whose types rmcp's public API takes or gives, at the major rmcp 3.x depends on: a
+/// package that depends on it itself, to hand its values to rmcp, must be on the same major, or
+/// its values are another crate's types to rustc (E0277).
+#[derive(Debug, Clone, Copy)]
+pub struct Companion {
+    pub name: &'static str,
+    /// The requirement rmcp 3.x has, written where the package's admits only older releases.
+    pub requirement: &'static str,
+    pub pr: u32,
+}
+
+pub static COMPANIONS: &[Companion] = &[
+    // `TokioChildProcess::new` / `::builder` take a `process_wrap::tokio::CommandWrap`.
+    Companion {
+        name: "process-wrap",
+        requirement: "10.0",
+        pr: 1229,
+    },
+];
+
 /// The rows for an old name, in table order. The rules ask for every path segment they see, so the
 /// table is indexed by name once.
 pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
