@@ -637,3 +637,20 @@ fn a_progress_notification_literal_is_built() {
         "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam::new(token, done as f64)\n        .with_message(format!(\"{done} done\"))\n}\n"
     );
 }
+
+#[test]
+fn a_tool_literal_loses_its_2_x_execution_field_with_the_rest_rebuilt() {
+    let src = "use rmcp::model::*;\n\npub fn t(schema: std::sync::Arc<JsonObject>) -> Tool {\n    Tool {\n        name: \"t\".into(),\n        input_schema: schema,\n        execution: Some(ToolExecution::new()),\n        ..Default::default()\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(!out.text.contains("execution"), "{}", out.text);
+    assert!(
+        out.text.contains("let mut t = Tool::default();"),
+        "{}",
+        out.text
+    );
+}

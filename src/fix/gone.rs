@@ -443,3 +443,14 @@ pub(super) fn borrowed(
         edits: vec![idx.edit(end, end, adapter.to_string())],
     })
 }
+
+/// Whether `field: value` (or `x.field = value`) sets a `Kind::DroppedField` field: the row's
+/// marker names the value's type.
+pub(super) fn dropped_field_value(field: &str, value: &str) -> bool {
+    changes_named(field).any(|c| match c.kind {
+        Kind::DroppedField { marker } => value.match_indices(marker).any(|(at, _)| {
+            crate::reading::lexer::stands_alone(value.as_bytes(), at, at + marker.len())
+        }),
+        _ => false,
+    })
+}

@@ -567,6 +567,11 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         };
         let field = field.to_string();
         if !row.fields.contains(&field.as_str()) {
+            // A field that went with its type (`execution: Some(ToolExecution::..)`) goes too,
+            // as its assignment does (`gone::removed`).
+            if super::gone::dropped_field_value(&field, &text_of(&f.expr)?) {
+                continue;
+            }
             return None;
         }
         sets.push(format!("{var}.{field} = {};", text_of(&f.expr)?));
