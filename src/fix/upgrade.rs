@@ -755,7 +755,7 @@ pub fn bump_manifest(
     }
     // The crates rmcp's API shares types with follow rmcp's major, in a manifest that names rmcp
     // (another package may use them for something else).
-    let rmcp_here = old.is_some();
+    let rmcp_here = old.is_some() || outcome == Outcome::Inherited;
     for c in crate::model::sdk::rmcp_upgrade::COMPANIONS
         .iter()
         .filter(|_| rmcp_here)
