@@ -654,3 +654,23 @@ fn a_tool_literal_loses_its_2_x_execution_field_with_the_rest_rebuilt() {
         out.text
     );
 }
+
+#[test]
+fn a_client_reads_the_server_s_now_optional_info_through_as_ref() {
+    let src = "use rmcp::service::RunningService;\nuse rmcp::RoleClient;\n\npub fn title(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().and_then(|info| info.server_info.title.clone())\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        src.replace(
+            "client.peer_info().and_then(|info| info.server_info.title",
+            "client.peer_info().as_deref().and_then(|info| info.server_info.as_ref()?.title"
+        )
+    );
+}

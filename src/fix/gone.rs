@@ -406,10 +406,11 @@ fn impl_fn_at<'f>(
     })
 }
 
-/// `x.peer_info().and_then(|i| ..)` of a `Kind::MethodResult` row with a `borrow` adapter (the
-/// finding at `at` names the method): the adapter goes after the call, so the closure borrows as
-/// it did from the old result. Elsewhere the guidance stays: an owned new result may be what the
-/// code needs (`let info = x.peer_info().unwrap();`).
+/// `x.peer_info().and_then(|i| ..)` of the `Kind::MethodResult` rows the finding at `at` names
+/// (its help holds their notes): a `borrow` adapter goes after the call, so the closure borrows
+/// as it did from the old result, and an `optional` field read in an `and_then` closure goes
+/// through `.as_ref()?`. Elsewhere the guidance stays: an owned new result may be what the code
+/// needs (`let info = x.peer_info().unwrap();`).
 pub(super) fn borrowed(
     idx: &LineIndex,
     file: &syn::File,
@@ -417,10 +418,19 @@ pub(super) fn borrowed(
     name: &str,
     f: &crate::finding::Finding,
 ) -> Option<Fix> {
-    let adapter = changes_named(name).find_map(|c| match c.kind {
-        Kind::MethodResult { borrow, .. } => borrow,
-        _ => None,
-    })?;
+    let help = f.help.as_deref().unwrap_or_default();
+    let (mut adapters, mut optional) = (Vec::new(), Vec::new());
+    for c in changes_named(name).filter(|c| help.contains(c.note)) {
+        if let Kind::MethodResult {
+            borrow,
+            optional: o,
+            ..
+        } = c.kind
+        {
+            adapters.extend(borrow);
+            optional.extend(o);
+        }
+    }
     let found = super::find_expr::find(file, &|e| {
         matches!(e, syn::Expr::MethodCall(outer)
             if ["and_then", "map"].contains(&outer.method.to_string().as_str())
@@ -434,14 +444,64 @@ pub(super) fn borrowed(
         return None;
     };
     let end = idx.range(call.paren_token.span.close()).end;
+    let mut edits: Vec<Edit> = adapters
+        .iter()
+        .map(|a| idx.edit(end, end, a.to_string()))
+        .collect();
+    if outer.method == "and_then" {
+        for field in &optional {
+            edits.extend(through_option(idx, &outer, field));
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
     Some(Fix {
         applicability: Applicability::Unsafe,
-        message: format!(
-            "borrow from the new result with `{adapter}`; {}",
-            f.help.as_deref().unwrap_or_default()
-        ),
-        edits: vec![idx.edit(end, end, adapter.to_string())],
+        message: format!("read the new result as the old was read; {help}"),
+        edits,
     })
+}
+
+/// In `.and_then(|info| BODY)`, an insertion of `.as_ref()?` after each `info.field` that is read
+/// further (`info.field.x`).
+fn through_option(idx: &LineIndex, outer: &syn::ExprMethodCall, field: &str) -> Vec<Edit> {
+    use syn::visit::Visit;
+    struct Reads<'i, 'a> {
+        idx: &'i LineIndex<'a>,
+        param: syn::Ident,
+        field: &'i str,
+        out: Vec<Edit>,
+    }
+    impl<'ast> Visit<'ast> for Reads<'_, '_> {
+        fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+            if let syn::Expr::Field(inner) = &*e.base {
+                let named = matches!(&inner.member, syn::Member::Named(m) if m == self.field);
+                let on_param =
+                    matches!(&*inner.base, syn::Expr::Path(p) if p.path.is_ident(&self.param));
+                if named && on_param {
+                    let end = self.idx.range(last_token(&e.base)).end;
+                    self.out
+                        .push(self.idx.edit(end, end, ".as_ref()?".to_string()));
+                }
+            }
+            syn::visit::visit_expr_field(self, e);
+        }
+    }
+    let Some(syn::Expr::Closure(c)) = outer.args.first() else {
+        return Vec::new();
+    };
+    let [syn::Pat::Ident(p)] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+        return Vec::new();
+    };
+    let mut reads = Reads {
+        idx,
+        param: p.ident.clone(),
+        field,
+        out: Vec::new(),
+    };
+    reads.visit_expr(&c.body);
+    reads.out
 }
 
 /// Whether `field: value` (or `x.field = value`) sets a `Kind::DroppedField` field: the row's

@@ -54,9 +54,14 @@ pub enum Kind {
     /// from it (`.as_deref()`: `Option<Arc<T>>` to `Option<&T>`), appended where the call is
     /// followed by `.and_then(..)` or `.map(..)`, whose closure may return a borrow of its
     /// argument (E0515 on the new result; unsafe: the borrow now ends with the statement).
+    ///
+    /// `optional`: a field of the result that became an `Option`; read in an
+    /// `.and_then(|info| ..)` closure (which returns an `Option`), `info.field.x` becomes
+    /// `info.field.as_ref()?.x` (unsafe: a peer without it now gives `None` there).
     MethodResult {
         client_only: bool,
         borrow: Option<&'static str>,
+        optional: Option<&'static str>,
     },
     /// A generic wrapper that is gone, its contents folded into the wrapped type (`Annotated<T>`:
     /// since 2.0 `Resource` carries its `annotations` itself). `Old<T>` becomes `T` and the `use`
@@ -504,6 +509,7 @@ pub static CHANGES: &[Change] = &[
         kind: Kind::MethodResult {
             client_only: false,
             borrow: Some(".as_deref()"),
+            optional: None,
         },
         old: "peer_info",
         new: "",
@@ -516,6 +522,7 @@ pub static CHANGES: &[Change] = &[
         kind: Kind::MethodResult {
             client_only: true,
             borrow: None,
+            optional: Some("server_info"),
         },
         old: "peer_info",
         new: "",
