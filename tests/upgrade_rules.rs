@@ -674,3 +674,32 @@ fn a_client_reads_the_server_s_now_optional_info_through_as_ref() {
         )
     );
 }
+
+#[test]
+fn a_paginated_result_literal_gets_the_new_fields_defaults_and_a_named_result_type_its_path() {
+    let src = "use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt};\nuse rmcp::service::RequestContext;\nuse rmcp::{RoleServer, ServerHandler};\n\npub fn list(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, next_cursor: None, meta: None }\n}\n\npub fn listed(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, ..Default::default() }\n}\n\nstruct S;\n\nimpl ServerHandler for S {\n    async fn get_prompt(\n        &self,\n        _request: GetPromptRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<GetPromptResult, ErrorData> {\n        Ok(GetPromptResult::new(vec![]))\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(
+        out.text.contains(
+            "ListPromptsResult { prompts, next_cursor: None, meta: None, ..Default::default() }"
+        ),
+        "{}",
+        out.text
+    );
+    assert!(out
+        .text
+        .contains("ListPromptsResult { prompts, ..Default::default() }"));
+    // The signature cannot see a `use` inside the body: the new type is written with its path.
+    assert!(
+        out.text
+            .contains("-> Result<rmcp::model::GetPromptResponse, ErrorData> {"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("use rmcp::model::GetPromptResponse"));
+}

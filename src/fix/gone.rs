@@ -514,3 +514,32 @@ pub(super) fn dropped_field_value(field: &str, value: &str) -> bool {
         _ => false,
     })
 }
+
+/// `X { a, b }` of a `Kind::GainedFields` struct → `X { a, b, ..Default::default() }`.
+pub(super) fn defaulted_rest(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
+    if lit.rest.is_some() || lit.dot2_token.is_some() {
+        return None;
+    }
+    let close = idx.range(lit.brace_token.span.close()).start;
+    let text = idx.text();
+    // After the last field: its comma, if written, stays; a line break keeps the layout.
+    let before = text[..close].trim_end();
+    let at = before.len();
+    let comma = if before.ends_with(',') || before.ends_with('{') {
+        ""
+    } else {
+        ","
+    };
+    let multiline = text[at..close].contains('\n');
+    let insert = if multiline {
+        let indent = crate::fix::rmcp::text::indent_at(text, at);
+        format!("{comma}\n{indent}..Default::default()")
+    } else {
+        format!("{comma} ..Default::default()")
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("give `{name}`'s new fields the values of `{name}::default()`"),
+        edits: vec![idx.edit(at, at, insert)],
+    })
+}

@@ -278,15 +278,14 @@ fn handler_result(
         });
     }
     // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
-    // (a glob of `rmcp::model`), or through its own `use` line otherwise.
-    let new_name = change.new.to_string();
-    let import =
-        needs_import(file, old).then(|| format!("use rmcp::model::{};\n        ", change.new));
-    let mut head = String::from("{\n        ");
-    if let Some(i) = import {
-        head.push_str(&i);
-    }
-    head.push_str(&format!("let result: {old_ty} = async move "));
+    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
+    // `use` inside the body.
+    let new_name = if needs_import(file, old) {
+        format!("rmcp::model::{}", change.new)
+    } else {
+        change.new.to_string()
+    };
+    let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!(
@@ -364,6 +363,9 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     };
     if lit.qself.is_some() {
         return None;
+    }
+    if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
+        return super::gone::defaulted_rest(idx, &lit, name);
     }
     builder(name)
         .and_then(|row| built_literal(idx, &lit, name, row))

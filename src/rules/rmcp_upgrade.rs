@@ -61,7 +61,7 @@ impl Rule for RmcpUpgrade {
             // `unwrapped_expr`, in the guard; anything else goes on.
             syn::Expr::Struct(s) if !unwrapped_expr(cx, expr) => {
                 check_path(cx, &s.path);
-                struct_literal(cx, &s.path);
+                struct_literal(cx, s);
             }
             syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c, false),
             syn::Expr::Try(t) => {
@@ -302,8 +302,10 @@ fn use_leaf(
     }
 }
 
-/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`.
-fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
+/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`, or a literal without a base
+/// of one that gained fields and does not name them.
+fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
+    let path = &lit.path;
     let Some(version) = rmcp_version(cx) else {
         return;
     };
@@ -312,10 +314,15 @@ fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
     };
     let name = last.ident.to_string();
     for change in changes_named(&name) {
-        if change.kind == Kind::StructLiteral
-            && applies(change, version, false)
-            && is_rmcp(cx, path)
-        {
+        let fits = match change.kind {
+            Kind::StructLiteral => true,
+            Kind::GainedFields { fields } => lit.rest.is_none()
+                && !lit.fields.iter().any(
+                    |f| matches!(&f.member, syn::Member::Named(m) if fields.iter().any(|g| m == g)),
+                ),
+            _ => false,
+        };
+        if fits && applies(change, version, false) && is_rmcp(cx, path) {
             report(cx, change, last.ident.span(), last.ident.span());
             return;
         }
@@ -601,6 +608,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             STRUCT_LITERAL,
             format!(
                 "a `match` on `{}` needs a `_` arm on rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::GainedFields { .. } => (
+            STRUCT_LITERAL,
+            format!(
+                "a struct literal of `{}` misses the fields rmcp {since} added",
                 change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),

@@ -104,6 +104,11 @@ pub enum Kind {
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
     DroppedMethod { of: &'static str },
+    /// A struct that stayed exhaustive but gained fields (`ListPromptsResult`'s cache hints and
+    /// result type): a literal that names every old field and has no base no longer compiles
+    /// (E0063). Rmcp 3.x gives it `Default`, whose values are what its own constructors set, so
+    /// the fix appends `..Default::default()` (MCP204, unsafe: the new fields get those values).
+    GainedFields { fields: &'static [&'static str] },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
@@ -192,6 +197,22 @@ const ELICITATION_COMPLETE: &str = "rmcp 3.0 removed `notifications/elicitation/
 with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry, so \
 no client is told of it any more; drop the `ClientHandler` method and its \
 `ElicitationResponseNotificationParam`";
+
+const fn gained(old: &'static str) -> Change {
+    Change {
+        since: V3,
+        pr: 889,
+        kind: Kind::GainedFields {
+            fields: &["result_type", "ttl_ms", "cache_scope"],
+        },
+        old,
+        new: "",
+        bare: true,
+        note: "rmcp 3.0 gave the paginated results `result_type` (#1038) and the cache hints \
+`ttl_ms` and `cache_scope` (#889): finish the literal with `..Default::default()` (what \
+`with_all_items` sets), or build it with `with_all_items(..)`",
+    }
+}
 
 const fn literal(old: &'static str) -> Change {
     Change {
@@ -551,6 +572,12 @@ pub static CHANGES: &[Change] = &[
         bare: false,
         note: "`CancelledNotificationParam::request_id` is an `Option<RequestId>` since 2.0 (#927): log it with `?`, or read it with `if let Some(id) = &param.request_id`",
     },
+    // 3.0: the paginated results carry a result type (#1038, SEP-2322) and cache hints (#889,
+    // SEP-2549). They are written by a macro in rmcp, out of the generated table's reach.
+    gained("ListToolsResult"),
+    gained("ListPromptsResult"),
+    gained("ListResourcesResult"),
+    gained("ListResourceTemplatesResult"),
     // OAuth discovery reports where its metadata came from.
     Change {
         since: V3,
@@ -680,6 +707,7 @@ pub fn current_names() -> impl Iterator<Item = &'static str> {
                 c.kind,
                 Kind::HandlerResult { .. }
                     | Kind::StructLiteral
+                    | Kind::GainedFields { .. }
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
                     | Kind::MethodResult { .. }
