@@ -64,7 +64,7 @@ pub(super) fn plan(
             ],
         });
     }
-    let (wrapped, annotations) = parts(idx, file, start, end, inner)?;
+    let (wrapped, annotations) = parts(idx, file, start, end, inner, extra)?;
     let range = idx.range_between(first_token(&wrapped), last_token(&wrapped));
     let value = match &annotations {
         None => None,
@@ -115,6 +115,7 @@ fn parts(
     start: usize,
     end: usize,
     inner: &str,
+    extra: &str,
 ) -> Option<(syn::Expr, Option<syn::Expr>)> {
     let found = super::find_expr::find(file, &|e| {
         matches!(e, syn::Expr::Call(_) | syn::Expr::Struct(_)) && {
@@ -136,7 +137,7 @@ fn parts(
                 };
                 if name == inner {
                     wrapped = Some(f.expr);
-                } else if other.is_none() {
+                } else if name == extra && other.is_none() {
                     other = Some(f.expr);
                 } else {
                     return None;
