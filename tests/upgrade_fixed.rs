@@ -231,3 +231,39 @@ fn the_flag_alone_is_refused_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("use it with --fix"));
     assert_eq!(read(dir.path().join("Cargo.toml")), before);
 }
+
+#[test]
+fn a_crate_rmcp_shares_types_with_follows_rmcp_s_major_beside_it_only() {
+    // `TokioChildProcess::builder` takes process-wrap 10's `CommandWrap` on rmcp 3.x: a 9.x one
+    // of the server's own is another type to rustc.
+    let root = "[workspace]\nmembers = [\"srv\", \"tool\", \"gw\"]\n\n[workspace.dependencies]\nrmcp = \"1.7\"\n";
+    let srv = format!(
+        "{MEMBER}rmcp = {{ version = \"1.7\", features = [\"transport-child-process\"] }}\nprocess-wrap = {{ version = \"9.1.0\", default-features = false, features = [\"tokio1\"] }}\n"
+    );
+    // A member whose rmcp is the workspace's is beside rmcp too.
+    let inherits = "[package]\nname = \"gw\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp.workspace = true\nprocess-wrap = \"9.1.0\"\n";
+    let dir = workspace(root, &srv);
+    // A package without rmcp keeps its own.
+    let tool = "[package]\nname = \"tool\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nprocess-wrap = \"9.1.0\"\n";
+    std::fs::create_dir_all(dir.path().join("tool/src")).unwrap();
+    std::fs::write(dir.path().join("tool/Cargo.toml"), tool).unwrap();
+    std::fs::write(dir.path().join("tool/src/lib.rs"), "pub fn t() {}\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("gw/src")).unwrap();
+    std::fs::write(dir.path().join("gw/Cargo.toml"), inherits).unwrap();
+    std::fs::write(dir.path().join("gw/src/lib.rs"), "pub fn g() {}\n").unwrap();
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        read(dir.path().join("srv/Cargo.toml")),
+        srv.replace("\"1.7\"", "\"3.11\"")
+            .replace("\"9.1.0\"", "\"10.0\""),
+        "{err}"
+    );
+    assert!(err.contains("process-wrap 9.1.0 -> 10.0"), "{err}");
+    assert_eq!(read(dir.path().join("tool/Cargo.toml")), tool, "{err}");
+    assert_eq!(
+        read(dir.path().join("gw/Cargo.toml")),
+        inherits.replace("\"9.1.0\"", "\"10.0\""),
+        "{err}"
+    );
+}

@@ -166,7 +166,7 @@ fn the_handler_fix_keeps_the_body_and_converts_its_result() {
 
 #[test]
 fn catalog_fixed_examples_are_what_the_fix_writes() {
-    for code in ["MCP201", "MCP202", "MCP205"] {
+    for code in ["MCP201", "MCP202", "MCP203", "MCP204", "MCP205"] {
         let doc = mcp_lint::catalog::catalog().get(code).unwrap();
         let mut checked = 0;
         for ex in &doc.fire {
@@ -449,21 +449,52 @@ fn a_handler_that_hands_the_request_to_rmcp_s_router_only_changes_its_signature(
 }
 
 #[test]
-fn the_2_x_task_support_and_annotated_get_guidance_and_a_local_namesake_none() {
-    let src = "use rmcp::model::{Annotated, RawResource};\n\npub fn t(t: &mut rmcp::model::Tool) {\n    t.execution = Some(rmcp::model::ToolExecution::new().with_task_support(rmcp::model::TaskSupport::Optional));\n}\n";
+fn the_2_x_task_support_and_annotated_are_rewritten_and_a_local_namesake_is_not() {
+    let src = "use rmcp::model::{Annotated, RawResource, TaskSupport};\n\npub fn t(t: &mut rmcp::model::Tool, s: TaskSupport) {\n    t.execution = Some(rmcp::model::ToolExecution::new().with_task_support(s));\n}\n\npub fn pick(required: bool) -> TaskSupport {\n    if required { TaskSupport::Required } else { TaskSupport::Forbidden }\n}\n\npub fn r(raw: RawResource, a: rmcp::model::Annotations) -> Vec<Annotated<RawResource>> {\n    vec![Annotated::new(raw.clone(), None), Annotated { raw, annotations: Some(a) }]\n}\n";
     let r = lint_text(r#"rmcp = "1.3""#, None, src);
-    let got: Vec<(usize, &str)> = r
+    let got: Vec<(usize, &str, &str)> = r
         .findings
         .iter()
-        .filter(|f| f.code == "MCP203")
-        .map(|f| (f.line, f.message.split('`').nth(1).unwrap_or("")))
+        .filter(|f| f.code == "MCP203" || f.message.starts_with("`Annotated"))
+        .map(|f| {
+            (
+                f.line,
+                f.code.as_str(),
+                f.message.split('`').nth(1).unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(
         got,
-        vec![(1, "Annotated"), (4, "ToolExecution"), (4, "TaskSupport")],
+        vec![
+            (1, "MCP201", "Annotated<T>"),
+            (1, "MCP203", "TaskSupport"),
+            (3, "MCP203", "TaskSupport"),
+            (4, "MCP203", "execution"),
+            (4, "MCP203", "ToolExecution"),
+            (7, "MCP203", "TaskSupport"),
+            (8, "MCP203", "TaskSupport"),
+            (8, "MCP203", "TaskSupport"),
+            (11, "MCP201", "Annotated<T>"),
+            (12, "MCP201", "Annotated<T>"),
+            (12, "MCP201", "Annotated<T>"),
+        ],
         "{:#?}",
         r.findings
     );
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    // `Forbidden` is what 3.x does anyway; `Required` has no counterpart and stays, explained.
+    assert_eq!(
+        out.text,
+        "use rmcp::model::{Resource};\n\npub fn t(t: &mut rmcp::model::Tool, s: ()) {\n}\n\npub fn pick(required: bool) -> () {\n    if required { TaskSupport::Required } else { () }\n}\n\npub fn r(raw: Resource, a: rmcp::model::Annotations) -> Vec<Resource> {\n    vec![raw.clone(), raw.with_annotations(a)]\n}\n"
+    );
+    let left: Vec<&str> = out.remaining.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(left, ["MCP203"], "{:#?}", out.remaining);
     // A crate's own `Annotated` in an rmcp server is not rmcp's.
     let local = "use rmcp::model::Tool;\n\npub struct Annotated<T>(pub T);\n\npub fn f(t: Tool) -> Annotated<Tool> {\n    Annotated(t)\n}\n";
     let r = lint_text(r#"rmcp = "1.3""#, None, local);
@@ -519,4 +550,156 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
     // 2.x: only the client's change is ahead; the server's `peer_info()` is its client's info.
     assert_eq!(helps(r#"rmcp = "2.2""#), vec![(9, false, true)]);
     assert_eq!(helps(r#"rmcp = "3.11""#), vec![]);
+}
+
+#[test]
+fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
+    let src = "// A client; its imports follow.\nuse rmcp::model::{ElicitationResponseNotificationParam, ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n\n    /// Told when the user is done.\n    async fn on_url_elicitation_notification_complete(&self, p: ElicitationResponseNotificationParam) {\n        println!(\"{}\", p.elicitation_id);\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "// A client; its imports follow.\nuse rmcp::model::{ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n}\n"
+    );
+    assert!(out.remaining.is_empty(), "{:#?}", out.remaining);
+}
+
+#[test]
+fn a_1_x_resource_literal_is_renamed_then_built() {
+    let src = "use rmcp::model::RawResource;\n\npub fn r(uri: &str) -> RawResource {\n    RawResource {\n        uri: uri.to_string(),\n        name: \"n\".into(),\n        title: None,\n        description: Some(\"d\".to_string()),\n        mime_type: None,\n        size: Some(3),\n        icons: None,\n        meta: None,\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::Resource;\n\npub fn r(uri: &str) -> Resource {\n    Resource::new(uri.to_string(), \"n\")\n        .with_description(\"d\".to_string())\n        .with_size(3)\n}\n"
+    );
+}
+
+#[test]
+fn on_3_x_a_schema_call_is_stale_only_while_its_result_is_handled() {
+    let src = |tail: &str| {
+        format!("use rmcp::handler::server::tool::schema_for_output;\n\npub fn s() -> std::sync::Arc<rmcp::model::JsonObject> {{\n    schema_for_output::<u8>(){tail}\n}}\n")
+    };
+    let codes = |tail: &str| -> Vec<String> {
+        lint_text(r#"rmcp = "3.11""#, None, &src(tail))
+            .findings
+            .into_iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    assert!(codes("").is_empty());
+    assert_eq!(codes(".unwrap()"), ["MCP205"]);
+    assert_eq!(codes(".expect(\"schema\")"), ["MCP205"]);
+    // Below 3.0 the call itself is reported once, handled or not.
+    let r = lint_text(r#"rmcp = "2.2""#, None, &src(".unwrap()"));
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+}
+
+#[test]
+fn a_peer_info_borrowed_in_a_closure_borrows_through_as_deref_and_an_owned_one_is_left() {
+    let src = "use rmcp::model::*;\nuse rmcp::{Peer, RoleServer};\n\npub fn name(peer: &Peer<RoleServer>) -> Option<String> {\n    let title = peer.peer_info().and_then(|info| info.client_info.title.as_ref())?;\n    let info = peer.peer_info().unwrap();\n    Some(format!(\"{title} {}\", info.client_info.name))\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        src.replace(
+            "peer.peer_info().and_then",
+            "peer.peer_info().as_deref().and_then"
+        )
+    );
+    // Both calls keep their finding: the rest of the change (an `Arc`) is the code's to follow.
+    assert_eq!(out.remaining.len(), 2, "{:#?}", out.remaining);
+}
+
+#[test]
+fn a_progress_notification_literal_is_built() {
+    let src = "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam {\n        progress_token: token,\n        progress: done as f64,\n        total: None,\n        message: Some(format!(\"{done} done\")),\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam::new(token, done as f64)\n        .with_message(format!(\"{done} done\"))\n}\n"
+    );
+}
+
+#[test]
+fn a_tool_literal_loses_its_2_x_execution_field_with_the_rest_rebuilt() {
+    let src = "use rmcp::model::*;\n\npub fn t(schema: std::sync::Arc<JsonObject>) -> Tool {\n    Tool {\n        name: \"t\".into(),\n        input_schema: schema,\n        execution: Some(ToolExecution::new()),\n        ..Default::default()\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(!out.text.contains("execution"), "{}", out.text);
+    assert!(
+        out.text.contains("let mut t = Tool::default();"),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn a_client_reads_the_server_s_now_optional_info_through_as_ref() {
+    let src = "use rmcp::service::RunningService;\nuse rmcp::RoleClient;\n\npub fn title(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().and_then(|info| info.server_info.title.clone())\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert_eq!(
+        out.text,
+        src.replace(
+            "client.peer_info().and_then(|info| info.server_info.title",
+            "client.peer_info().as_deref().and_then(|info| info.server_info.as_ref()?.title"
+        )
+    );
+}
+
+#[test]
+fn a_paginated_result_literal_gets_the_new_fields_defaults_and_a_named_result_type_its_path() {
+    let src = "use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt};\nuse rmcp::service::RequestContext;\nuse rmcp::{RoleServer, ServerHandler};\n\npub fn list(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, next_cursor: None, meta: None }\n}\n\npub fn listed(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, ..Default::default() }\n}\n\nstruct S;\n\nimpl ServerHandler for S {\n    async fn get_prompt(\n        &self,\n        _request: GetPromptRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<GetPromptResult, ErrorData> {\n        Ok(GetPromptResult::new(vec![]))\n    }\n}\n";
+    let out = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    );
+    assert!(
+        out.text.contains(
+            "ListPromptsResult { prompts, next_cursor: None, meta: None, ..Default::default() }"
+        ),
+        "{}",
+        out.text
+    );
+    assert!(out
+        .text
+        .contains("ListPromptsResult { prompts, ..Default::default() }"));
+    // The signature cannot see a `use` inside the body: the new type is written with its path.
+    assert!(
+        out.text
+            .contains("-> Result<rmcp::model::GetPromptResponse, ErrorData> {"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("use rmcp::model::GetPromptResponse"));
 }

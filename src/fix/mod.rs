@@ -13,6 +13,8 @@
 
 pub mod apply;
 pub mod diff;
+mod find_expr;
+mod gone;
 pub mod manifest_edit;
 pub mod rmcp;
 pub mod runtime_dependency;

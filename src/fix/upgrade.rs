@@ -3,7 +3,7 @@
 //! result converted; a removed API gets the guidance only.
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
-use crate::model::sdk::rmcp_upgrade::{builder, changes_named, Kind};
+use crate::model::sdk::rmcp_upgrade::{builder, changes_named, struct_row, Kind};
 use crate::reading::source::LineIndex;
 use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, STRUCT_LITERAL};
 
@@ -67,6 +67,10 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
     let text = idx.text().get(start..end)?;
     match f.code.as_str() {
         c if c == RENAMED => {
+            if let Some(change) = super::gone::wrapper_in(text) {
+                return super::gone::plan(idx, file, start, end, change)
+                    .or_else(|| Some(guidance(f)));
+            }
             if let Some(call) = text.strip_prefix('.') {
                 let name = call.split('(').next()?.trim();
                 changes_named(name).find(|c| c.kind == Kind::DropCall)?;
@@ -77,10 +81,14 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 });
             }
             if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {
-                return Some(Fix {
-                    applicability: Applicability::Safe,
-                    message: format!("drop the import of `{}`", gone.old),
-                    edits: vec![use_leaf_removal(idx, file, start)?],
+                // Elsewhere than a `use` leaf, the name is used for more than its import.
+                return Some(match use_leaf_removal(idx, file, start) {
+                    Some(edit) => Fix {
+                        applicability: Applicability::Safe,
+                        message: format!("drop the import of `{}`", gone.old),
+                        edits: vec![edit],
+                    },
+                    None => guidance(f),
                 });
             }
             let change = changes_named(text)
@@ -107,10 +115,25 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             })
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
-        c if c == CALL_ARGS => call_args(idx, file, start, text).or_else(|| Some(guidance(f))),
+        c if c == CALL_ARGS && text.starts_with('%') => Some(Fix {
+            applicability: Applicability::Unsafe,
+            message: "log the `Option` with `?` (Debug)".into(),
+            edits: vec![idx.edit(start, start + 1, "?".to_string())],
+        }),
+        c if c == CALL_ARGS => call_args(idx, file, start, text)
+            .or_else(|| super::gone::mapped(idx, file, start, text))
+            .or_else(|| super::gone::borrowed(idx, file, start, text, f))
+            .or_else(|| super::gone::infallible(idx, file, start, text))
+            .or_else(|| Some(guidance(f))),
+        c if c == STRUCT_LITERAL && text.starts_with("match") => {
+            super::gone::catch_all(idx, file, start, f).or_else(|| Some(guidance(f)))
+        }
         c if c == STRUCT_LITERAL => {
             struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
         }
+        c if c == REMOVED => super::gone::removed(idx, file, start, end)
+            .or_else(|| super::gone::dropped_method(idx, file, start, text))
+            .or_else(|| Some(guidance(f))),
         _ => Some(guidance(f)),
     }
 }
@@ -137,7 +160,7 @@ fn imported_elsewhere(idx: &LineIndex, file: &syn::File, name: &str, at: usize) 
 
 /// The edit that removes the `use` leaf whose name starts at `at`: with its comma inside a group,
 /// or the whole `use` item (and its line) when it is the item's only leaf.
-fn use_leaf_removal(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Edit> {
+pub(super) fn use_leaf_removal(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Edit> {
     fn leaf_at(tree: &syn::UseTree, idx: &LineIndex, at: usize) -> bool {
         matches!(tree, syn::UseTree::Name(n) if idx.range(n.ident.span()).start == at)
     }
@@ -255,15 +278,14 @@ fn handler_result(
         });
     }
     // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
-    // (a glob of `rmcp::model`), or through its own `use` line otherwise.
-    let new_name = change.new.to_string();
-    let import =
-        needs_import(file, old).then(|| format!("use rmcp::model::{};\n        ", change.new));
-    let mut head = String::from("{\n        ");
-    if let Some(i) = import {
-        head.push_str(&i);
-    }
-    head.push_str(&format!("let result: {old_ty} = async move "));
+    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
+    // `use` inside the body.
+    let new_name = if needs_import(file, old) {
+        format!("rmcp::model::{}", change.new)
+    } else {
+        change.new.to_string()
+    };
+    let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!(
@@ -332,30 +354,18 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
 /// the fields the literal left to `Default`), though to the same fields. `None` when the literal
 /// has a field or a value the row cannot carry over: the guidance stays.
 fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
-    use syn::visit::Visit;
-    struct Find<'i, 'a> {
-        idx: &'i LineIndex<'a>,
-        at: usize,
-        found: Option<syn::ExprStruct>,
-    }
-    impl<'ast> Visit<'ast> for Find<'_, '_> {
-        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
-            let last = e.path.segments.last().map(|s| s.ident.span());
-            if self.found.is_none() && last.is_some_and(|l| self.idx.range(l).start == self.at) {
-                self.found = Some(e.clone());
-            }
-            syn::visit::visit_expr_struct(self, e);
-        }
-    }
-    let mut find = Find {
-        idx,
-        at,
-        found: None,
+    let found = super::find_expr::find(file, &|e| {
+        matches!(e, syn::Expr::Struct(s) if s.path.segments.last()
+            .is_some_and(|l| idx.range(l.ident.span()).start == at))
+    });
+    let Some(syn::Expr::Struct(lit)) = found else {
+        return None;
     };
-    find.visit_file(file);
-    let lit = find.found?;
     if lit.qself.is_some() {
         return None;
+    }
+    if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
+        return super::gone::defaulted_rest(idx, &lit, name);
     }
     builder(name)
         .and_then(|row| built_literal(idx, &lit, name, row))
@@ -399,6 +409,10 @@ fn built_literal(
         args.push(carried(a, value(a)?)?);
     }
     let mut tail: Vec<String> = Vec::new();
+    // Fields set on the built value: 3.x keeps them public, but no setter takes their value as
+    // written.
+    let settable = |field: &str| struct_row(name).is_some_and(|r| r.fields.contains(&field));
+    let mut sets: Vec<(&str, String)> = Vec::new();
     for (field, e) in &fields {
         let field = field.as_str();
         if row.args.contains(&field) {
@@ -415,8 +429,11 @@ fn built_literal(
                 Some(_) => return None,
             }
         } else if let Some((_, method)) = row.options.iter().find(|(f, _)| *f == field) {
-            if let Some(inner) = option_literal(e)? {
-                tail.push(format!(".{method}({})", carried(field, inner)?));
+            match option_literal(e) {
+                Some(Some(inner)) => tail.push(format!(".{method}({})", carried(field, inner)?)),
+                Some(None) => {}
+                None if settable(field) => sets.push((field, text_of(e)?)),
+                None => return None,
             }
         } else if let Some((_, method)) = row.plain.iter().find(|(f, _)| *f == field) {
             // `None` is what the constructor leaves in an `Option` field.
@@ -425,7 +442,11 @@ fn built_literal(
             }
             tail.push(format!(".{method}({})", carried(field, e)?));
         } else if row.none_only.contains(&field) {
-            option_literal(e)?.is_none().then_some(())?;
+            match option_literal(e) {
+                Some(None) => {}
+                _ if settable(field) => sets.push((field, text_of(e)?)),
+                _ => return None,
+            }
         } else {
             return None;
         }
@@ -448,11 +469,38 @@ fn built_literal(
         }
         out
     };
+    let built = if sets.is_empty() {
+        built
+    } else {
+        let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
+        let var = binding(name);
+        let mut out = format!("{{\n{indent}    let mut {var} = {built};");
+        for (field, value) in &sets {
+            out.push_str(&format!("\n{indent}    {var}.{field} = {value};"));
+        }
+        out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
+        out
+    };
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!("build `{name}` with `{name}::{ctor}(..)`"),
         edits: vec![idx.edit(whole.start, whole.end, built)],
     })
+}
+
+/// The local a rebuilt literal of `name` is bound to: its capitals, lower-cased (`pc` for
+/// `PromptsCapability`).
+fn binding(name: &str) -> String {
+    let v: String = name
+        .chars()
+        .filter(char::is_ascii_uppercase)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if v.is_empty() {
+        "v".into()
+    } else {
+        v
+    }
 }
 
 /// Whether a struct literal's base is absent or `..Default::default()`.
@@ -472,7 +520,7 @@ fn is_default_call(e: &syn::Expr, types: &[&str]) -> bool {
 
 /// An `Option` written out: `None` (also `Option::default()`, `Default::default()`) is
 /// `Some(None)`, `Some(x)` is `Some(Some(x))`; anything else `None`.
-fn option_literal(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
+pub(super) fn option_literal(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
     match e {
         syn::Expr::Path(p) if p.path.is_ident("None") => Some(None),
         _ if is_default_call(e, &["Option", "Default"]) => Some(None),
@@ -487,7 +535,7 @@ fn option_literal(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
 }
 
 /// The source text of an expression.
-fn expr_text(idx: &LineIndex, e: &syn::Expr) -> Option<String> {
+pub(super) fn expr_text(idx: &LineIndex, e: &syn::Expr) -> Option<String> {
     let r = idx.range_between(first_token(e), last_token(e));
     idx.text().get(r.start..r.end).map(str::to_string)
 }
@@ -513,17 +561,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         return None;
     }
     let text_of = |e: &syn::Expr| expr_text(idx, e);
-    let var = {
-        let mut v: String = name
-            .chars()
-            .filter(char::is_ascii_uppercase)
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if v.is_empty() {
-            v.push('v');
-        }
-        v
-    };
+    let var = binding(name);
     let mut sets = Vec::new();
     for f in &lit.fields {
         let syn::Member::Named(field) = &f.member else {
@@ -531,6 +569,11 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         };
         let field = field.to_string();
         if !row.fields.contains(&field.as_str()) {
+            // A field that went with its type (`execution: Some(ToolExecution::..)`) goes too,
+            // as its assignment does (`gone::removed`).
+            if super::gone::dropped_field_value(&field, &text_of(&f.expr)?) {
+                continue;
+            }
             return None;
         }
         sets.push(format!("{var}.{field} = {};", text_of(&f.expr)?));
@@ -607,7 +650,7 @@ fn render(
     Some(out)
 }
 
-fn first_token(e: &syn::Expr) -> proc_macro2::Span {
+pub(super) fn first_token(e: &syn::Expr) -> proc_macro2::Span {
     use quote::ToTokens;
     e.to_token_stream()
         .into_iter()
@@ -615,7 +658,7 @@ fn first_token(e: &syn::Expr) -> proc_macro2::Span {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
-fn last_token(e: &syn::Expr) -> proc_macro2::Span {
+pub(super) fn last_token(e: &syn::Expr) -> proc_macro2::Span {
     use quote::ToTokens;
     e.to_token_stream()
         .into_iter()
@@ -709,6 +752,31 @@ pub fn bump_manifest(
             notes.push(format!(
                 "rmcp {} -> {TARGET_REQUIREMENT}",
                 old.as_deref().unwrap_or("(no version)")
+            ));
+        }
+    }
+    // The crates rmcp's API shares types with follow rmcp's major, in a manifest that names rmcp
+    // (another package may use them for something else).
+    let rmcp_here = old.is_some() || outcome == Outcome::Inherited;
+    for c in crate::model::sdk::rmcp_upgrade::COMPANIONS
+        .iter()
+        .filter(|_| rmcp_here)
+    {
+        let Some(required) = crate::model::manifest::Version::lowest_admitted(c.requirement) else {
+            continue;
+        };
+        let had = m.dependency_version(c.name);
+        let behind = had
+            .as_deref()
+            .and_then(crate::model::manifest::Version::lowest_admitted)
+            .is_some_and(|v| v.0 < required.0 || (required.0 == 0 && v.1 < required.1));
+        if behind && m.set_dependency_version(c.name, c.requirement) == Outcome::Changed {
+            notes.push(format!(
+                "{} {} -> {} (rmcp 3.x's; rmcp PR #{})",
+                c.name,
+                had.as_deref().unwrap_or_default(),
+                c.requirement,
+                c.pr
             ));
         }
     }

@@ -8,8 +8,15 @@ use syn::visit::Visit;
 
 use crate::model::manifest::Version;
 use crate::model::sdk::rmcp::RMCP;
-use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind};
+use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind, RESULT_HANDLERS};
 use crate::rules::engine::{Cx, Draft, Rule};
+
+mod gone;
+
+use gone::{
+    dropped_field, exhaustive_match, infallible_call, now_option, now_option_logged, only_imported,
+    unit_span, unwrapped_expr, unwrapped_type_span,
+};
 
 pub struct RmcpUpgrade;
 
@@ -35,6 +42,10 @@ impl Rule for RmcpUpgrade {
         }
     }
 
+    fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
+        now_option_logged(cx, &mac.tokens);
+    }
+
     fn check_type(&self, cx: &mut Cx<'_>, ty: &syn::Type) {
         if let syn::Type::Path(tp) = ty {
             if tp.qself.is_none() {
@@ -46,11 +57,35 @@ impl Rule for RmcpUpgrade {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::Path(p) if p.qself.is_none() => check_path(cx, &p.path),
-            syn::Expr::Struct(s) => {
+            // A wrapper's call or literal (`Annotated::new(..)`) is reported whole by
+            // `unwrapped_expr`, in the guard; anything else goes on.
+            syn::Expr::Struct(s) if !unwrapped_expr(cx, expr) => {
                 check_path(cx, &s.path);
-                struct_literal(cx, &s.path);
+                struct_literal(cx, s);
             }
-            syn::Expr::MethodCall(mc) => method_call(cx, mc),
+            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c, false),
+            syn::Expr::Try(t) => {
+                if let syn::Expr::Call(c) = &*t.expr {
+                    infallible_call(cx, c, true);
+                }
+            }
+            syn::Expr::Assign(a) => dropped_field(cx, a),
+            syn::Expr::Match(m) => exhaustive_match(cx, m),
+            syn::Expr::Field(f) => {
+                if let syn::Member::Named(name) = &f.member {
+                    if let Some(change) = now_option(cx, &name.to_string()) {
+                        report(cx, change, name.span(), name.span());
+                    }
+                }
+            }
+            syn::Expr::MethodCall(mc) => {
+                if let syn::Expr::Call(c) = &*mc.receiver {
+                    if RESULT_HANDLERS.contains(&mc.method.to_string().as_str()) {
+                        infallible_call(cx, c, true);
+                    }
+                }
+                method_call(cx, mc)
+            }
             _ => {}
         }
     }
@@ -167,7 +202,7 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 continue;
             }
             let hit = match change.kind {
-                Kind::Item | Kind::Removed => {
+                Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => {
                     let prefix = prefix_path(path, i);
                     let sound = if i == 0 {
                         change.bare || cx.facts().imports.contains_key(&name)
@@ -188,7 +223,21 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 _ => false,
             };
             if hit {
-                report(cx, change, seg.ident.span(), seg.ident.span());
+                let (first, last) = match change.kind {
+                    Kind::Unit { .. } => unit_span(path, i),
+                    Kind::Unwrapped { .. } => match unwrapped_type_span(path, i) {
+                        Some(span) => span,
+                        // `Old::new(..)`: reported with its call, as a whole.
+                        None if path.segments.len() == i + 2
+                            && path.segments[i + 1].ident == "new" =>
+                        {
+                            return
+                        }
+                        None => (seg.ident.span(), seg.ident.span()),
+                    },
+                    _ => (seg.ident.span(), seg.ident.span()),
+                };
+                report(cx, change, first, last);
                 return;
             }
         }
@@ -236,19 +285,27 @@ fn use_leaf(
     let mut path = syn::Path::from(root.clone());
     path.segments.push(ident.clone().into());
     let name = ident.to_string();
+    // A name dropped with what used it (`AnnotateAble`, a removed method's parameters) is
+    // dropped from the `use` line only once nothing else in the file names it: a use left is
+    // another rule's finding, and the import then goes on the next pass.
+    let only_import = only_imported(cx.line_index().text(), &name);
     for change in changes_named(&name) {
-        if matches!(change.kind, Kind::Item | Kind::Removed | Kind::DropImport)
-            && applies(change, version, true)
-            && is_rmcp(cx, &path)
-        {
+        let kind_fits = match change.kind {
+            Kind::DropImport => only_import,
+            Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => true,
+            _ => false,
+        };
+        if kind_fits && applies(change, version, true) && is_rmcp(cx, &path) {
             report(cx, change, ident.span(), ident.span());
             return;
         }
     }
 }
 
-/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`.
-fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
+/// `Tool { name, .. }` of a struct rmcp made `#[non_exhaustive]`, or a literal without a base
+/// of one that gained fields and does not name them.
+fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
+    let path = &lit.path;
     let Some(version) = rmcp_version(cx) else {
         return;
     };
@@ -257,10 +314,15 @@ fn struct_literal(cx: &mut Cx<'_>, path: &syn::Path) {
     };
     let name = last.ident.to_string();
     for change in changes_named(&name) {
-        if change.kind == Kind::StructLiteral
-            && applies(change, version, false)
-            && is_rmcp(cx, path)
-        {
+        let fits = match change.kind {
+            Kind::StructLiteral => true,
+            Kind::GainedFields { fields } => lit.rest.is_none()
+                && !lit.fields.iter().any(
+                    |f| matches!(&f.member, syn::Member::Named(m) if fields.iter().any(|g| m == g)),
+                ),
+            _ => false,
+        };
+        if fits && applies(change, version, false) && is_rmcp(cx, path) {
             report(cx, change, last.ident.span(), last.ident.span());
             return;
         }
@@ -282,7 +344,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     // both an `Arc` now and a `ServerPeerInfo`).
     let result_changes: Vec<&Change> = changes_named(&name)
         .filter(|c| match c.kind {
-            Kind::MethodResult { client_only } => {
+            Kind::MethodResult { client_only, .. } => {
                 version.is_none_or(|v| v < c.since)
                     && (!client_only || on_a_client(cx, &mc.receiver))
             }
@@ -311,7 +373,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             continue;
         }
         match change.kind {
-            Kind::Method | Kind::Removed => {
+            Kind::Method | Kind::Removed | Kind::MethodMapped { .. } => {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
@@ -380,7 +442,12 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
         let syn::ImplItem::Fn(f) = it else { continue };
         let fn_name = f.sig.ident.to_string();
         for change in changes_named(&fn_name) {
-            if change.kind == Kind::Removed && applies(change, version, true) {
+            let gone = match change.kind {
+                Kind::Removed => true,
+                Kind::DroppedMethod { of } => of == trait_name,
+                _ => false,
+            };
+            if gone && applies(change, version, true) {
                 report(cx, change, f.sig.ident.span(), f.sig.ident.span());
             }
         }
@@ -450,6 +517,19 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             ),
             format!("rename it `{}` (rmcp PR #{})", change.new, change.pr),
         ),
+        Kind::Unwrapped { extra, .. } => (
+            RENAMED,
+            format!(
+                "`{}<T>` is gone in rmcp {since} and later: the wrapped type carries `{extra}` itself",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::Unit { .. } | Kind::DroppedField { .. } => (
+            REMOVED,
+            format!("`{}` is gone in rmcp {since} and later", change.old),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
         Kind::DropImport => (
             RENAMED,
             format!("`{}` is gone in rmcp {since} and later", change.old),
@@ -484,10 +564,58 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
+        Kind::MethodMapped { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}` is `{}` in rmcp {since} and later, with another result",
+                change.old, change.new
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::DroppedMethod { of } => (
+            REMOVED,
+            format!(
+                "`{of}::{}` is gone in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::Infallible => (
+            CALL_ARGS,
+            format!(
+                "`{}` no longer returns a `Result` in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::NowOption { of } => (
+            CALL_ARGS,
+            format!(
+                "`{of}::{}` is an `Option` in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
         Kind::CallArgs { .. } => (
             CALL_ARGS,
             format!(
                 "`{}` takes other arguments in rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::ExhaustiveMatch { .. } => (
+            STRUCT_LITERAL,
+            format!(
+                "a `match` on `{}` needs a `_` arm on rmcp {since} and later",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::GainedFields { .. } => (
+            STRUCT_LITERAL,
+            format!(
+                "a struct literal of `{}` misses the fields rmcp {since} added",
                 change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),

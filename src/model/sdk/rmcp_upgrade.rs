@@ -49,11 +49,80 @@ pub enum Kind {
     /// A method whose result type changed under the same name (`peer_info()`): its calls get
     /// guidance (MCP205, display-only) in a package below the release. `client_only`: only a
     /// call on a client's handle (a receiver named like one, in a file that uses `RoleClient`).
-    MethodResult { client_only: bool },
+    ///
+    /// `borrow`: a method that turns the new result back into the old one for code that borrows
+    /// from it (`.as_deref()`: `Option<Arc<T>>` to `Option<&T>`), appended where the call is
+    /// followed by `.and_then(..)` or `.map(..)`, whose closure may return a borrow of its
+    /// argument (E0515 on the new result; unsafe: the borrow now ends with the statement).
+    ///
+    /// `optional`: a field of the result that became an `Option`; read in an
+    /// `.and_then(|info| ..)` closure (which returns an `Option`), `info.field.x` becomes
+    /// `info.field.as_ref()?.x` (unsafe: a peer without it now gives `None` there).
+    MethodResult {
+        client_only: bool,
+        borrow: Option<&'static str>,
+        optional: Option<&'static str>,
+    },
+    /// A generic wrapper that is gone, its contents folded into the wrapped type (`Annotated<T>`:
+    /// since 2.0 `Resource` carries its `annotations` itself). `Old<T>` becomes `T` and the `use`
+    /// leaf goes (MCP201, safe); `Old::new(x, a)` and `Old { inner: x, extra: a }` become `x` when
+    /// `a` is `None` (safe) or absent, `x.setter(v)` when it is `Some(v)` (unsafe); any other
+    /// spelling keeps the guidance.
+    Unwrapped {
+        inner: &'static str,
+        extra: &'static str,
+        setter: &'static str,
+    },
+    /// A type gone with no counterpart, whose values only fed a field that went with it
+    /// (`TaskSupport`, read by the removed `Tool::execution`): its paths become `()`, type and
+    /// value alike, so code that hands the value around still compiles (MCP203, unsafe). Only the
+    /// `variants` whose meaning is what 3.x does anyway get the fix (`Forbidden`: a plain call);
+    /// any other (`Required`) keeps the guidance, as does the `use` leaf's removal aside.
+    Unit { variants: &'static [&'static str] },
+    /// A field that is gone with its type: `x.old = v;`, where `v` names `marker` (the field's
+    /// removed type, which ties the field to rmcp), is deleted (MCP203, unsafe: the value is
+    /// dropped).
+    DroppedField { marker: &'static str },
+    /// A function that returned `Result<T, _>` and returns `T` now: the error handling on its
+    /// call (`.unwrap()`, `.expect(..)`, `.unwrap_or_else(..)`, `.unwrap_or(..)`,
+    /// `.unwrap_or_default()`, `?`) is dropped (MCP205, unsafe: the fallback goes with it);
+    /// any other use of the result keeps the guidance.
+    Infallible,
+    /// An enum that became `#[non_exhaustive]` (generated rows): a `match` on it without a
+    /// wildcard arm no longer compiles outside rmcp (MCP204). When its arms name every one of
+    /// the enum's `variants` on 3.x, the fix adds `_ => unreachable!(..)` (unsafe: a variant a
+    /// later rmcp adds would reach it); otherwise the guidance stays.
+    ExhaustiveMatch { variants: &'static [&'static str] },
+    /// A field of struct `of` that became an `Option` under the same name: a value logged with
+    /// tracing's `%` (Display) becomes `?` (Debug, which `Option` has; MCP205, unsafe: the log
+    /// line reads `Some(..)`); any other read of it gets the guidance, in a package below the
+    /// release (on or above it, the name alone says nothing).
+    NowOption { of: &'static str },
+    /// An async method replaced by `new`, whose result holds the old one: `.old().await` becomes
+    /// `.new().await` followed by `map` (MCP205, unsafe: the new method may do more on the way).
+    MethodMapped { map: &'static str },
+    /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
+    /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
+    DroppedMethod { of: &'static str },
+    /// A struct that stayed exhaustive but gained fields (`ListPromptsResult`'s cache hints and
+    /// result type): a literal that names every old field and has no base no longer compiles
+    /// (E0063). Rmcp 3.x gives it `Default`, whose values are what its own constructors set, so
+    /// the fix appends `..Default::default()` (MCP204, unsafe: the new fields get those values).
+    GainedFields { fields: &'static [&'static str] },
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
 }
+
+/// The methods that handle a `Result` and give its value (`Kind::Infallible`): on a call that
+/// now returns the value itself, one of them is what no longer compiles.
+pub const RESULT_HANDLERS: &[&str] = &[
+    "unwrap",
+    "expect",
+    "unwrap_or_else",
+    "unwrap_or",
+    "unwrap_or_default",
+];
 
 /// One change of rmcp's API.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +187,33 @@ const TASKS: &str = "rmcp 3.0 replaced its tasks API with the SEP-2663 tasks ext
 long-running work with `rmcp::task_manager::TaskManager` and answer `tasks/get`, `tasks/update` \
 and `tasks/cancel` through `ServerHandler::get_task`, `update_task` and `cancel_task`";
 
+const TOOL_TASKS: &str = "rmcp 3.0 dropped a tool's own task support (`Tool::execution`, \
+`ToolExecution`, `TaskSupport`) with the 2.x tasks API: under the SEP-2663 tasks extension the \
+server advertises tasks once (`ServerCapabilities::builder().enable_tasks()`) and its \
+`rmcp::task_manager::TaskManager` decides per call; a tool that required a task must be served \
+through it";
+
+const ELICITATION_COMPLETE: &str = "rmcp 3.0 removed `notifications/elicitation/complete` \
+with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry, so \
+no client is told of it any more; drop the `ClientHandler` method and its \
+`ElicitationResponseNotificationParam`";
+
+const fn gained(old: &'static str) -> Change {
+    Change {
+        since: V3,
+        pr: 889,
+        kind: Kind::GainedFields {
+            fields: &["result_type", "ttl_ms", "cache_scope"],
+        },
+        old,
+        new: "",
+        bare: true,
+        note: "rmcp 3.0 gave the paginated results `result_type` (#1038) and the cache hints \
+`ttl_ms` and `cache_scope` (#889): finish the literal with `..Default::default()` (what \
+`with_all_items` sets), or build it with `with_all_items(..)`",
+    }
+}
+
 const fn literal(old: &'static str) -> Change {
     Change {
         since: V1,
@@ -144,6 +240,15 @@ pub struct StructRow {
     pub fields: &'static [&'static str],
 }
 
+/// An enum rmcp made `#[non_exhaustive]` (`rmcp_structs.rs`, generated with the struct rows).
+pub struct EnumRow {
+    pub name: &'static str,
+    pub since: Version,
+    pub pr: u32,
+    /// Its variants on rmcp 3.x.
+    pub variants: &'static [&'static str],
+}
+
 /// The generated struct row named `name`.
 pub fn struct_row(name: &str) -> Option<&'static StructRow> {
     super::rmcp_structs::STRUCTS.iter().find(|r| r.name == name)
@@ -152,6 +257,11 @@ pub fn struct_row(name: &str) -> Option<&'static StructRow> {
 const MADE_NON_EXHAUSTIVE_2_0: &str =
     "rmcp 2.0 made more model structs `#[non_exhaustive]` (#927): \
 build it with `::default()` and set its fields, or with its constructor";
+
+const MATCH_1_0: &str = "rmcp 1.0 made its public enums `#[non_exhaustive]` (#715): a `match` \
+on one needs a `_` arm; handle what a later variant should do there";
+const MATCH_2_0: &str = "rmcp 2.0 made more model enums `#[non_exhaustive]` (#927): a `match` \
+on one needs a `_` arm; handle what a later variant should do there";
 
 /// [`CHANGES`] and a struct-literal change for every generated struct row the hand-written
 /// table does not name.
@@ -176,6 +286,23 @@ fn all_changes() -> &'static [Change] {
                     MADE_NON_EXHAUSTIVE_2_0
                 } else {
                     literal("").note
+                },
+            });
+        }
+        for row in super::rmcp_structs::ENUMS {
+            all.push(Change {
+                since: row.since,
+                pr: row.pr,
+                kind: Kind::ExhaustiveMatch {
+                    variants: row.variants,
+                },
+                old: row.name,
+                new: "",
+                bare: true,
+                note: if row.since.0 >= 2 {
+                    MATCH_2_0
+                } else {
+                    MATCH_1_0
                 },
             });
         }
@@ -296,7 +423,16 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1066, "TokioChildProcessOut", "use `TokioChildProcess` as a `Transport` directly; its `split()` and `TokioChildProcessOut` were deprecated and 3.0 removed them"),
     removed(V3, 1066, "ExpectedInitializedNotification", "the server no longer waits for `notifications/initialized` (since 1.4); drop the match arm"),
     removed(V3, 1066, "UnsupportedProtocolVersion", "negotiation falls back to the server's version (since 1.8); drop the match arm"),
-    removed(V3, 915, "on_url_elicitation_notification_complete", "rmcp 3.0 removed `notifications/elicitation/complete` with MRTR (SEP-2322): a server finishes a URL-mode elicitation by answering the client's retry; drop the `ClientHandler` method"),
+    Change {
+        kind: Kind::DroppedMethod { of: "ClientHandler" },
+        ..removed(V3, 915, "on_url_elicitation_notification_complete", ELICITATION_COMPLETE)
+    },
+    // The notification's parameters went with it; a `use` of them is all a client has left once
+    // the method is gone.
+    Change {
+        kind: Kind::DropImport,
+        ..removed(V3, 915, "ElicitationResponseNotificationParam", ELICITATION_COMPLETE)
+    },
     // 3.0: MRTR (#929): the three requests that may ask for input return a response enum.
     Change {
         since: V3,
@@ -360,8 +496,22 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1020, "list_tasks", TASKS),
     // A tool's task support (`Tool::execution`, `ToolExecution`, `TaskSupport`) went with the
     // 2.x tasks API.
-    removed(V3, 1020, "TaskSupport", TASKS),
-    removed(V3, 1020, "ToolExecution", TASKS),
+    // 3.x has no per-tool task support: a task is what the server's `TaskManager` makes of a
+    // `tools/call`, under a capability of the whole server. `Forbidden` (the 2.x default) and
+    // `Optional` both mean a plain call works, which is all 3.x does without the extension.
+    Change {
+        kind: Kind::Unit {
+            variants: &["Forbidden", "Optional"],
+        },
+        ..removed(V3, 1020, "TaskSupport", TOOL_TASKS)
+    },
+    removed(V3, 1020, "ToolExecution", TOOL_TASKS),
+    Change {
+        kind: Kind::DroppedField {
+            marker: "ToolExecution",
+        },
+        ..removed(V3, 1020, "execution", TOOL_TASKS)
+    },
     // A custom HTTP client for the streamable HTTP transport: resuming a stateless response
     // has no session.
     Change {
@@ -377,7 +527,11 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V2,
         pr: 862,
-        kind: Kind::MethodResult { client_only: false },
+        kind: Kind::MethodResult {
+            client_only: false,
+            borrow: Some(".as_deref()"),
+            optional: None,
+        },
         old: "peer_info",
         new: "",
         bare: true,
@@ -386,16 +540,65 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V3,
         pr: 1065,
-        kind: Kind::MethodResult { client_only: true },
+        kind: Kind::MethodResult {
+            client_only: true,
+            borrow: None,
+            optional: Some("server_info"),
+        },
         old: "peer_info",
         new: "",
         bare: true,
         note: "rmcp 3.0 (#1065) gives a client `ServerPeerInfo` from `peer_info()`: its `server_info` is an `Option<Implementation>` (a server need not send one); read `info.server_info.as_ref()`",
     },
+    // 3.0 (SEP-2106): an output schema need not be an object, so there is nothing to reject.
+    Change {
+        since: V3,
+        pr: 895,
+        kind: Kind::Infallible,
+        old: "schema_for_output",
+        new: "",
+        bare: true,
+        note: "`schema_for_output::<T>()` returns the schema itself since 3.0 (#895, SEP-2106): an output schema need not be an object, so it no longer fails; drop the error handling on its result",
+    },
+    // 2.0 (#927): `notifications/cancelled` may name a task instead of a request.
+    Change {
+        since: V2,
+        pr: 927,
+        kind: Kind::NowOption {
+            of: "CancelledNotificationParam",
+        },
+        old: "request_id",
+        new: "",
+        bare: false,
+        note: "`CancelledNotificationParam::request_id` is an `Option<RequestId>` since 2.0 (#927): log it with `?`, or read it with `if let Some(id) = &param.request_id`",
+    },
+    // 3.0: the paginated results carry a result type (#1038, SEP-2322) and cache hints (#889,
+    // SEP-2549). They are written by a macro in rmcp, out of the generated table's reach.
+    gained("ListToolsResult"),
+    gained("ListPromptsResult"),
+    gained("ListResourcesResult"),
+    gained("ListResourceTemplatesResult"),
     // OAuth discovery reports where its metadata came from.
-    removed(V3, 1041, "discover_metadata", "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its metadata from that value"),
+    Change {
+        since: V3,
+        pr: 1041,
+        kind: Kind::MethodMapped {
+            map: ".map(|resolved| resolved.metadata)",
+        },
+        old: "discover_metadata",
+        new: "resolve_metadata",
+        bare: true,
+        note: "rmcp 3.0 replaced `AuthorizationManager::discover_metadata()` with `resolve_metadata()` (#1041), which returns an `AuthorizationMetadataResolution`: read its `metadata` from that value",
+    },
     // `Annotated<T>` went in 2.0, as `AnnotateAble` did (a row of its own above).
-    removed(V2, 927, "Annotated", "rmcp 2.0 removed `Annotated<T>` (#927): `Resource`, `ResourceTemplate` and the content types carry their `annotations` field themselves; build them with their own constructors"),
+    Change {
+        kind: Kind::Unwrapped {
+            inner: "raw",
+            extra: "annotations",
+            setter: "with_annotations",
+        },
+        ..removed(V2, 927, "Annotated", "rmcp 2.0 removed `Annotated<T>` (#927): `Resource`, `ResourceTemplate` and the content types carry their `annotations` field themselves; write the wrapped type, and set its annotations with `.with_annotations(..)`")
+    },
 ];
 
 /// A Cargo feature of rmcp that went away.
@@ -429,6 +632,26 @@ pub static FEATURES: &[FeatureChange] = &[
     },
 ];
 
+/// A crate whose types rmcp's public API takes or gives, at the major rmcp 3.x depends on: a
+/// package that depends on it itself, to hand its values to rmcp, must be on the same major, or
+/// its values are another crate's types to rustc (E0277).
+#[derive(Debug, Clone, Copy)]
+pub struct Companion {
+    pub name: &'static str,
+    /// The requirement rmcp 3.x has, written where the package's admits only older releases.
+    pub requirement: &'static str,
+    pub pr: u32,
+}
+
+pub static COMPANIONS: &[Companion] = &[
+    // `TokioChildProcess::new` / `::builder` take a `process_wrap::tokio::CommandWrap`.
+    Companion {
+        name: "process-wrap",
+        requirement: "10.0",
+        pr: 1229,
+    },
+];
+
 /// The rows for an old name, in table order. The rules ask for every path segment they see, so the
 /// table is indexed by name once.
 pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
@@ -454,7 +677,17 @@ pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
 /// rmcp without it. Without a version (no manifest), the spelling alone decides.
 pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool {
     match version {
-        Some(v) if v >= change.since => strong || !matches!(change.kind, Kind::Removed),
+        Some(v) if v >= change.since => {
+            strong
+                || !matches!(
+                    change.kind,
+                    Kind::Removed
+                        | Kind::DroppedMethod { .. }
+                        | Kind::Unit { .. }
+                        | Kind::Unwrapped { .. }
+                        | Kind::DroppedField { .. }
+                )
+        }
         _ => true,
     }
 }
@@ -474,15 +707,31 @@ pub fn current_names() -> impl Iterator<Item = &'static str> {
                 c.kind,
                 Kind::HandlerResult { .. }
                     | Kind::StructLiteral
+                    | Kind::GainedFields { .. }
+                    | Kind::ExhaustiveMatch { .. }
+                    | Kind::NowOption { .. }
                     | Kind::MethodResult { .. }
                     | Kind::ImplSignature { .. }
             )
         })
-        .map(|c| c.old)
+        .flat_map(|c| match c.kind {
+            Kind::NowOption { of } => [Some(of), Some(c.old)],
+            _ => [Some(c.old), None],
+        })
+        .flatten()
 }
 
 pub fn trigger_names() -> impl Iterator<Item = &'static str> {
-    all_changes().iter().filter(|c| c.bare).map(|c| c.old)
+    // A field that became an `Option`: the struct it belongs to admits the file, and the field
+    // keeps the body that reads it (`%param.request_id` in a handler whose body names nothing
+    // else of rmcp's).
+    all_changes()
+        .iter()
+        .flat_map(|c| match c.kind {
+            Kind::NowOption { of } => [Some(of), Some(c.old)],
+            _ => [c.bare.then_some(c.old), None],
+        })
+        .flatten()
 }
 
 /// How to build a struct rmcp made `#[non_exhaustive]` (MCP204) from the fields of its old
@@ -504,6 +753,10 @@ pub struct Builder {
     pub none_only: &'static [&'static str],
     /// Fields whose parameter is `impl Into<String>`: a trailing `.into()` on the value is
     /// dropped, or the call would not infer its type.
+    ///
+    /// An `Option` field whose value is not written out (`logger` held in a variable) cannot go to
+    /// its setter; when the struct's generated row lists it as a public field on 3.x, it is
+    /// assigned on the built value instead.
     pub into_string: &'static [&'static str],
 }
 
@@ -603,6 +856,62 @@ pub static BUILDERS: &[Builder] = &[
         plain: &[],
         none_only: &[],
         into_string: &["stop_reason"],
+    },
+    // 2.0 folded `Annotated<RawResource>` into `Resource` (#927), which has no `Default`.
+    Builder {
+        ty: "Resource",
+        ctor: "new",
+        args: &["uri", "name"],
+        switch: None,
+        options: &[
+            ("title", "with_title"),
+            ("description", "with_description"),
+            ("mime_type", "with_mime_type"),
+            ("size", "with_size"),
+            ("icons", "with_icons"),
+            ("meta", "with_meta"),
+            ("annotations", "with_annotations"),
+        ],
+        plain: &[],
+        none_only: &[],
+        into_string: &["uri", "name", "title", "description", "mime_type"],
+    },
+    Builder {
+        ty: "ResourceTemplate",
+        ctor: "new",
+        args: &["uri_template", "name"],
+        switch: None,
+        options: &[
+            ("title", "with_title"),
+            ("description", "with_description"),
+            ("mime_type", "with_mime_type"),
+            ("icons", "with_icons"),
+            ("meta", "with_meta"),
+            ("annotations", "with_annotations"),
+        ],
+        plain: &[],
+        none_only: &[],
+        into_string: &["uri_template", "name", "title", "description", "mime_type"],
+    },
+    Builder {
+        ty: "ProgressNotificationParam",
+        ctor: "new",
+        args: &["progress_token", "progress"],
+        switch: None,
+        options: &[("total", "with_total"), ("message", "with_message")],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &["message"],
+    },
+    Builder {
+        ty: "LoggingMessageNotificationParam",
+        ctor: "new",
+        args: &["level", "data"],
+        switch: None,
+        options: &[("logger", "with_logger")],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &["logger"],
     },
 ];
 

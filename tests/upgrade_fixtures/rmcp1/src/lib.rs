@@ -206,6 +206,25 @@ impl ServerHandler for Notes {
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParam>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let template = Annotated::new(
+            RawResourceTemplate {
+                uri_template: "note://{title}".to_string(),
+                name: "note".to_string(),
+                title: None,
+                description: None,
+                mime_type: Some("text/plain".to_string()),
+                icons: None,
+            },
+            None,
+        );
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParam,
@@ -232,5 +251,57 @@ impl ServerHandler for Notes {
     ) -> Result<(), McpError> {
         let _ = request.level;
         Ok(())
+    }
+}
+
+/// A note as a resource, built field by field as 1.x allowed.
+pub fn note_resource(title: &str) -> Annotated<RawResource> {
+    Annotated {
+        raw: RawResource {
+            uri: format!("note://{title}"),
+            name: title.to_string(),
+            title: None,
+            description: Some("a note".to_string()),
+            mime_type: Some("text/plain".to_string()),
+            size: None,
+            icons: None,
+            meta: None,
+        },
+        annotations: None,
+    }
+}
+
+/// Every tool is a plain call, which 1.x said on each tool.
+pub fn plain_calls(mut tools: Vec<Tool>) -> Vec<Tool> {
+    for tool in tools.iter_mut() {
+        mark_task_support(tool, TaskSupport::Forbidden);
+    }
+    tools
+}
+
+fn mark_task_support(tool: &mut Tool, support: TaskSupport) {
+    tool.execution = Some(ToolExecution::from_raw(Some(support)));
+}
+
+/// The count tool's output schema, with the fallback 1.x needed for a schema it rejected.
+pub fn count_schema() -> Arc<JsonObject> {
+    rmcp::handler::server::tool::schema_for_output::<NoteCount>()
+        .unwrap_or_else(|_| Arc::new(JsonObject::new()))
+}
+
+/// What a completion request refers to.
+pub fn reference_key(reference: &Reference) -> String {
+    match reference {
+        Reference::Prompt(p) => p.name.clone(),
+        Reference::Resource(r) => r.uri.clone(),
+    }
+}
+
+/// A log message from a named logger, if any.
+pub fn log_message(logger: Option<String>, data: serde_json::Value) -> LoggingMessageNotificationParam {
+    LoggingMessageNotificationParam {
+        level: LoggingLevel::Info,
+        logger,
+        data,
     }
 }

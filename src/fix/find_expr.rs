@@ -1,0 +1,48 @@
+//! The expression a fix rewrites, found again in the parsed file by a test on it. Macro bodies
+//! that parse as Rust are searched too (`vec![Annotated::new(..)]`): the rules walk them, so
+//! their findings land there.
+
+use syn::visit::Visit;
+
+/// The first expression of `file`, outermost first, for which `wanted` holds.
+pub fn find(file: &syn::File, wanted: &dyn Fn(&syn::Expr) -> bool) -> Option<syn::Expr> {
+    let mut f = Find {
+        wanted,
+        found: None,
+    };
+    f.visit_file(file);
+    f.found
+}
+
+struct Find<'w> {
+    wanted: &'w dyn Fn(&syn::Expr) -> bool,
+    // Owned: a macro body's expressions live only while it is searched.
+    found: Option<syn::Expr>,
+}
+
+impl<'ast> Visit<'ast> for Find<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        if (self.wanted)(e) {
+            self.found = Some(e.clone());
+            return;
+        }
+        syn::visit::visit_expr(self, e);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        use crate::reading::macro_body::{parse_macro_body, Piece};
+        if self.found.is_some() {
+            return;
+        }
+        for piece in parse_macro_body(&m.tokens) {
+            match piece {
+                Piece::Expr(e) => self.visit_expr(&e),
+                Piece::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
+                Piece::Items(items) => items.iter().for_each(|i| self.visit_item(i)),
+            }
+        }
+    }
+}
