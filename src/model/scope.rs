@@ -181,6 +181,9 @@ pub struct FileFacts {
     /// What the other files of the package declare (`item_index.rs`), for names this file does
     /// not declare.
     pub items: Option<Arc<ItemIndex>>,
+    /// The rmcp upgrade table's old names standing in the file's text (empty when the package
+    /// does not use rmcp): the upgrade rules check only the nodes that can name one.
+    pub upgrade_names: crate::model::sdk::rmcp_upgrade::NamesInFile,
     /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
     index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
 }
@@ -238,6 +241,9 @@ impl FileFacts {
             if alias || named() {
                 facts.mentioned_sdks.push(i);
             }
+        }
+        if !facts.absent(&crate::model::sdk::rmcp::RMCP) {
+            facts.upgrade_names = crate::model::sdk::rmcp_upgrade::NamesInFile::of(text.as_bytes());
         }
         if let Some(package) = facts.package.as_deref() {
             facts.items = Some(crate::model::item_index::for_package(&package.manifest));
