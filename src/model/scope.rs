@@ -206,6 +206,17 @@ impl FileFacts {
     /// Same, for a file of a known package: SDKs the package does not depend on are out, renamed
     /// dependencies name their SDK, and the rules can read the SDK versions.
     pub fn gather_in(file: &syn::File, text: &str, package: Option<Arc<Package>>) -> FileFacts {
+        FileFacts::gather_with(file, text, None, package)
+    }
+
+    /// [`FileFacts::gather_in`] with the file's identifiers when a pass before listed them
+    /// ([`crate::reading::parse::Parsed::idents`]), so the text is not scanned for them again.
+    pub fn gather_with(
+        file: &syn::File,
+        text: &str,
+        idents: Option<&[std::ops::Range<usize>]>,
+        package: Option<Arc<Package>>,
+    ) -> FileFacts {
         let mut facts = FileFacts {
             package,
             ..FileFacts::default()
@@ -243,7 +254,8 @@ impl FileFacts {
             }
         }
         if !facts.absent(&crate::model::sdk::rmcp::RMCP) {
-            facts.upgrade_names = crate::model::sdk::rmcp_upgrade::NamesInFile::of(text.as_bytes());
+            facts.upgrade_names =
+                crate::model::sdk::rmcp_upgrade::NamesInFile::of(text.as_bytes(), idents);
         }
         if let Some(package) = facts.package.as_deref() {
             facts.items = Some(crate::model::item_index::for_package(&package.manifest));

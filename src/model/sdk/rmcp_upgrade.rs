@@ -476,8 +476,10 @@ pub struct NamesInFile {
 }
 
 impl NamesInFile {
-    /// The table's names standing in `text` as whole identifiers.
-    pub fn of(text: &[u8]) -> NamesInFile {
+    /// The table's names standing in `text` as whole identifiers. `idents`: the identifiers of
+    /// the text's code, when a pass before listed them (a subset of the runs scanned otherwise
+    /// that still holds every identifier syn can see).
+    pub fn of(text: &[u8], idents: Option<&[std::ops::Range<usize>]>) -> NamesInFile {
         /// The names by their bytes, and for each first byte the lengths names starting with it
         /// have (a bit per length): most identifiers are ruled out by one bit test, unhashed.
         struct Names {
@@ -498,23 +500,20 @@ impl NamesInFile {
         });
         let names = &*NAMES;
         let mut out = NamesInFile::default();
-        // Every maximal run of identifier bytes (in code, strings and comments alike: a superset
-        // of the identifiers syn sees).
-        let is_ident = crate::reading::lexer::is_ident;
-        let mut i = 0;
-        while i < text.len() {
-            if !is_ident(text[i]) {
-                i += 1;
+        let scanned;
+        let runs = match idents {
+            Some(idents) => idents,
+            None => {
+                scanned = ident_runs(text);
+                &scanned
+            }
+        };
+        for r in runs {
+            let word = &text[r.clone()];
+            if names.lengths[usize::from(word[0])] & (1 << word.len().min(63)) == 0 {
                 continue;
             }
-            let start = i;
-            while i < text.len() && is_ident(text[i]) {
-                i += 1;
-            }
-            if names.lengths[usize::from(text[start])] & (1 << (i - start).min(63)) == 0 {
-                continue;
-            }
-            let Some(&name) = names.by_bytes.get(&text[start..i]) else {
+            let Some(&name) = names.by_bytes.get(word) else {
                 continue;
             };
             for c in changes_named(name) {
@@ -538,6 +537,26 @@ impl NamesInFile {
         }
         out
     }
+}
+
+/// Every maximal run of identifier bytes (in code, strings and comments alike: a superset of the
+/// identifiers syn sees).
+fn ident_runs(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let is_ident = crate::reading::lexer::is_ident;
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !is_ident(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && is_ident(text[i]) {
+            i += 1;
+        }
+        runs.push(start..i);
+    }
+    runs
 }
 
 fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
