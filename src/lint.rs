@@ -274,8 +274,7 @@ fn analyse_admitted(
         .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
     let keys = prefilter.and_then(|p| p.body_keys(package.as_deref()));
-    let (text, file) = match crate::reading::parse::parse_skeleton(source, keys.as_ref(), &aliases)
-    {
+    let parsed = match crate::reading::parse::parse_skeleton(source, keys.as_ref(), &aliases) {
         Ok(ok) => ok,
         Err(f) => {
             let mut findings = Vec::new();
@@ -299,7 +298,8 @@ fn analyse_admitted(
             };
         }
     };
-    let findings = analyse(path, &text, &file, settings, package);
+    let crate::reading::parse::Parsed { text, file, idents } = parsed;
+    let findings = analyse(path, &text, &file, idents.as_deref(), settings, package);
     drop(file);
     // Spans live in a per-thread table that grows with every file parsed on this thread.
     proc_macro2::extra::invalidate_current_thread_spans();
@@ -315,6 +315,7 @@ fn analyse(
     path: &str,
     text: &str,
     file: &syn::File,
+    idents: Option<&[std::ops::Range<usize>]>,
     settings: &Settings,
     package: Option<std::sync::Arc<Package>>,
 ) -> Vec<Finding> {
@@ -327,7 +328,7 @@ fn analyse(
         .and_then(|p| p.manifest.parent())
         .and_then(|root| full.strip_prefix(root).ok())
         .map(|p| p.to_string_lossy().into_owned());
-    let mut facts = FileFacts::gather_in(file, text, package);
+    let mut facts = FileFacts::gather_with(file, text, idents, package);
     let callgraph = CallGraph::build(file, &facts);
     // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
     facts.test_file = FileFacts::is_test_path(in_package.as_deref().unwrap_or(path))

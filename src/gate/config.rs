@@ -453,6 +453,10 @@ impl Resolved {
     /// Whether `abs`, or a directory above it up to the config's directory, matches an `exclude`
     /// glob.
     pub fn is_excluded(&self, abs: &Path) -> bool {
+        // Asked for every finding: no path built when there is no glob to match it against.
+        if self.exclude.is_empty() {
+            return false;
+        }
         match self.relative(abs) {
             Some(rel) => self.exclude.iter().any(|g| g.matches(&rel)),
             None => false,
@@ -470,6 +474,9 @@ impl Resolved {
         }
         if self.levels.get(code) == Some(&Level::Allow) {
             return false;
+        }
+        if self.per_file.is_empty() {
+            return true;
         }
         if let Some(rel) = self.relative(abs) {
             for (g, codes) in &self.per_file {

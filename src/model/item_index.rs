@@ -353,24 +353,12 @@ fn test_files(files: &[FileItems], mods: &[ModDecl]) -> HashSet<PathBuf> {
     test.into_iter().map(|i| files[i].path.clone()).collect()
 }
 
-/// From just inside a `{`, passes over the body with the shared lexer (so strings, raw strings,
-/// comments and char literals holding braces count as the compiler counts them) and returns the
-/// offset of its matching `}`, or `None` at the end of the text. Nothing of the body is kept.
+/// From just inside a `{`, passes over the body with the shared lexer's [`Lexer::skip_block`] (so
+/// strings, raw strings, comments and char literals holding braces count as the compiler counts
+/// them) and returns the offset of its matching `}`, or `None` at the end of the text. Nothing of
+/// the body is kept, not even its tokens.
 fn body_end(lexer: &mut Lexer<'_>) -> Option<usize> {
-    let mut depth = 1usize;
-    while let Some(t) = lexer.next() {
-        match t {
-            Token::Punct(b'{') => depth += 1,
-            Token::Punct(b'}') => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(lexer.start());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    lexer.skip_block()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

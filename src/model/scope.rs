@@ -162,6 +162,9 @@ pub struct FileFacts {
     pub handler_impls: HashMap<String, Side>,
     /// Indices into `SDKS` of the SDKs whose crate name appears anywhere in the file text.
     pub mentioned_sdks: Vec<usize>,
+    /// Indices into `SDKS` of the SDKs a name neither imported nor defined here may be from
+    /// (see [`FileFacts::bare`]); set with `mentioned_sdks`.
+    bare_sdks: Vec<usize>,
     /// Local names passed to a `spawn(..)` somewhere in the file (`tokio::spawn(task)`).
     pub spawned_names: HashSet<String>,
     /// The file's fns that build a request object or forward a method name to a sender.
@@ -181,6 +184,9 @@ pub struct FileFacts {
     /// What the other files of the package declare (`item_index.rs`), for names this file does
     /// not declare.
     pub items: Option<Arc<ItemIndex>>,
+    /// The rmcp upgrade table's old names standing in the file's text (empty when the package
+    /// does not use rmcp): the upgrade rules check only the nodes that can name one.
+    pub upgrade_names: crate::model::sdk::rmcp_upgrade::NamesInFile,
     /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
     index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
 }
@@ -203,6 +209,17 @@ impl FileFacts {
     /// Same, for a file of a known package: SDKs the package does not depend on are out, renamed
     /// dependencies name their SDK, and the rules can read the SDK versions.
     pub fn gather_in(file: &syn::File, text: &str, package: Option<Arc<Package>>) -> FileFacts {
+        FileFacts::gather_with(file, text, None, package)
+    }
+
+    /// [`FileFacts::gather_in`] with the file's identifiers when a pass before listed them
+    /// ([`crate::reading::parse::Parsed::idents`]), so the text is not scanned for them again.
+    pub fn gather_with(
+        file: &syn::File,
+        text: &str,
+        idents: Option<&[std::ops::Range<usize>]>,
+        package: Option<Arc<Package>>,
+    ) -> FileFacts {
         let mut facts = FileFacts {
             package,
             ..FileFacts::default()
@@ -238,6 +255,11 @@ impl FileFacts {
             if alias || named() {
                 facts.mentioned_sdks.push(i);
             }
+        }
+        facts.bare_sdks = facts.bare_sdks();
+        if !facts.absent(&crate::model::sdk::rmcp::RMCP) {
+            facts.upgrade_names =
+                crate::model::sdk::rmcp_upgrade::NamesInFile::of(text.as_bytes(), idents);
         }
         if let Some(package) = facts.package.as_deref() {
             facts.items = Some(crate::model::item_index::for_package(&package.manifest));
@@ -452,15 +474,21 @@ impl FileFacts {
     /// re-export): the SDKs the file mentions, then those the package depends on, then those
     /// whose names are distinctive enough to claim without evidence (`bare_names`).
     fn bare(&self, name: String) -> Vec<(&'static SdkTable, String)> {
-        let mut out: Vec<(&'static SdkTable, String)> = self
-            .mentioned_sdks
+        self.bare_sdks
             .iter()
             .map(|&i| (SDKS[i], name.clone()))
-            .collect();
+            .collect()
+    }
+
+    /// The SDKs [`FileFacts::bare`] answers with, in its order: asked for every unqualified
+    /// name, so worked out once per file (every SDK's dependency looked up each time was a
+    /// hundredth of a run).
+    fn bare_sdks(&self) -> Vec<usize> {
+        let mut out = self.mentioned_sdks.clone();
         for (i, s) in SDKS.iter().enumerate() {
             let candidate = !self.absent(s) && (s.bare_names || self.dependency(s).is_some());
             if !self.mentioned_sdks.contains(&i) && candidate {
-                out.push((*s, name.clone()));
+                out.push(i);
             }
         }
         out

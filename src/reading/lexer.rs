@@ -5,9 +5,23 @@
 
 use std::ops::Range;
 
+/// Whether `b` may be part of an identifier (or a number): ASCII letters, digits, `_`, and every
+/// byte of a non-ASCII char. A table, not four compares: every pass over text asks it per byte.
+#[inline]
 pub fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    IDENT_BYTES[usize::from(b)]
 }
+
+static IDENT_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
 
 /// Whether `bytes[start..end]` stands as a whole identifier: no identifier byte touches it on
 /// either side (`Content` in `Content::text`, not in `ContentBlock`).
@@ -70,6 +84,47 @@ impl<'a> Lexer<'a> {
     /// Goes on lexing at `at` (a caller that skipped a stretch of text by other means).
     pub fn seek(&mut self, at: usize) {
         self.at = at.min(self.bytes.len());
+    }
+
+    /// From just inside a `{`: steps past the block to its matching `}` and returns that brace's
+    /// offset (`None` at the end of the text), exactly as counting the braces [`Lexer::next`]
+    /// returns would, without making tokens: only a quote, a `/` or a short word right before a
+    /// quote or `#` (a literal's prefix) can start something that hides a brace, and those go
+    /// through the lexer itself. For passes that skip fn bodies (the crate index), where bodies
+    /// are most of the text.
+    pub fn skip_block(&mut self) -> Option<usize> {
+        let mut depth = 1usize;
+        while let Some(&b) = self.bytes.get(self.at) {
+            match b {
+                b'{' => {
+                    depth += 1;
+                    self.at += 1;
+                }
+                b'}' => {
+                    self.start = self.at;
+                    self.at += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(self.start);
+                    }
+                }
+                b'"' | b'\'' | b'/' => {
+                    self.next();
+                }
+                _ if is_ident(b) => {
+                    let end = self.word_end(self.at);
+                    if end - self.at <= 2
+                        && matches!(self.bytes.get(end), Some(b'"' | b'\'' | b'#'))
+                    {
+                        self.next();
+                    } else {
+                        self.at = end;
+                    }
+                }
+                _ => self.at += 1,
+            }
+        }
+        None
     }
 
     fn peek(&self, ahead: usize) -> Option<u8> {
@@ -302,6 +357,43 @@ mod tests {
                 "other",
             ]
         );
+    }
+
+    #[test]
+    fn skip_block_ends_where_counting_braces_ends() {
+        let texts = [
+            r###"{ a("q\"}", b"x{", c"y", r#"{"#, br##"}"##); // } "
+/* "nor" /* nested } */ */ 'c' '{' '\'' b'}' 'a: r#fn { x } 1u8 } tail }"###,
+            "{ { } ",
+            "{ \"}",
+            "{ r#\"}\"# }",
+            "{ '\\u{7d}' } }",
+            "{ br }",
+        ];
+        for text in texts {
+            let bytes = text.as_bytes();
+            let mut counted = Lexer::new(bytes);
+            counted.seek(1);
+            let mut depth = 1usize;
+            let mut expected = None;
+            while let Some(t) = counted.next() {
+                match t {
+                    Token::Punct(b'{') => depth += 1,
+                    Token::Punct(b'}') => {
+                        depth -= 1;
+                        if depth == 0 {
+                            expected = Some(counted.start());
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut skipping = Lexer::new(bytes);
+            skipping.seek(1);
+            assert_eq!(skipping.skip_block(), expected, "{text:?}");
+            assert_eq!(skipping.offset(), counted.offset(), "{text:?}");
+        }
     }
 
     #[test]

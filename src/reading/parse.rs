@@ -22,7 +22,17 @@ pub struct ParseFailure {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
-    parse_skeleton(bytes, None, &[])
+    parse_skeleton(bytes, None, &[]).map(|p| (p.text, p.file))
+}
+
+/// A file as [`parse_skeleton`] read it.
+pub struct Parsed {
+    /// The file's text (not the skeleton's).
+    pub text: String,
+    pub file: syn::File,
+    /// The identifiers of the file in order, when the skeleton pass listed them (see
+    /// [`crate::reading::skeleton::Skeleton::idents`]).
+    pub idents: Option<Vec<std::ops::Range<usize>>>,
 }
 
 /// [`parse`], but with the bodies of fns that hold none of `keys` blanked before parsing (see
@@ -33,7 +43,7 @@ pub fn parse_skeleton(
     bytes: &[u8],
     keys: Option<&crate::reading::skeleton::BodyKeys>,
     aliases: &[&str],
-) -> Result<(String, syn::File), ParseFailure> {
+) -> Result<Parsed, ParseFailure> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -63,12 +73,18 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             ),
         });
     }
-    let blanked = match keys {
-        Some(keys) => crate::reading::skeleton::skeleton(text, keys, aliases),
-        None => too_deep(text).map_or(Ok(None), Err),
+    let read = match keys {
+        Some(keys) => crate::reading::skeleton::read(text, keys, aliases),
+        None => too_deep(text).map_or(
+            Ok(crate::reading::skeleton::Skeleton {
+                blanked: None,
+                idents: None,
+            }),
+            Err,
+        ),
     };
-    let blanked = match blanked {
-        Ok(blanked) => blanked,
+    let (blanked, idents) = match read {
+        Ok(s) => (s.blanked, s.idents),
         Err(TooDeep { what, at }) => {
             let line = text[..at].matches('\n').count() + 1;
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -79,13 +95,18 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             });
         }
     };
+    let parsed = |file| Parsed {
+        text: text.to_string(),
+        file,
+        idents,
+    };
     if let Some(blanked) = blanked {
         if let Ok(f) = syn::parse_file(&blanked) {
-            return Ok((text.to_string(), f));
+            return Ok(parsed(f));
         }
     }
     match syn::parse_file(text) {
-        Ok(f) => Ok((text.to_string(), f)),
+        Ok(f) => Ok(parsed(f)),
         Err(e) => {
             let LineColumn { line, column } = e.span().start();
             Err(ParseFailure {

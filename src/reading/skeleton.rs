@@ -49,29 +49,63 @@ struct Body {
 /// `aliases`: the names the file's package gives an SDK crate (`mcp = { package = "rmcp" }`),
 /// context like the crate names themselves.
 pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<String>, TooDeep> {
+    read(text, keys, aliases).map(|s| s.blanked)
+}
+
+/// What the skeleton pass read of a file: the text with bodies blanked (see [`skeleton`]), and
+/// the identifiers of the whole file in order (code only: not in comments or strings), which
+/// later passes can take instead of scanning the text again; `None` when the braces do not
+/// balance and the pass gave up.
+pub struct Skeleton {
+    pub blanked: Option<String>,
+    pub idents: Option<Vec<Range<usize>>>,
+}
+
+/// [`skeleton`], with the identifiers it lexed on the way.
+pub fn read(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Skeleton, TooDeep> {
     let bytes = text.as_bytes();
-    let (bodies, idents) = fn_bodies(bytes)?;
+    let Some((bodies, idents)) = fn_bodies(bytes)? else {
+        return Ok(Skeleton {
+            blanked: None,
+            idents: None,
+        });
+    };
+    let blanked = blank_bodies(text, keys, aliases, &bodies, &idents);
+    Ok(Skeleton {
+        blanked,
+        idents: Some(idents),
+    })
+}
+
+fn blank_bodies(
+    text: &str,
+    keys: &BodyKeys,
+    aliases: &[&str],
+    bodies: &[Body],
+    idents: &[Range<usize>],
+) -> Option<String> {
+    let bytes = text.as_bytes();
     if bodies.is_empty() {
-        return Ok(None);
+        return None;
     }
     let mut kept = vec![false; bodies.len()];
     for m in keys.triggers.find_iter(bytes) {
-        keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
+        keep_around(bodies, &mut kept, m.start(), &mut |_| {});
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
         for m in upgrade.find_iter(bytes) {
             if !whole || crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
-                keep_around(&bodies, &mut kept, m.start(), &mut |_| {});
+                keep_around(bodies, &mut kept, m.start(), &mut |_| {});
             }
         }
     }
-    keep_callers(bytes, &bodies, &idents, &mut kept);
-    for r in &idents {
+    keep_callers(bytes, bodies, idents, &mut kept);
+    for r in idents {
         let ident = &bytes[r.clone()];
         if keys.context.iter().any(|c| c.as_bytes() == ident)
             || aliases.iter().any(|a| a.as_bytes() == ident)
         {
-            keep_around(&bodies, &mut kept, r.start, &mut |_| {});
+            keep_around(bodies, &mut kept, r.start, &mut |_| {});
         }
     }
 
@@ -82,7 +116,7 @@ pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<
         .map(|(_, b)| b)
         .collect();
     if blank.is_empty() {
-        return Ok(None);
+        return None;
     }
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut at = 0;
@@ -106,7 +140,7 @@ pub fn skeleton(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Option<
     }
     out.extend_from_slice(&bytes[at..]);
     // Only whole chars were replaced, by ASCII: still UTF-8.
-    Ok(String::from_utf8(out).ok())
+    String::from_utf8(out).ok()
 }
 
 /// Marks the innermost body holding offset `at`, and every body around it; `newly` is told of
@@ -176,10 +210,10 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
 
 type Bodies = (Vec<Body>, Vec<Range<usize>>);
 
-/// Every fn body in the file, in order of their opening braces, and every identifier; nothing
+/// Every fn body in the file, in order of their opening braces, and every identifier; `None`
 /// when the braces do not balance. In the same pass, since it is the same lexing, the depth guard
 /// sees every token: `Err` when the file nests or chains too deep to be parsed.
-fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
+fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
     let mut guard = DepthGuard::default();
     let mut idents = Vec::new();
     let mut lexer = Lexer::new(bytes);
@@ -233,7 +267,7 @@ fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
                         while let Some(tok) = lexer.next() {
                             guard.token(&tok, bytes, lexer.start())?;
                         }
-                        return Ok((Vec::new(), Vec::new()));
+                        return Ok(None);
                     }
                 }
             }
@@ -259,9 +293,9 @@ fn fn_bodies(bytes: &[u8]) -> Result<Bodies, TooDeep> {
     // Unbalanced braces: the file does not parse as it is, and no body can be trusted. (Dropping
     // only the unclosed ones would leave `parent` pointing at the wrong bodies.)
     if !braces.is_empty() || bodies.iter().any(|b| b.close == usize::MAX) {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(None);
     }
-    Ok((bodies, idents))
+    Ok(Some((bodies, idents)))
 }
 
 #[cfg(test)]

@@ -36,9 +36,15 @@ impl<'a> LineIndex<'a> {
         // index, and an edit at the start of the file then goes after the mark, not before it.
         let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut line_starts = vec![first];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         let mut wide = HashMap::new();
-        for (n, &start) in line_starts.iter().enumerate() {
+        // Built for every file analysed: an all-ASCII file (most) is told at once, not line by line.
+        let lines = if text.is_ascii() {
+            &[][..]
+        } else {
+            &line_starts[..]
+        };
+        for (n, &start) in lines.iter().enumerate() {
             let end = line_starts.get(n + 1).copied().unwrap_or(text.len());
             let line = &text[start..end];
             if !line.is_ascii() {

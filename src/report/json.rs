@@ -36,7 +36,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
     out.write_all(&frame.as_bytes()[..at])?;
     out.write_all(b"\"findings\": [\n")?;
     for (n, batch) in report.findings.chunks(BATCH).enumerate() {
-        let items: Vec<String> = batch
+        let items: Vec<Vec<u8>> = batch
             .par_iter()
             .map(indented)
             .collect::<serde_json::Result<_>>()?;
@@ -44,7 +44,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
             if n > 0 || i > 0 {
                 out.write_all(b",\n")?;
             }
-            out.write_all(item.as_bytes())?;
+            out.write_all(item)?;
         }
     }
     out.write_all(b"\n  ],")?;
@@ -67,20 +67,22 @@ struct Frame<'a> {
 /// Where the empty findings array stands in the frame's pretty text.
 const EMPTY_FINDINGS: &str = "\"findings\": [],";
 
-/// One finding as the pretty printer writes it inside the array: every line four spaces in. JSON
-/// strings hold no raw newline, so every line break is the printer's own.
-fn indented(f: &Finding) -> serde_json::Result<String> {
-    let one = serde_json::to_string_pretty(f)?;
-    let mut out = String::with_capacity(one.len() + 4 * one.lines().count());
-    for (i, line) in one.lines().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str("    ");
-        out.push_str(line);
-    }
+/// One finding as the pretty printer writes it inside the array: every line four spaces in.
+/// Written straight at that depth, as the only element of an array in an array (the printer's
+/// own indentation, two spaces a level), whose two brackets each side are then cut off: no pass
+/// over the text to indent it again, which was a third of the writer's time.
+fn indented(f: &Finding) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(2048);
+    serde_json::to_writer_pretty(&mut out, &[[f]])?;
+    debug_assert!(out.starts_with(OUTER_OPEN) && out.ends_with(OUTER_CLOSE));
+    out.truncate(out.len() - OUTER_CLOSE.len());
+    out.drain(..OUTER_OPEN.len());
     Ok(out)
 }
+
+/// What the pretty printer writes around `[[x]]`'s element.
+const OUTER_OPEN: &[u8] = b"[\n  [\n";
+const OUTER_CLOSE: &[u8] = b"\n  ]\n]";
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,9 @@ impl Rule for RemovedApi {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::MethodCall(mc) => {
+                if !removed_name(&mc.method) {
+                    return;
+                }
                 let name = mc.method.to_string();
                 for sdk in SDKS {
                     let Some(api) = sdk.removed_api(&name) else {
@@ -90,8 +93,18 @@ fn sdk_paths(cx: &Cx<'_>, path: &syn::Path) -> Vec<&'static SdkTable> {
         .collect()
 }
 
+/// Whether some SDK removed an API of this name: asked of every path segment and method, so
+/// compared in place (a handful of names) before anything is allocated.
+fn removed_name(ident: &syn::Ident) -> bool {
+    SDKS.iter()
+        .any(|sdk| sdk.removed.iter().any(|api| ident == api.name))
+}
+
 fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     for seg in &path.segments {
+        if !removed_name(&seg.ident) {
+            continue;
+        }
         let name = seg.ident.to_string();
         for sdk in SDKS {
             let Some(api) = sdk.removed_api(&name) else {

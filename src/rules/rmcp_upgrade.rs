@@ -91,7 +91,11 @@ impl Rule for RmcpUpgrade {
     }
 
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
-        if rmcp_version(cx).is_none() || !names_a_change(cx, sig, block) {
+        // Only `check_path` reports from here: nothing to find without a name it can hit.
+        if cx.facts().upgrade_names.paths.is_empty()
+            || rmcp_version(cx).is_none()
+            || !names_a_change(cx, sig, block)
+        {
             return;
         }
         // The walk visits neither a fn's signature nor patterns (`let r: Old = ..`,
@@ -190,6 +194,15 @@ fn is_rmcp(cx: &Cx<'_>, path: &syn::Path) -> bool {
 }
 
 fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
+    let names = &cx.facts().upgrade_names.paths;
+    if names.is_empty()
+        || !path
+            .segments
+            .iter()
+            .any(|s| names.iter().any(|n| s.ident == n))
+    {
+        return;
+    }
     let Some(version) = rmcp_version(cx) else {
         return;
     };
@@ -312,6 +325,10 @@ fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
     let Some(last) = path.segments.last() else {
         return;
     };
+    let structs = &cx.facts().upgrade_names.structs;
+    if !structs.iter().any(|n| last.ident == n) {
+        return;
+    }
     let name = last.ident.to_string();
     for change in changes_named(&name) {
         let fits = match change.kind {
@@ -330,6 +347,10 @@ fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
 }
 
 fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
+    let methods = &cx.facts().upgrade_names.methods;
+    if !methods.iter().any(|n| mc.method == n) {
+        return;
+    }
     let Some(version) = rmcp_version(cx) else {
         return;
     };

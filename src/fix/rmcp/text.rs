@@ -1,6 +1,6 @@
 //! Source positions of syntax nodes and small text helpers for the rewrites.
 
-use std::collections::HashMap;
+use crate::model::fast_hash::HashMap;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -62,7 +62,8 @@ impl<'a> Uses<'a> {
     }
 
     pub fn in_text(text: &'a str) -> Self {
-        let mut idents: HashMap<&str, usize> = HashMap::new();
+        // Keyed by the body's own names, for one file: the fast hash (see `fast_hash`).
+        let mut idents: HashMap<&str, usize> = HashMap::default();
         let mut literals = Vec::new();
         // `x.name` is a field or method, not the binding.
         let mut after_dot = false;

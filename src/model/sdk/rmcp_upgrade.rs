@@ -692,6 +692,112 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
     }
 }
 
+/// The old names of the table that stand in a file as whole identifiers, by what can hit them.
+/// Every name a rule compares with the table (a path segment, a method, a struct literal's type)
+/// is an identifier of the file's text, so a class with no name here has nothing to find in the
+/// file and its checks can be skipped: on an rmcp 3.x server that is most of them, and walking
+/// every path, pattern and signature for nothing was a twentieth of the all-parse bench.
+#[derive(Debug, Default, Clone)]
+pub struct NamesInFile {
+    /// Names with an `Item`, `Removed` or `Variant` change: what a path segment can hit.
+    pub paths: Vec<&'static str>,
+    /// Names with a `StructLiteral` change.
+    pub structs: Vec<&'static str>,
+    /// Names with a change a method call can hit (`Method`, `DropCall`, `Removed`, `CallArgs`,
+    /// `MethodResult`).
+    pub methods: Vec<&'static str>,
+}
+
+impl NamesInFile {
+    /// The table's names standing in `text` as whole identifiers. `idents`: the identifiers of
+    /// the text's code, when a pass before listed them (a subset of the runs scanned otherwise
+    /// that still holds every identifier syn can see).
+    pub fn of(text: &[u8], idents: Option<&[std::ops::Range<usize>]>) -> NamesInFile {
+        /// The names by their bytes, and for each first byte the lengths names starting with it
+        /// have (a bit per length): most identifiers are ruled out by one bit test, unhashed.
+        struct Names {
+            by_bytes: crate::model::fast_hash::HashMap<&'static [u8], &'static str>,
+            lengths: [u64; 256],
+        }
+        static NAMES: std::sync::LazyLock<Names> = std::sync::LazyLock::new(|| {
+            let mut names = Names {
+                by_bytes: Default::default(),
+                lengths: [0; 256],
+            };
+            for c in all_changes() {
+                names.by_bytes.insert(c.old.as_bytes(), c.old);
+                let first = c.old.as_bytes().first().copied().unwrap_or(0);
+                names.lengths[usize::from(first)] |= 1 << c.old.len().min(63);
+            }
+            names
+        });
+        let names = &*NAMES;
+        let mut out = NamesInFile::default();
+        let scanned;
+        let runs = match idents {
+            Some(idents) => idents,
+            None => {
+                scanned = ident_runs(text);
+                &scanned
+            }
+        };
+        for r in runs {
+            let word = &text[r.clone()];
+            if names.lengths[usize::from(word[0])] & (1 << word.len().min(63)) == 0 {
+                continue;
+            }
+            let Some(&name) = names.by_bytes.get(word) else {
+                continue;
+            };
+            for c in changes_named(name) {
+                let list = match c.kind {
+                    Kind::Item | Kind::Variant { .. } => &mut out.paths,
+                    Kind::StructLiteral => &mut out.structs,
+                    Kind::Method
+                    | Kind::DropCall
+                    | Kind::CallArgs { .. }
+                    | Kind::MethodResult { .. } => &mut out.methods,
+                    Kind::Removed => {
+                        push_once(&mut out.paths, name);
+                        &mut out.methods
+                    }
+                    Kind::DropImport | Kind::HandlerResult { .. } | Kind::ImplSignature { .. } => {
+                        continue
+                    }
+                };
+                push_once(list, name);
+            }
+        }
+        out
+    }
+}
+
+/// Every maximal run of identifier bytes (in code, strings and comments alike: a superset of the
+/// identifiers syn sees).
+fn ident_runs(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let is_ident = crate::reading::lexer::is_ident;
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !is_ident(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && is_ident(text[i]) {
+            i += 1;
+        }
+        runs.push(start..i);
+    }
+    runs
+}
+
+fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
+    if !list.contains(&name) {
+        list.push(name);
+    }
+}
+
 /// The names the prefilter must let through: a file using none of them has nothing to upgrade.
 /// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
 /// every file and keep nearly every fn body; a file must show another name of the table for them
