@@ -750,20 +750,33 @@ impl NamesInFile {
                 continue;
             };
             for c in changes_named(name) {
+                // Which of the rule's gated checks can report the row: `check_path` (paths),
+                // `struct_literal` (structs), `method_call` (methods). The other rows are read by
+                // checks that look at every node of their kind (impls, matches, assignments,
+                // calls, fields, macros), so they need no list.
                 let list = match c.kind {
-                    Kind::Item | Kind::Variant { .. } => &mut out.paths,
-                    Kind::StructLiteral => &mut out.structs,
+                    Kind::Item
+                    | Kind::Variant { .. }
+                    | Kind::Unit { .. }
+                    | Kind::Unwrapped { .. } => &mut out.paths,
+                    Kind::StructLiteral | Kind::GainedFields { .. } => &mut out.structs,
                     Kind::Method
                     | Kind::DropCall
                     | Kind::CallArgs { .. }
-                    | Kind::MethodResult { .. } => &mut out.methods,
+                    | Kind::MethodResult { .. }
+                    | Kind::MethodMapped { .. } => &mut out.methods,
                     Kind::Removed => {
                         push_once(&mut out.paths, name);
                         &mut out.methods
                     }
-                    Kind::DropImport | Kind::HandlerResult { .. } | Kind::ImplSignature { .. } => {
-                        continue
-                    }
+                    Kind::DropImport
+                    | Kind::HandlerResult { .. }
+                    | Kind::ImplSignature { .. }
+                    | Kind::DroppedMethod { .. }
+                    | Kind::Infallible
+                    | Kind::ExhaustiveMatch { .. }
+                    | Kind::NowOption { .. }
+                    | Kind::DroppedField { .. } => continue,
                 };
                 push_once(list, name);
             }
