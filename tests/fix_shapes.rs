@@ -930,3 +930,42 @@ fn a_context_from_a_lookup_with_arguments_or_another_name_is_left() {
         );
     }
 }
+
+#[test]
+fn a_generic_server_type_gets_its_impl_with_its_parameters_and_bounds() {
+    let src = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData, RoleServer};
+
+pub trait Tools: Send + Sync {}
+pub struct Plain;
+impl Tools for Plain {}
+
+pub struct S<T: Tools = Plain, const N: usize = 4>
+where
+    T: 'static,
+{
+    tools: T,
+}
+
+#[tool_router]
+impl<T: Tools + 'static, const N: usize> S<T, N> {
+    #[tool(description = "d")]
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let roots = ctx.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(roots.roots.len().to_string())]))
+    }
+}
+"#;
+    let dir = files_package(&[("lib.rs", src)]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read_src(dir.path(), "lib.rs");
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains(
+            "}\n\nimpl<T: Tools, const N: usize> mrtr::MrtrServer for S<T, N> where\n    T: 'static, {}\n"
+        ),
+        "{fixed}"
+    );
+}

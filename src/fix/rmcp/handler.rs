@@ -365,7 +365,8 @@ pub fn implements_mrtr_server(items: &[syn::Item], ty: Option<&str>) -> bool {
 }
 
 /// `impl mrtr::MrtrServer for Ty {}` right after the definition of `Ty` in this file (the
-/// default configuration reads `MRTR_KEYS`), when the type is defined here without generics.
+/// default configuration reads `MRTR_KEYS`); a generic type gets its parameters and bounds
+/// (`impl<T: Tools> mrtr::MrtrServer for Ty<T> {}`).
 pub fn server_impl_edit(items: &[syn::Item], idx: &LineIndex, ty: &str) -> Option<Edit> {
     for item in items {
         let (ident, generics) = match item {
@@ -381,16 +382,63 @@ pub fn server_impl_edit(items: &[syn::Item], idx: &LineIndex, ty: &str) -> Optio
             }
             _ => continue,
         };
-        if ident != ty || !generics.params.is_empty() {
+        if ident != ty {
             continue;
         }
         let (_, end) = range_of(item, idx)?;
         let indent = indent_at(idx.text(), end).to_string();
+        let (params, args, bounds) = impl_generics(generics, idx)?;
         return Some(idx.edit(
             end,
             end,
-            format!("\n\n{indent}impl mrtr::MrtrServer for {ty} {{}}"),
+            format!("\n\n{indent}impl{params} mrtr::MrtrServer for {ty}{args}{bounds} {{}}"),
         ));
     }
     None
+}
+
+/// For `struct S<T: Bound = Default, 'a>` (and its `where` clause): the impl's parameters
+/// `<T: Bound, 'a>` (defaults dropped), the type's arguments `<T, 'a>`, and ` where ..`, as the
+/// source writes them. Empty strings for a type without generics.
+fn impl_generics(g: &syn::Generics, idx: &LineIndex) -> Option<(String, String, String)> {
+    if g.params.is_empty() {
+        return Some(Default::default());
+    }
+    let text = idx.text();
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    for p in &g.params {
+        let (start, mut end) = range_of(p, idx)?;
+        match p {
+            syn::GenericParam::Type(t) => {
+                if t.eq_token.is_some() {
+                    end = match t.bounds.last() {
+                        Some(_) => range_of(&t.bounds, idx)?.1,
+                        None => range_of(&t.ident, idx)?.1,
+                    };
+                }
+                args.push(t.ident.to_string());
+            }
+            syn::GenericParam::Lifetime(l) => args.push(l.lifetime.to_string()),
+            syn::GenericParam::Const(c) => {
+                if c.eq_token.is_some() {
+                    end = range_of(&c.ty, idx)?.1;
+                }
+                args.push(c.ident.to_string());
+            }
+        }
+        params.push(text[start..end].to_string());
+    }
+    let bounds = match &g.where_clause {
+        Some(w) => {
+            let (s, e) = range_of(w, idx)?;
+            format!(" {}", &text[s..e])
+        }
+        None => String::new(),
+    };
+    Some((
+        format!("<{}>", params.join(", ")),
+        format!("<{}>", args.join(", ")),
+        bounds,
+    ))
 }
