@@ -84,7 +84,7 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         "{err}"
     );
     assert!(
-        err.contains("src/runtime_schema.rs: fixed 2 findings"),
+        err.contains("src/runtime_schema.rs: fixed 3 findings"),
         "{err}"
     );
     assert!(
@@ -164,7 +164,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's.
     assert!(
-        err.contains("remaining: 31 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 32 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

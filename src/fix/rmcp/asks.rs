@@ -129,6 +129,19 @@ impl Ask {
         }
     }
 
+    /// The texts of the question's parts (message, URL, schema, params), to rewrite in place.
+    pub fn parts_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            Ask::Elicit { message, .. } => vec![message],
+            Ask::ElicitUrl { message, url, .. } => vec![message, url],
+            Ask::ElicitSchema {
+                message, schema, ..
+            } => vec![message, schema],
+            Ask::ElicitParams { params, .. } | Ask::Sample { params } => vec![params],
+            Ask::Roots => Vec::new(),
+        }
+    }
+
     /// The runtime names the rewritten code uses.
     pub fn imports(&self) -> &'static [&'static str] {
         match self {

@@ -264,7 +264,34 @@ pub(super) fn plan_call(
             replaced = Some((s, e, value));
         }
     }
-    let mut hoisted = format!("let {name} = {ask_text}.await?;");
+    // A part of the question that moves a field out of a binding (`args.message`) gets a `let` of
+    // its own first: the macro keeps what a question reads across the ask (it asks again on
+    // resume), and the field's owned value serializes where its whole struct (a tool's
+    // `Parameters` type) may not.
+    let (stmt_start, _) =
+        range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
+    let indent = indent_at(cx.src, stmt_start).to_string();
+    let mut owned = String::new();
+    let mut ask = ask;
+    for part in ask.parts_mut() {
+        let Some(field) = moved_field(part) else {
+            continue;
+        };
+        // The field's own name, unless the body names it outside this call (a field label of
+        // the old call's params goes with it).
+        let local = if !taken.iter().any(|t| t == field)
+            && body.count(field) == uses_of(aw_expr, cx.idx, field)
+        {
+            field.to_string()
+        } else {
+            body.fresh_name(field, taken)
+        };
+        taken.push(local.clone());
+        owned.push_str(&format!("let {local} = {part};\n{indent}"));
+        *part = local;
+    }
+    let ask_text = ask.expr("mrtr");
+    let mut hoisted = format!("{owned}let {name} = {ask_text}.await?;");
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
@@ -298,6 +325,23 @@ pub(super) fn plan_call(
         receiver_uses,
         alias,
     })
+}
+
+/// The last field of `text` when it is a field path out of a binding (`args.message`,
+/// `req.form.schema`): a plain move, nothing called.
+fn moved_field(text: &str) -> Option<&str> {
+    let mut parts = text.split('.');
+    let head = parts.next()?;
+    let ident = |p: &str| {
+        !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !p.as_bytes()[0].is_ascii_digit()
+    };
+    if !ident(head) || head == "self" {
+        return None;
+    }
+    let fields: Vec<&str> = parts.collect();
+    (!fields.is_empty() && fields.iter().all(|f| ident(f))).then(|| *fields.last().unwrap())
 }
 
 /// Methods that only change the error of a `Result` before its `?`: `map_err`, and the context

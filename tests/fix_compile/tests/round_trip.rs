@@ -345,6 +345,21 @@ async fn a_form_built_at_run_time_is_asked_and_checked_against_its_schema() {
         "approve",
         "params built by a helper"
     );
+    // The caller's question and form, moved out of arguments that only deserialize: the
+    // question gets its own `let`, so the arguments are not kept across the ask.
+    let client = connect(Records::default(), Client::default());
+    let survey = json!({
+        "message": "Fill in the record",
+        "schema": {
+            "type": "object",
+            "properties": { "host": { "type": "string" }, "owner": { "type": "string" } },
+            "required": ["host"]
+        }
+    });
+    assert_eq!(
+        call(&client, "survey", survey).await,
+        r#"Accept {"host":"db-1","owner":"ada"}"#
+    );
     // A form the client's answer does not fill: the round fails as the typed form's would.
     let client = connect(Records::default(), Client::default());
     let mut params = CallToolRequestParams::new("register");

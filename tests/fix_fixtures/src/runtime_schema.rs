@@ -1,5 +1,7 @@
 //! An elicitation whose form is built at run time from the tool's arguments: `cargo mcp-lint
-//! --fix --unsafe-fixes` asks it with `mrtr.elicit_schema(message, schema)`.
+//! --fix --unsafe-fixes` asks it with `mrtr.elicit_schema(message, schema)`. A question moved
+//! out of the arguments (`args.message`) gets its own `let` first, so the arguments' type need
+//! not serialize.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -13,6 +15,15 @@ use serde::Deserialize;
 pub struct Fields {
     /// The names of the fields to ask for.
     pub fields: Vec<String>,
+}
+
+/// A question and its form, both from the caller; only deserialized (a tool's arguments).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Survey {
+    /// The question to show.
+    pub message: String,
+    /// The form, as a JSON schema.
+    pub schema: serde_json::Value,
 }
 
 fn text(message: impl Into<String>) -> CallToolResult {
@@ -100,6 +111,28 @@ impl Records {
             Ok(_) => Ok(text("no record")),
             Err(e) => Err(McpError::internal_error(e.to_string(), None)),
         }
+    }
+
+    #[tool(description = "Asks the caller's question with the caller's form")]
+    async fn survey(
+        &self,
+        request: Parameters<Survey>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, String> {
+        let Parameters(args) = request;
+        let schema: ElicitationSchema =
+            serde_json::from_value(args.schema).map_err(|e| e.to_string())?;
+        let result = context
+            .peer
+            .create_elicitation(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: args.message,
+                requested_schema: schema,
+            })
+            .await
+            .map_err(|e| format!("elicitation failed: {e}"))?;
+        let content = result.content.map(|c| c.to_string()).unwrap_or_default();
+        Ok(text(format!("{:?} {content}", result.action)))
     }
 }
 
