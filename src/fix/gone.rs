@@ -516,6 +516,51 @@ pub(super) fn dropped_field_value(field: &str, value: &str) -> bool {
     })
 }
 
+/// The value of the literal field named at `at` (a `Kind::FieldInto` row), converted into the
+/// field's new type: `Some(e)` → `Some(e.into())`, `v` → `v.map(Into::into)`.
+pub(super) fn field_into(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Fix> {
+    let named_here = |f: &syn::FieldValue| matches!(&f.member, syn::Member::Named(m) if idx.range(m.span()).start == at);
+    let found = super::find_expr::find(
+        file,
+        &|e| matches!(e, syn::Expr::Struct(s) if s.fields.iter().any(named_here)),
+    );
+    let Some(syn::Expr::Struct(lit)) = found else {
+        return None;
+    };
+    let field = lit.fields.iter().find(|f| named_here(f))?;
+    let text = idx.text();
+    // What the conversion is applied to, and how: inside `Some(..)`, or to the whole `Option`.
+    let (value, suffix) = match &field.expr {
+        syn::Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some")) =>
+        {
+            (&c.args[0], ".into()")
+        }
+        v => (v, ".map(Into::into)"),
+    };
+    let (s, e) = crate::fix::rmcp::text::range_of(value, idx)?;
+    let simple = matches!(
+        value,
+        syn::Expr::Path(_)
+            | syn::Expr::Call(_)
+            | syn::Expr::MethodCall(_)
+            | syn::Expr::Field(_)
+            | syn::Expr::Paren(_)
+            | syn::Expr::Macro(_)
+    );
+    let edits = if simple {
+        vec![idx.edit(e, e, suffix.to_string())]
+    } else {
+        vec![idx.edit(s, e, format!("({}){suffix}", &text[s..e]))]
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("convert the value into the field's new type (`{suffix}`)"),
+        edits,
+    })
+}
+
 /// `X { a, b }` of a `Kind::GainedFields` struct → `X { a, b, ..Default::default() }`.
 pub(super) fn defaulted_rest(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
     if lit.rest.is_some() || lit.dot2_token.is_some() {

@@ -128,6 +128,9 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == STRUCT_LITERAL && text.starts_with("match") => {
             super::gone::catch_all(idx, file, start, f).or_else(|| Some(guidance(f)))
         }
+        c if c == STRUCT_LITERAL && text.starts_with(char::is_lowercase) => {
+            super::gone::field_into(idx, file, start).or_else(|| Some(guidance(f)))
+        }
         c if c == STRUCT_LITERAL => {
             struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
         }

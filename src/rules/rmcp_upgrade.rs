@@ -193,6 +193,18 @@ fn is_rmcp(cx: &Cx<'_>, path: &syn::Path) -> bool {
         .any(|(s, _)| std::ptr::eq(*s, &RMCP))
 }
 
+/// A value already converted into a field's new type: `Some(e.into())` or `v.map(Into::into)`.
+fn converted(value: &syn::Expr) -> bool {
+    let is_into = |e: &syn::Expr| matches!(e, syn::Expr::MethodCall(mc) if mc.method == "into" && mc.args.is_empty());
+    match value {
+        syn::Expr::Call(c) if c.args.len() == 1 => is_into(&c.args[0]),
+        syn::Expr::MethodCall(mc) if mc.method == "map" && mc.args.len() == 1 => {
+            matches!(&mc.args[0], syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "into"))
+        }
+        _ => false,
+    }
+}
+
 fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     let names = &cx.facts().upgrade_names.paths;
     if names.is_empty()
@@ -331,6 +343,24 @@ fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
     }
     let name = last.ident.to_string();
     for change in changes_named(&name) {
+        // A field whose value must convert: reported on the field, where the fix goes.
+        if let Kind::FieldInto { field } = change.kind {
+            let set = lit.fields.iter().find(|f| {
+                matches!(&f.member, syn::Member::Named(m) if m == field)
+                    && !matches!(&f.expr, syn::Expr::Path(p) if p.path.is_ident("None"))
+                    && !converted(&f.expr)
+            });
+            if let Some(f) = set {
+                if applies(change, version, false) && is_rmcp(cx, path) {
+                    let span = match &f.member {
+                        syn::Member::Named(m) => m.span(),
+                        syn::Member::Unnamed(i) => i.span,
+                    };
+                    report(cx, change, span, span);
+                }
+            }
+            continue;
+        }
         let fits = match change.kind {
             Kind::StructLiteral => true,
             Kind::GainedFields { fields } => lit.rest.is_none()
@@ -637,6 +667,14 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             STRUCT_LITERAL,
             format!(
                 "a struct literal of `{}` misses the fields rmcp {since} added",
+                change.old
+            ),
+            format!("{} (rmcp PR #{})", change.note, change.pr),
+        ),
+        Kind::FieldInto { field } => (
+            STRUCT_LITERAL,
+            format!(
+                "`{}`'s `{field}` has another type on rmcp {since} and later",
                 change.old
             ),
             format!("{} (rmcp PR #{})", change.note, change.pr),

@@ -112,6 +112,11 @@ pub enum Kind {
     /// A struct that became `#[non_exhaustive]`: a struct literal of it no longer compiles outside
     /// rmcp (MCP204, display-only: its constructor's arguments differ per struct).
     StructLiteral,
+    /// A field of struct (or struct variant) `old` whose type changed to one its old value
+    /// converts into (`From`): `meta` of a request's params, a `MetaObject` before 3.0 and a
+    /// `RequestMetaObject` since. A literal's `field: Some(e)` becomes `Some(e.into())`, any other
+    /// value `v` but `None` becomes `v.map(Into::into)` (MCP204, unsafe).
+    FieldInto { field: &'static str },
 }
 
 /// The methods that handle a `Result` and give its value (`Kind::Infallible`): on a call that
@@ -211,6 +216,20 @@ const fn gained(old: &'static str) -> Change {
         note: "rmcp 3.0 gave the paginated results `result_type` (#1038) and the cache hints \
 `ttl_ms` and `cache_scope` (#889): finish the literal with `..Default::default()` (what \
 `with_all_items` sets), or build it with `with_all_items(..)`",
+    }
+}
+
+/// A request's params (struct or enum variant) whose `meta` became a `RequestMetaObject` in 3.0.
+const fn request_meta(old: &'static str) -> Change {
+    Change {
+        since: V3,
+        pr: 993,
+        kind: Kind::FieldInto { field: "meta" },
+        old,
+        new: "",
+        bare: true,
+        note: "rmcp 3.0 gave requests their own metadata type (#993): `meta` takes a \
+`RequestMetaObject`, which a `MetaObject` converts into (`.into()`)",
     }
 }
 
@@ -578,6 +597,10 @@ pub static CHANGES: &[Change] = &[
     gained("ListPromptsResult"),
     gained("ListResourcesResult"),
     gained("ListResourceTemplatesResult"),
+    // 3.0: a request's `meta` is a `RequestMetaObject` (#993). The enum variants have no builder
+    // to move to, so their literals stay and only the value converts.
+    request_meta("FormElicitationParams"),
+    request_meta("UrlElicitationParams"),
     // OAuth discovery reports where its metadata came from.
     Change {
         since: V3,
@@ -759,7 +782,9 @@ impl NamesInFile {
                     | Kind::Variant { .. }
                     | Kind::Unit { .. }
                     | Kind::Unwrapped { .. } => &mut out.paths,
-                    Kind::StructLiteral | Kind::GainedFields { .. } => &mut out.structs,
+                    Kind::StructLiteral | Kind::GainedFields { .. } | Kind::FieldInto { .. } => {
+                        &mut out.structs
+                    }
                     Kind::Method
                     | Kind::DropCall
                     | Kind::CallArgs { .. }
@@ -827,6 +852,7 @@ pub fn current_names() -> impl Iterator<Item = &'static str> {
                 Kind::HandlerResult { .. }
                     | Kind::StructLiteral
                     | Kind::GainedFields { .. }
+                    | Kind::FieldInto { .. }
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
                     | Kind::MethodResult { .. }
