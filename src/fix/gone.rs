@@ -516,6 +516,59 @@ pub(super) fn dropped_field_value(field: &str, value: &str) -> bool {
     })
 }
 
+/// `code == ErrorCode::URL_ELICITATION_REQUIRED` (or `!=`, either side), the constant rmcp 3.0
+/// no longer names, as `code.0 == -32042`: a client that tells an older server's "open this URL"
+/// error apart keeps doing so (unsafe: only servers before 2026-07-28 send it). The number itself
+/// rather than `ErrorCode(-32042)`, which MCP005 reports as a server spelling the removed code.
+/// The constructor, the notification and the constant anywhere else keep their guidance (`None`):
+/// what replaces them depends on the flow around them.
+pub(super) fn url_code_compared(
+    idx: &LineIndex,
+    file: &syn::File,
+    at: usize,
+    text: &str,
+) -> Option<Fix> {
+    if text != "URL_ELICITATION_REQUIRED" {
+        return None;
+    }
+    let names_it = |e: &syn::Expr| {
+        matches!(e, syn::Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| s.ident == "URL_ELICITATION_REQUIRED" && idx.range(s.ident.span()).start == at))
+    };
+    let found = super::find_expr::find(file, &|e| {
+        matches!(e, syn::Expr::Binary(b)
+            if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_))
+                && (names_it(&b.left) || names_it(&b.right)))
+    });
+    let Some(syn::Expr::Binary(b)) = found else {
+        return None;
+    };
+    let (constant, other) = if names_it(&b.right) {
+        (&*b.right, &*b.left)
+    } else {
+        (&*b.left, &*b.right)
+    };
+    let (cs, ce) = crate::fix::rmcp::text::range_of(constant, idx)?;
+    let (_, oe) = crate::fix::rmcp::text::range_of(other, idx)?;
+    let plain = matches!(
+        other,
+        syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::MethodCall(_) | syn::Expr::Call(_)
+    );
+    let mut edits = vec![idx.edit(cs, ce, "-32042".into())];
+    if plain {
+        edits.push(idx.edit(oe, oe, ".0".into()));
+    } else {
+        let (os, _) = crate::fix::rmcp::text::range_of(other, idx)?;
+        edits.push(idx.edit(os, os, "(".into()));
+        edits.push(idx.edit(oe, oe, ").0".into()));
+    }
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: "compare the code's number, `-32042` (only an older server sends it)".into(),
+        edits,
+    })
+}
+
 /// The value of the literal field named at `at` (a `Kind::FieldInto` row), converted into the
 /// field's new type: `Some(e)` → `Some(e.into())`, `v` → `v.map(Into::into)`.
 pub(super) fn field_into(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Fix> {

@@ -10,8 +10,13 @@ use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, ST
 /// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
 /// on code that already speaks rmcp 3.x).
 pub fn wants(f: &Finding) -> bool {
-    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS].contains(&f.code.as_str())
+    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS, REMOVED_URL_API]
+        .contains(&f.code.as_str())
 }
+
+/// The removed URL-elicitation API (MCP005, `rules::removed_api`): only a comparison with its
+/// error code has a fix.
+const REMOVED_URL_API: &str = "MCP005";
 
 /// The finding's byte range in `idx`'s text.
 fn span_of(idx: &LineIndex, f: &Finding) -> (usize, usize) {
@@ -137,6 +142,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == REMOVED => super::gone::removed(idx, file, start, end)
             .or_else(|| super::gone::dropped_method(idx, file, start, text))
             .or_else(|| Some(guidance(f))),
+        c if c == REMOVED_URL_API => super::gone::url_code_compared(idx, file, start, text),
         _ => Some(guidance(f)),
     }
 }
