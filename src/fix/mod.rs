@@ -16,6 +16,7 @@ pub mod diff;
 mod find_expr;
 mod gone;
 pub mod manifest_edit;
+pub mod optional_session;
 pub mod rmcp;
 pub mod runtime_dependency;
 pub mod upgrade;

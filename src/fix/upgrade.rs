@@ -10,8 +10,15 @@ use crate::rules::rmcp_upgrade::{CALL_ARGS, HANDLER_RESULT, REMOVED, RENAMED, ST
 /// Whether a finding is an upgrade finding (its fix goes first in a pass, so the MRTR rewrite plans
 /// on code that already speaks rmcp 3.x).
 pub fn wants(f: &Finding) -> bool {
-    [RENAMED, HANDLER_RESULT, REMOVED, STRUCT_LITERAL, CALL_ARGS, REMOVED_URL_API]
-        .contains(&f.code.as_str())
+    [
+        RENAMED,
+        HANDLER_RESULT,
+        REMOVED,
+        STRUCT_LITERAL,
+        CALL_ARGS,
+        REMOVED_URL_API,
+    ]
+    .contains(&f.code.as_str())
 }
 
 /// The removed URL-elicitation API (MCP005, `rules::removed_api`): only a comparison with its
@@ -125,6 +132,9 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             message: "log the `Option` with `?` (Debug)".into(),
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
+        c if c == CALL_ARGS && text == "get_stream" => {
+            super::optional_session::plan(idx, file, start).or_else(|| Some(guidance(f)))
+        }
         c if c == CALL_ARGS => call_args(idx, file, start, text)
             .or_else(|| super::gone::mapped(idx, file, start, text))
             .or_else(|| super::gone::borrowed(idx, file, start, text, f))
