@@ -19,7 +19,10 @@ use crate::reading::source::LineIndex;
 
 /// The fix for the `get_stream` whose name is at byte `at`, or `None` when its body is not of
 /// that shape.
-pub fn plan(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Fix> {
+pub fn plan(idx: &LineIndex, at: usize) -> Option<Fix> {
+    // The engine's tree may hold only the bodies that name a rule's trigger, and nothing in this
+    // body does: this rare finding reads the file whole.
+    let file = syn::parse_file(idx.text()).ok()?;
     let f = find_method(&file.items, idx, at)?;
     let (param, ty) = f.sig.inputs.iter().find_map(|a| match a {
         syn::FnArg::Typed(pt) => match &*pt.pat {

@@ -133,7 +133,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
         c if c == CALL_ARGS && text == "get_stream" => {
-            super::optional_session::plan(idx, file, start).or_else(|| Some(guidance(f)))
+            super::optional_session::plan(idx, start).or_else(|| Some(guidance(f)))
         }
         c if c == CALL_ARGS => call_args(idx, file, start, text)
             .or_else(|| super::gone::mapped(idx, file, start, text))
