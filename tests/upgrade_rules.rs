@@ -48,6 +48,16 @@ fn codes(r: &Report) -> Vec<(usize, &str)> {
         .collect()
 }
 
+/// `src` as `lib.rs` of a package without configuration, fixed with the unsafe fixes admitted.
+fn fix_unsafe(src: &str) -> fix_driver::FileFix {
+    fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed { unsafe_fixes: true },
+    )
+}
+
 #[test]
 fn below_the_changing_release_everything_fires() {
     let r = lint(r#"rmcp = "2.2""#, None);
@@ -188,12 +198,7 @@ fn catalog_fixed_examples_are_what_the_fix_writes() {
 fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
     let fixed = |body: &str| {
         let src = format!("use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {{\n    {body}\n}}\n");
-        let out = fix_driver::fix_source(
-            "lib.rs",
-            &src,
-            &Settings::default(),
-            fix::Allowed { unsafe_fixes: true },
-        );
+        let out = fix_unsafe(&src);
         let line = out.text.lines().nth(3).unwrap().trim().to_string();
         let left: Vec<_> = out
             .remaining
@@ -217,12 +222,7 @@ fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
     assert_eq!(line, "CallToolResult::success(vec![])");
     // A flag no constructor can take: `default()` and the fields set, each as written.
     let src = "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    CallToolResult { content: vec![], is_error: flag }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    {\n        let mut ctr = CallToolResult::default();\n        ctr.content = vec![];\n        ctr.is_error = flag;\n        ctr\n    }\n}\n"
@@ -324,12 +324,7 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
 fn changed_arguments_are_rebuilt_from_the_old_ones_or_left_alone() {
     let fixed = |call: &str| {
         let src = format!("use rmcp::transport::auth::OAuthState;\n\nasync fn f(s: &mut OAuthState, uri: &str, name: Option<&str>) {{\n    let _ = s.{call}.await;\n}}\n");
-        let out = fix_driver::fix_source(
-            "lib.rs",
-            &src,
-            &Settings::default(),
-            fix::Allowed { unsafe_fixes: true },
-        );
+        let out = fix_unsafe(&src);
         let line = out.text.lines().nth(3).unwrap().trim().to_string();
         (
             line,
@@ -425,15 +420,7 @@ fn a_handler_that_hands_the_request_to_rmcp_s_router_only_changes_its_signature(
             "use rmcp::handler::server::tool::ToolCallContext;\nuse rmcp::model::*;\nuse rmcp::service::RequestContext;\nuse rmcp::{{ErrorData, RoleServer, ServerHandler}};\n\nimpl ServerHandler for S {{\n    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {{\n{body}\n    }}\n}}\n"
         )
     };
-    let fixed = |src: &str| {
-        fix_driver::fix_source(
-            "lib.rs",
-            src,
-            &Settings::default(),
-            fix::Allowed { unsafe_fixes: true },
-        )
-        .text
-    };
+    let fixed = |src: &str| fix_unsafe(src).text;
     // On 3.x the router returns `CallToolResponse`: wrapping its result would not compile.
     let delegating = "        let ctx = ToolCallContext::new(self, request, context);\n        self.tool_router.call(ctx).await";
     assert_eq!(
@@ -482,12 +469,7 @@ fn the_2_x_task_support_and_annotated_are_rewritten_and_a_local_namesake_is_not(
         "{:#?}",
         r.findings
     );
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     // `Forbidden` is what 3.x does anyway; `Required` has no counterpart and stays, explained.
     assert_eq!(
         out.text,
@@ -555,12 +537,7 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
 #[test]
 fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
     let src = "// A client; its imports follow.\nuse rmcp::model::{ElicitationResponseNotificationParam, ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n\n    /// Told when the user is done.\n    async fn on_url_elicitation_notification_complete(&self, p: ElicitationResponseNotificationParam) {\n        println!(\"{}\", p.elicitation_id);\n    }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         "// A client; its imports follow.\nuse rmcp::model::{ListRootsResult};\nuse rmcp::ClientHandler;\n\nstruct C;\n\nimpl ClientHandler for C {\n    async fn list_roots(&self) -> ListRootsResult {\n        ListRootsResult::new(vec![])\n    }\n}\n"
@@ -571,12 +548,7 @@ fn a_client_s_url_elicitation_method_goes_and_then_its_parameter_s_import() {
 #[test]
 fn a_1_x_resource_literal_is_renamed_then_built() {
     let src = "use rmcp::model::RawResource;\n\npub fn r(uri: &str) -> RawResource {\n    RawResource {\n        uri: uri.to_string(),\n        name: \"n\".into(),\n        title: None,\n        description: Some(\"d\".to_string()),\n        mime_type: None,\n        size: Some(3),\n        icons: None,\n        meta: None,\n    }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         "use rmcp::model::Resource;\n\npub fn r(uri: &str) -> Resource {\n    Resource::new(uri.to_string(), \"n\")\n        .with_description(\"d\".to_string())\n        .with_size(3)\n}\n"
@@ -606,12 +578,7 @@ fn on_3_x_a_schema_call_is_stale_only_while_its_result_is_handled() {
 #[test]
 fn a_peer_info_borrowed_in_a_closure_borrows_through_as_deref_and_an_owned_one_is_left() {
     let src = "use rmcp::model::*;\nuse rmcp::{Peer, RoleServer};\n\npub fn name(peer: &Peer<RoleServer>) -> Option<String> {\n    let title = peer.peer_info().and_then(|info| info.client_info.title.as_ref())?;\n    let info = peer.peer_info().unwrap();\n    Some(format!(\"{title} {}\", info.client_info.name))\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         src.replace(
@@ -626,12 +593,7 @@ fn a_peer_info_borrowed_in_a_closure_borrows_through_as_deref_and_an_owned_one_i
 #[test]
 fn a_progress_notification_literal_is_built() {
     let src = "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam {\n        progress_token: token,\n        progress: done as f64,\n        total: None,\n        message: Some(format!(\"{done} done\")),\n    }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         "use rmcp::model::*;\n\npub fn p(token: ProgressToken, done: u32) -> ProgressNotificationParam {\n    ProgressNotificationParam::new(token, done as f64)\n        .with_message(format!(\"{done} done\"))\n}\n"
@@ -641,12 +603,7 @@ fn a_progress_notification_literal_is_built() {
 #[test]
 fn a_tool_literal_loses_its_2_x_execution_field_with_the_rest_rebuilt() {
     let src = "use rmcp::model::*;\n\npub fn t(schema: std::sync::Arc<JsonObject>) -> Tool {\n    Tool {\n        name: \"t\".into(),\n        input_schema: schema,\n        execution: Some(ToolExecution::new()),\n        ..Default::default()\n    }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert!(!out.text.contains("execution"), "{}", out.text);
     assert!(
         out.text.contains("let mut t = Tool::default();"),
@@ -660,12 +617,7 @@ fn a_client_reads_the_server_s_now_optional_info_through_as_ref() {
     let src = "use rmcp::service::RunningService;\nuse rmcp::RoleClient;\n\npub fn title(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().and_then(|info| info.server_info.title.clone())\n}\n";
     let r = lint_text(r#"rmcp = "1.7""#, None, src);
     assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert_eq!(
         out.text,
         src.replace(
@@ -678,12 +630,7 @@ fn a_client_reads_the_server_s_now_optional_info_through_as_ref() {
 #[test]
 fn a_paginated_result_literal_gets_the_new_fields_defaults_and_a_named_result_type_its_path() {
     let src = "use rmcp::model::{ErrorData, GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt};\nuse rmcp::service::RequestContext;\nuse rmcp::{RoleServer, ServerHandler};\n\npub fn list(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, next_cursor: None, meta: None }\n}\n\npub fn listed(prompts: Vec<Prompt>) -> ListPromptsResult {\n    ListPromptsResult { prompts, ..Default::default() }\n}\n\nstruct S;\n\nimpl ServerHandler for S {\n    async fn get_prompt(\n        &self,\n        _request: GetPromptRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<GetPromptResult, ErrorData> {\n        Ok(GetPromptResult::new(vec![]))\n    }\n}\n";
-    let out = fix_driver::fix_source(
-        "lib.rs",
-        src,
-        &Settings::default(),
-        fix::Allowed { unsafe_fixes: true },
-    );
+    let out = fix_unsafe(src);
     assert!(
         out.text.contains(
             "ListPromptsResult { prompts, next_cursor: None, meta: None, ..Default::default() }"

@@ -559,14 +559,20 @@ fn old_result_in<'t>(
 
 fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
     let since = format!("{}.{}", change.since.0, change.since.1);
-    let (code, message, help) = match change.kind {
+    // What to do: a rename says the new name, every other change its note.
+    let help = match change.kind {
+        Kind::Item | Kind::Variant { .. } | Kind::Method => {
+            format!("rename it `{}` (rmcp PR #{})", change.new, change.pr)
+        }
+        _ => format!("{} (rmcp PR #{})", change.note, change.pr),
+    };
+    let (code, message) = match change.kind {
         Kind::Item | Kind::Variant { .. } | Kind::Method => (
             RENAMED,
             format!(
                 "`{}` is `{}` in rmcp {since} and later ({})",
                 change.old, change.new, change.note
             ),
-            format!("rename it `{}` (rmcp PR #{})", change.new, change.pr),
         ),
         Kind::Unwrapped { extra, .. } => (
             RENAMED,
@@ -574,22 +580,18 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}<T>` is gone in rmcp {since} and later: the wrapped type carries `{extra}` itself",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::Unit { .. } | Kind::DroppedField { .. } => (
             REMOVED,
             format!("`{}` is gone in rmcp {since} and later", change.old),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::DropImport => (
             RENAMED,
             format!("`{}` is gone in rmcp {since} and later", change.old),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::DropCall => (
             RENAMED,
             format!("`.{}()` is gone in rmcp {since} and later", change.old),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::HandlerResult { method } => (
             HANDLER_RESULT,
@@ -597,7 +599,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",
                 change.new, change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::MethodResult { .. } => (
             CALL_ARGS,
@@ -605,7 +606,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}()` gives another type in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::ImplSignature { of } => (
             CALL_ARGS,
@@ -613,7 +613,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{of}::{}` has another signature in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::MethodMapped { .. } => (
             CALL_ARGS,
@@ -621,7 +620,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}` is `{}` in rmcp {since} and later, with another result",
                 change.old, change.new
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::DroppedMethod { of } => (
             REMOVED,
@@ -629,7 +627,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{of}::{}` is gone in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::Infallible => (
             CALL_ARGS,
@@ -637,7 +634,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}` no longer returns a `Result` in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::NowOption { of } => (
             CALL_ARGS,
@@ -645,7 +641,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{of}::{}` is an `Option` in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::CallArgs { .. } => (
             CALL_ARGS,
@@ -653,7 +648,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}` takes other arguments in rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::ExhaustiveMatch { .. } => (
             STRUCT_LITERAL,
@@ -661,7 +655,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "a `match` on `{}` needs a `_` arm on rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::GainedFields { .. } => (
             STRUCT_LITERAL,
@@ -669,7 +662,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "a struct literal of `{}` misses the fields rmcp {since} added",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::FieldInto { field } => (
             STRUCT_LITERAL,
@@ -677,7 +669,6 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}`'s `{field}` has another type on rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::StructLiteral => (
             STRUCT_LITERAL,
@@ -685,12 +676,10 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "a struct literal of `{}` does not compile on rmcp {since} and later",
                 change.old
             ),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
         Kind::Removed => (
             REMOVED,
             format!("`{}` is gone in rmcp {since} and later", change.old),
-            format!("{} (rmcp PR #{})", change.note, change.pr),
         ),
     };
     cx.emit(Draft {
