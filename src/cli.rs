@@ -119,7 +119,8 @@ pub struct LintArgs {
     #[arg(long)]
     pub upgrade_rmcp: bool,
     /// With --fix or --diff: the `mrtr` requirement written into the `[dependencies]` of a
-    /// package whose fixed code starts using the runtime, as a TOML value (default: this
+    /// package whose fixed code starts using the runtime, as a TOML value (default: `{ workspace =
+    /// true }` in a workspace that declares `mrtr` in `[workspace.dependencies]`, else this
     /// release's, e.g. '"0.1"'; '{ path = "../mrtr/runtime" }' for a local checkout).
     #[arg(long, value_name = "TOML")]
     pub mrtr_dependency: Option<String>,
@@ -400,10 +401,7 @@ fn run_fix(
             unsafe_fixes: args.unsafe_fixes,
         },
         diff_only: args.diff,
-        runtime_requirement: args
-            .mrtr_dependency
-            .clone()
-            .unwrap_or_else(crate::fix::runtime_dependency::default_requirement),
+        runtime_requirement: args.mrtr_dependency.clone(),
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     let done = crate::fix_driver::run_with_baseline(

@@ -186,9 +186,10 @@ pub struct Options {
     pub allowed: Allowed,
     /// `--diff`: print, do not write.
     pub diff_only: bool,
-    /// The `mrtr` requirement a package gets when its fixed code starts using the runtime (a
-    /// TOML value; `fix::runtime_dependency::default_requirement()` unless `--mrtr-dependency`).
-    pub runtime_requirement: String,
+    /// The `mrtr` requirement a package gets when its fixed code starts using the runtime, as
+    /// `--mrtr-dependency` gave it (a TOML value); `None`: the workspace's, or this release's
+    /// (`fix::runtime_dependency::manifest_with_runtime`).
+    pub runtime_requirement: Option<String>,
 }
 
 /// What a fix run did, for the caller's exit status.
@@ -327,7 +328,7 @@ pub fn run_with_baseline(
                 &m,
                 &result.original,
                 &result.text,
-                &opts.runtime_requirement,
+                opts.runtime_requirement.as_deref(),
             )
             .map(|edit| edit.map(|(old, new)| (m, old, new))),
             None => Ok(None),
@@ -570,7 +571,7 @@ fn fix_across(
             &manifest,
             "",
             &uses_runtime,
-            &opts.runtime_requirement,
+            opts.runtime_requirement.as_deref(),
         ) {
             Ok(Some((old, new))) => set.push((manifest.clone(), old, new)),
             Ok(None) => {}

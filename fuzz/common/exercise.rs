@@ -99,7 +99,7 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
     let opts = mcp_lint::fix_driver::Options {
         allowed: mcp_lint::fix::Allowed { unsafe_fixes: true },
         diff_only: true,
-        runtime_requirement: mcp_lint::fix::runtime_dependency::default_requirement(),
+        runtime_requirement: None,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = mcp_lint::fix_driver::run(

@@ -37,6 +37,16 @@ impl ManifestEdit {
             .map_err(|e| format!("Cargo.toml does not parse: {e}"))
     }
 
+    /// Whether `[workspace.dependencies]` declares `name` (members then write
+    /// `name = { workspace = true }`).
+    pub fn declares_workspace_dependency(&self, name: &str) -> bool {
+        self.doc
+            .get("workspace")
+            .and_then(|w| w.get("dependencies"))
+            .and_then(|d| d.get(name))
+            .is_some()
+    }
+
     /// The manifest's text with the edits.
     pub fn text(&self) -> String {
         self.doc.to_string()
@@ -282,6 +292,20 @@ fn keep_decor(old: &Item, mut new: Value) -> Value {
         *new.decor_mut() = v.decor().clone();
     }
     new
+}
+
+/// The workspace manifest above a package's `manifest`: the nearest `Cargo.toml` of a parent folder
+/// that has a `[workspace]` table.
+pub fn workspace_root(manifest: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut dir = manifest.parent()?.parent();
+    while let Some(d) = dir {
+        let m = d.join("Cargo.toml");
+        if std::fs::read_to_string(&m).is_ok_and(|t| t.contains("[workspace")) {
+            return Some(m);
+        }
+        dir = d.parent();
+    }
+    None
 }
 
 #[cfg(test)]

@@ -20,22 +20,37 @@ fn uses_runtime(text: &str) -> bool {
 }
 
 /// The new text of `manifest` when a file went from `original` to `fixed`, and that made it use
-/// the runtime the manifest does not declare yet; `None` when nothing changes.
+/// the runtime the manifest does not declare yet; `None` when nothing changes. `requirement`:
+/// what `--mrtr-dependency` gave, else `{ workspace = true }` in a workspace that declares the
+/// runtime in `[workspace.dependencies]`, else [`default_requirement`].
 pub fn manifest_with_runtime(
     manifest: &Path,
     original: &str,
     fixed: &str,
-    requirement: &str,
+    requirement: Option<&str>,
 ) -> Result<Option<(String, String)>, String> {
     if !uses_runtime(fixed) || uses_runtime(original) {
         return Ok(None);
     }
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("cannot read: {e}"))?;
     let mut edit = ManifestEdit::parse(&text)?;
-    match edit.ensure_dependency("mrtr", requirement)? {
+    let requirement = match requirement {
+        Some(r) => r.to_string(),
+        None if workspace_declares_runtime(manifest) => "{ workspace = true }".to_string(),
+        None => default_requirement(),
+    };
+    match edit.ensure_dependency("mrtr", &requirement)? {
         Outcome::Changed => Ok(Some((text, edit.text()))),
         _ => Ok(None),
     }
+}
+
+/// Whether the workspace above `manifest` declares the runtime for its members.
+fn workspace_declares_runtime(manifest: &Path) -> bool {
+    super::manifest_edit::workspace_root(manifest)
+        .and_then(|root| std::fs::read_to_string(root).ok())
+        .and_then(|text| ManifestEdit::parse(&text).ok())
+        .is_some_and(|ws| ws.declares_workspace_dependency("mrtr"))
 }
 
 #[cfg(test)]
@@ -54,14 +69,15 @@ mod tests {
     #[test]
     fn a_file_that_starts_using_the_runtime_adds_it_once() {
         let (_d, path) = manifest(MANIFEST);
-        let (old, new) = manifest_with_runtime(&path, "fn a() {}", "use mrtr::Mrtr;", "\"0.1\"")
-            .unwrap()
-            .expect("added");
+        let (old, new) =
+            manifest_with_runtime(&path, "fn a() {}", "use mrtr::Mrtr;", Some("\"0.1\""))
+                .unwrap()
+                .expect("added");
         assert_eq!(old, MANIFEST);
         assert_eq!(new, format!("{MANIFEST}mrtr = \"0.1\"\n"));
         std::fs::write(&path, &new).unwrap();
         assert_eq!(
-            manifest_with_runtime(&path, "fn a() {}", "use mrtr::Mrtr;", "\"0.1\"").unwrap(),
+            manifest_with_runtime(&path, "fn a() {}", "use mrtr::Mrtr;", Some("\"0.1\"")).unwrap(),
             None,
             "already declared"
         );
@@ -75,7 +91,7 @@ mod tests {
             ("use mrtr::Mrtr;", "use mrtr::{Mrtr, mrtr_handler};"),
         ] {
             assert_eq!(
-                manifest_with_runtime(&path, original, fixed, "\"0.1\"").unwrap(),
+                manifest_with_runtime(&path, original, fixed, Some("\"0.1\"")).unwrap(),
                 None
             );
         }
@@ -84,9 +100,37 @@ mod tests {
     #[test]
     fn a_bad_requirement_or_manifest_is_an_error() {
         let (_d, path) = manifest(MANIFEST);
-        assert!(manifest_with_runtime(&path, "", "use mrtr::Mrtr;", "{ nope").is_err());
+        assert!(manifest_with_runtime(&path, "", "use mrtr::Mrtr;", Some("{ nope")).is_err());
         let (_d2, broken) = manifest("[dependencies\n");
-        assert!(manifest_with_runtime(&broken, "", "use mrtr::Mrtr;", "\"0.1\"").is_err());
+        assert!(manifest_with_runtime(&broken, "", "use mrtr::Mrtr;", Some("\"0.1\"")).is_err());
+    }
+
+    #[test]
+    fn a_workspace_that_declares_the_runtime_is_inherited_from() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[workspace]\nmembers = [\"s\"]\n\n[workspace.dependencies]\nmrtr = \"0.1\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("s")).unwrap();
+        let member = dir.path().join("s/Cargo.toml");
+        std::fs::write(&member, MANIFEST).unwrap();
+        let (_, new) = manifest_with_runtime(&member, "", "use mrtr::Mrtr;", None)
+            .unwrap()
+            .expect("added");
+        assert_eq!(new, format!("{MANIFEST}mrtr = {{ workspace = true }}\n"));
+        // Given on the command line, the requirement wins.
+        let (_, new) = manifest_with_runtime(&member, "", "use mrtr::Mrtr;", Some("\"0.2\""))
+            .unwrap()
+            .expect("added");
+        assert_eq!(new, format!("{MANIFEST}mrtr = \"0.2\"\n"));
+        // Without the declaration: this release's.
+        let (_keep, plain) = manifest(MANIFEST);
+        let (_, new) = manifest_with_runtime(&plain, "", "use mrtr::Mrtr;", None)
+            .unwrap()
+            .expect("added");
+        assert_eq!(new, format!("{MANIFEST}mrtr = {}\n", default_requirement()));
     }
 
     #[test]

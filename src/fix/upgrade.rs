@@ -838,19 +838,6 @@ fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
     None
 }
 
-/// The manifest of the workspace above `manifest`'s package (one with `[workspace]`).
-fn workspace_manifest(manifest: &std::path::Path) -> Option<std::path::PathBuf> {
-    let mut dir = manifest.parent()?.parent();
-    while let Some(d) = dir {
-        let m = d.join("Cargo.toml");
-        if std::fs::read_to_string(&m).is_ok_and(|t| t.contains("[workspace")) {
-            return Some(m);
-        }
-        dir = d.parent();
-    }
-    None
-}
-
 /// `--upgrade-rmcp`: bumps the manifests of the packages `starts` (files and folders of the run)
 /// belong to, and the workspace manifest they inherit rmcp from. Writes atomically, or prints the
 /// diff with `diff_only`. Returns how many manifests changed (or would).
@@ -886,7 +873,7 @@ pub fn bump_manifests(
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{shown}: {e}"))?;
         let (new, notes, outcome) = bump_manifest(&text).map_err(|e| format!("{shown}: {e}"))?;
         if outcome == super::manifest_edit::Outcome::Inherited {
-            if let Some(ws) = workspace_manifest(&path) {
+            if let Some(ws) = super::manifest_edit::workspace_root(&path) {
                 if !manifests.contains(&ws) {
                     manifests.push(ws);
                 }
