@@ -969,3 +969,25 @@ impl<T: Tools + 'static, const N: usize> S<T, N> {
         "{fixed}"
     );
 }
+
+#[test]
+fn a_question_moved_out_of_a_binding_gets_its_own_let_in_a_plain_helper_too() {
+    let (err, fixed) = fixed(&with_tool(
+        r#"
+pub struct Form {
+    pub message: String,
+}
+
+async fn agreed(peer: &Peer<RoleServer>, form: Form) -> bool {
+    match peer.elicit::<Yes>(form.message).await {
+        Ok(Some(_)) => true,
+        _ => false,
+    }
+}
+"#,
+        r#"let ok = agreed(&ctx.peer, Form { message: "Sure?".into() }).await;"#,
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(fixed.contains("let message = form.message;"), "{fixed}");
+    assert!(fixed.contains("mrtr.elicit::<Yes>(message)"), "{fixed}");
+}

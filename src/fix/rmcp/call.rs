@@ -264,32 +264,8 @@ pub(super) fn plan_call(
             replaced = Some((s, e, value));
         }
     }
-    // A part of the question that moves a field out of a binding (`args.message`) gets a `let` of
-    // its own first: the macro keeps what a question reads across the ask (it asks again on
-    // resume), and the field's owned value serializes where its whole struct (a tool's
-    // `Parameters` type) may not.
-    let (stmt_start, _) =
-        range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
-    let indent = indent_at(cx.src, stmt_start).to_string();
-    let mut owned = String::new();
     let mut ask = ask;
-    for part in ask.parts_mut() {
-        let Some(field) = moved_field(part) else {
-            continue;
-        };
-        // The field's own name, unless the body names it outside this call (a field label of
-        // the old call's params goes with it).
-        let local = if !taken.iter().any(|t| t == field)
-            && body.count(field) == uses_of(aw_expr, cx.idx, field)
-        {
-            field.to_string()
-        } else {
-            body.fresh_name(field, taken)
-        };
-        taken.push(local.clone());
-        owned.push_str(&format!("let {local} = {part};\n{indent}"));
-        *part = local;
-    }
+    let owned = own_question(cx, &found, aw_expr, body, taken, &mut ask)?;
     let ask_text = ask.expr("mrtr");
     let mut hoisted = format!("{owned}let {name} = {ask_text}.await?;");
     let (s, e, with) = match replaced {
@@ -325,6 +301,43 @@ pub(super) fn plan_call(
         receiver_uses,
         alias,
     })
+}
+
+/// The `let`s, each followed by a line break at the statement's indentation, that give the parts
+/// of `ask`'s question moving a field out of a binding (`args.message`) a local of their own
+/// (`ask` then reads the local). For an ask hoisted before its statement: the macro keeps what a
+/// question reads across the ask (it asks again on resume), and the field's owned value
+/// serializes where its whole struct (a tool's `Parameters` type) may not.
+pub(super) fn own_question(
+    cx: &Cx,
+    found: &locate::Site,
+    aw: &syn::Expr,
+    body: &text::Uses,
+    taken: &mut Vec<String>,
+    ask: &mut Ask,
+) -> Result<String, String> {
+    let (stmt_start, _) =
+        range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
+    let indent = indent_at(cx.src, stmt_start);
+    let mut owned = String::new();
+    for part in ask.parts_mut() {
+        let Some(field) = moved_field(part) else {
+            continue;
+        };
+        // The field's own name, unless the body names it outside this call (a field label of
+        // the old call's params goes with it).
+        let local = if !taken.iter().any(|t| t == field)
+            && body.count(field) == uses_of(aw, cx.idx, field)
+        {
+            field.to_string()
+        } else {
+            body.fresh_name(field, taken)
+        };
+        taken.push(local.clone());
+        owned.push_str(&format!("let {local} = {part};\n{indent}"));
+        *part = local;
+    }
+    Ok(owned)
 }
 
 /// The last field of `text` when it is a field path out of a binding (`args.message`,

@@ -9,8 +9,8 @@
 
 use super::asks::Ask;
 use super::call::{
-    answer_base, hoist, old_result_fits, old_result_let, range_of_brace, read_request, same,
-    CallPlan, Request,
+    answer_base, hoist, old_result_fits, old_result_let, own_question, range_of_brace,
+    read_request, same, CallPlan, Request,
 };
 use super::handler::FnSite;
 use super::locate::{self, Node};
@@ -117,7 +117,9 @@ pub(super) fn plan_keeping(
     locate::check_order(&found.path[found.stmt..], cx.src, cx.idx)?;
     let name = body.fresh_name(&answer_base(found.statement()), taken);
     taken.push(name.clone());
-    let mut hoisted = format!("let {name} = {ask_await};");
+    let mut ask = ask;
+    let owned = own_question(cx, &found, aw, body, taken, &mut ask)?;
+    let mut hoisted = format!("{owned}let {name} = {}.await;", ask.expr("mrtr"));
     let parent = found.parent(2);
     // `if let Ok(Some(x)) = CALL.await { .. }`, `match CALL.await { .. }` and roots read through
     // `.roots`: the code reads the ask's value.
