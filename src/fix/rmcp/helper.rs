@@ -343,23 +343,9 @@ first, then this one"
         // A caller that already takes the `Mrtr` (an earlier pass made it a handler or an asking
         // helper) hands it over; nothing above it changes.
         if let Some(handle) = mrtr_handle(caller) {
-            let mut taken = Vec::new();
-            let body = text::Uses::in_block(caller.block, cx.idx);
-            for s in sites.iter().filter(|s| s.caller == ci) {
-                let call = rewrite_call(
-                    cx,
-                    caller,
-                    s,
-                    target,
-                    &name,
-                    &handle,
-                    &[],
-                    &body,
-                    &mut taken,
-                )
+            let calls = rewrite_calls_of(cx, caller, ci, &sites, target, &name, &handle, &[])
                 .map_err(but)?;
-                edits.extend(call.edits);
-            }
+            edits.extend(calls.into_iter().flat_map(|c| c.edits));
             continue;
         }
         let returns = if handler {
@@ -394,23 +380,12 @@ first, then this one"
                 .collect(),
         };
         let caller_body = text::Uses::in_block(caller.block, cx.idx);
-        let mut caller_taken = Vec::new();
         let mut replaced: Vec<(String, usize)> = Vec::new();
         let mut unwrapped: Vec<&syn::Expr> = Vec::new();
         let handle = if handler { "&mrtr" } else { "mrtr" };
-        for s in sites.iter().filter(|s| s.caller == ci) {
-            let call = rewrite_call(
-                cx,
-                caller,
-                s,
-                target,
-                &name,
-                handle,
-                &values,
-                &caller_body,
-                &mut caller_taken,
-            )
-            .map_err(but)?;
+        for call in
+            rewrite_calls_of(cx, caller, ci, &sites, target, &name, handle, &values).map_err(but)?
+        {
             edits.extend(call.edits);
             unwrapped.extend(call.unwrapped);
             // A kept peer is still handed over: the call does not take a use of it away.
@@ -813,6 +788,31 @@ struct CallEdits<'a> {
     /// The call, when it is a value of a caller returning a plain value and left as it is (the
     /// target returns the same `Result` now): not to be wrapped in `Ok`.
     unwrapped: Option<&'a syn::Expr>,
+}
+
+/// [`rewrite_call`] for every call of the target in the caller `fns[ci]`.
+#[allow(clippy::too_many_arguments)]
+fn rewrite_calls_of<'a>(
+    cx: &Cx,
+    caller: &FnSite<'a>,
+    ci: usize,
+    sites: &[CallSite<'a>],
+    target: &Target,
+    helper: &str,
+    handle: &str,
+    values: &[&'a syn::Expr],
+) -> Result<Vec<CallEdits<'a>>, String> {
+    let body = text::Uses::in_block(caller.block, cx.idx);
+    let mut taken = Vec::new();
+    sites
+        .iter()
+        .filter(|s| s.caller == ci)
+        .map(|s| {
+            rewrite_call(
+                cx, caller, s, target, helper, handle, values, &body, &mut taken,
+            )
+        })
+        .collect()
 }
 
 /// The edits of one call: the peer argument becomes `&mrtr` (and the call of a target that
