@@ -146,15 +146,7 @@ pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edi
                 Alt::Decline | Alt::Cancel | Alt::Gone | Alt::Failed => {}
             }
         }
-        if out.is_empty() {
-            edits.push(remove_arm(arm, src, idx)?);
-        } else {
-            let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
-            let new = out.join(" | ");
-            if src[s..e] != new {
-                edits.push(idx.edit(s, e, new));
-            }
-        }
+        edits.extend(rewritten_arm(arm, &out, src, idx)?);
     }
     if !(wild || declined && cancelled) {
         return Err("the arms do not cover both a declined and a cancelled answer".into());
@@ -237,15 +229,7 @@ all of them"
                 Alt::Decline | Alt::Cancel | Alt::Gone => {}
             }
         }
-        if out.is_empty() {
-            edits.push(remove_arm(arm, src, idx)?);
-        } else {
-            let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
-            let new = out.join(" | ");
-            if src[s..e] != new {
-                edits.push(idx.edit(s, e, new));
-            }
-        }
+        edits.extend(rewritten_arm(arm, &out, src, idx)?);
     }
     if !(wild || declined && cancelled && failed) {
         return Err("the arms do not cover a declined, a cancelled and a failed answer".into());
@@ -290,6 +274,22 @@ pub fn error_inspected(arm: &syn::Arm, name: &str) -> bool {
 }
 
 /// Deletes an arm with its comma, and its lines when it has them to itself.
+/// The edit that gives `arm` the alternatives `kept` (`A | B`), or removes it when none are left;
+/// nothing when its pattern already reads so.
+fn rewritten_arm(
+    arm: &syn::Arm,
+    kept: &[String],
+    src: &str,
+    idx: &LineIndex,
+) -> Result<Option<Edit>, String> {
+    if kept.is_empty() {
+        return remove_arm(arm, src, idx).map(Some);
+    }
+    let (s, e) = range_of(&arm.pat, idx).ok_or("an arm without a position")?;
+    let new = kept.join(" | ");
+    Ok((src[s..e] != new).then(|| idx.edit(s, e, new)))
+}
+
 fn remove_arm(arm: &syn::Arm, src: &str, idx: &LineIndex) -> Result<Edit, String> {
     let (mut s, mut e) = range_of(arm, idx).ok_or("an arm without a position")?;
     let rest = &src[e..];
