@@ -122,7 +122,12 @@ fn rewrite_handler(
                 return ::core::result::Result::Err(::mrtr::__private::into_error(error));
             }
         };
-        let __mrtr_outcome: ::core::result::Result<#ok_ty, #err_ty> = async { #body }.await;
+        // Asks made below the handler by code the macro does not rewrite (a gate behind a
+        // trait object) land in the flow through this scope; see `mrtr::deferred`.
+        let __mrtr_deferred = __mrtr_flow.deferred();
+        let __mrtr_outcome: ::core::result::Result<#ok_ty, #err_ty> =
+            __mrtr_deferred.run(async { #body }).await;
+        let __mrtr_outcome = __mrtr_flow.settle_deferred(__mrtr_outcome);
         __mrtr_flow.finish(__mrtr_outcome)
     };
     let block = match handler.body {

@@ -27,10 +27,12 @@ use serde_json::{Map, Value};
 
 pub use crate::ask::Ask;
 pub use crate::context::{Mrtr, StateBody};
+pub use crate::deferred::DeferredScope;
 pub use crate::error::MrtrError;
 pub use crate::wire::{Completes, InputRequired};
 
 mod nest;
+use crate::deferred;
 pub use nest::{Frame, HelperFrame};
 
 const SAVED: &str = "v:";
@@ -127,6 +129,8 @@ pub struct Flow {
     carried: BTreeMap<String, Result<Value, MrtrError>>,
     /// Set in the child flow of an asking helper (`#[mrtr_helper]`).
     nested: Option<nest::Nesting>,
+    /// Asks made below the handler by code the macro does not rewrite (see [`crate::deferred`]).
+    deferred: DeferredScope,
 }
 
 impl std::fmt::Debug for Flow {
@@ -156,16 +160,23 @@ impl Flow {
                 None,
                 Map::new(),
                 false,
+                steps,
             ));
         }
         let body = mrtr.verify_state_for(fingerprint)?;
         let (flow_id, resume, data) = match body {
             None => (None, None, Map::new()),
             Some(body) => {
-                if body.fingerprint != fingerprint || body.step == 0 || body.step > steps {
+                // Step 0: a round that ended on deferred asks only; the next one runs from the top.
+                let deferred_round =
+                    body.step == 0 && steps == 0 && deferred::names_asks(&body.data);
+                if body.fingerprint != fingerprint
+                    || (!deferred_round && (body.step == 0 || body.step > steps))
+                {
                     return Err(MrtrError::InvalidState);
                 }
-                (Some(body.flow_id), Some(body.step), body.data)
+                let resume = (body.step > 0).then_some(body.step);
+                (Some(body.flow_id), resume, body.data)
             }
         };
         let answering_first = resume.is_none();
@@ -176,6 +187,7 @@ impl Flow {
             resume,
             data,
             answering_first,
+            steps,
         ))
     }
 
@@ -186,7 +198,9 @@ impl Flow {
         resume: Option<u32>,
         data: Map<String, Value>,
         answering_first: bool,
+        steps: u32,
     ) -> Flow {
+        let deferred = DeferredScope::open(mrtr, &data, steps);
         Flow {
             mrtr: mrtr.clone(),
             fingerprint,
@@ -201,7 +215,41 @@ impl Flow {
             suspended: None,
             carried: BTreeMap::new(),
             nested: None,
+            deferred,
         }
+    }
+
+    /// The scope the expansion runs the body in, so deferred asks below it land in this flow.
+    pub fn deferred(&self) -> DeferredScope {
+        self.deferred.clone()
+    }
+
+    /// After the body: when deferred asks are queued (and no step suspended), seals the state
+    /// that names them and parks the `InputRequired` for [`Flow::finish`], which then answers
+    /// with it whatever the body returned (the body failed because its ask had no answer yet).
+    pub fn settle_deferred<T, E: From<MrtrError>>(
+        &mut self,
+        outcome: Result<T, E>,
+    ) -> Result<T, E> {
+        if self.suspended.is_some() || !self.deferred.has_pending() {
+            return outcome;
+        }
+        // The successor state replaces the one this round came with: use that one up first.
+        self.mrtr.consume_state().map_err(E::from)?;
+        let (pending, data) = self.deferred.take_round();
+        let flow_id = match &self.flow_id {
+            Some(id) => id.clone(),
+            None => new_flow_id().map_err(E::from)?,
+        };
+        let body = StateBody {
+            flow_id,
+            step: 0,
+            fingerprint: self.fingerprint.to_string(),
+            data,
+        };
+        let sealed = self.mrtr.seal_state(&body).map_err(E::from)?;
+        self.suspended = Some(InputRequired::new(pending, Some(sealed)).map_err(E::from)?);
+        outcome
     }
 
     /// True on a pre-2026 session: the expansion awaits [`Flow::carry`] before each step.

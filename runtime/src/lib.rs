@@ -5,6 +5,7 @@ pub mod ask;
 pub mod carrier;
 pub mod config;
 pub mod context;
+pub mod deferred;
 #[cfg(feature = "rmcp")]
 mod env_config;
 pub mod error;

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Flow, Mrtr, MrtrError, SUSPENDED};
+use super::{DeferredScope, Flow, Mrtr, MrtrError, SUSPENDED};
 
 const NESTED: &str = "n:";
 
@@ -201,6 +201,9 @@ impl Flow {
                 prefix: frame.prefix.clone(),
                 parked: None,
             }),
+            // A helper's caller has asks (the helper's call is one), so deferred asks are
+            // refused below it; the handler's scope is the one that is current anyway.
+            deferred: DeferredScope::open(&frame.mrtr, &Map::new(), steps.max(1)),
         })
     }
 

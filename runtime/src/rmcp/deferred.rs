@@ -1,0 +1,123 @@
+//! The peer's asks as deferred asks (see [`crate::deferred`]), with the peer's own signatures.
+//!
+//! `mrtr::rmcp::deferred::elicit::<T>(&peer, message)` stands where `peer.elicit::<T>(message)`
+//! stood, and returns what it returned, so a gate behind a trait object or a helper holding a
+//! stored peer keeps its code:
+//! - below a `#[mrtr_handler]` serving a 2026-07-28 request: the answer of this request (or of
+//!   an earlier round of it); without one, the ask is queued, this call fails, and the round
+//!   ends with an `InputRequiredResult` whatever the handler returns;
+//! - on a pre-2026 session, or where no `#[mrtr_handler]` runs the code: the peer's own request,
+//!   sent mid-request as before.
+
+// Sampling and roots are deprecated in rmcp 3.x (SEP-2577), and still what servers call.
+#![allow(deprecated)]
+
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ListRootsResult,
+};
+use rmcp::service::{ElicitationError, ElicitationSafe, Peer, ServiceError};
+use rmcp::{ErrorData, RoleServer};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::ask::{self, Ask, Elicitation};
+use crate::deferred::{poll, Deferred};
+use crate::error::MrtrError;
+
+/// What the peer's call returns while the answer is on its way: the handler unwinds with it, and
+/// the round's `InputRequiredResult` replaces whatever it returns.
+fn awaiting_answer() -> ServiceError {
+    ServiceError::McpError(ErrorData::internal_error(
+        "input required: the client answers in its retry of this request (mrtr deferred ask)",
+        None,
+    ))
+}
+
+fn service_error(error: MrtrError) -> ServiceError {
+    ServiceError::McpError(error.into())
+}
+
+/// [`Peer::elicit`], deferred.
+pub async fn elicit<T>(
+    peer: &Peer<RoleServer>,
+    message: impl Into<String>,
+) -> Result<Option<T>, ElicitationError>
+where
+    T: ElicitationSafe + DeserializeOwned,
+{
+    let message = message.into();
+    match poll(&ask::form_ask::<T>(message.clone())) {
+        Deferred::Unscoped | Deferred::InProcess => peer.elicit::<T>(message).await,
+        Deferred::Ready(Elicitation::Accept(value)) => Ok(Some(value)),
+        Deferred::Ready(Elicitation::Decline) => Err(ElicitationError::UserDeclined),
+        Deferred::Ready(Elicitation::Cancel) => Err(ElicitationError::UserCancelled),
+        Deferred::Pending => Err(ElicitationError::Service(awaiting_answer())),
+        Deferred::Failed(MrtrError::MissingCapability { .. }) => {
+            Err(ElicitationError::CapabilityNotSupported)
+        }
+        Deferred::Failed(error) => Err(ElicitationError::Service(service_error(error))),
+    }
+}
+
+/// [`Peer::create_elicitation`], deferred (form or URL mode, the schema as given).
+pub async fn create_elicitation(
+    peer: &Peer<RoleServer>,
+    params: ElicitRequestParams,
+) -> Result<ElicitResult, ServiceError> {
+    let request = json!({ "method": "elicitation/create", "params": params });
+    let url_mode = request["params"]["mode"] == "url";
+    let capability = if url_mode {
+        json!({ "elicitation": { "url": {} } })
+    } else {
+        json!({ "elicitation": {} })
+    };
+    let asked = Ask::new(request, capability, decode::<ElicitResult>);
+    match poll(&asked) {
+        Deferred::Unscoped | Deferred::InProcess => peer.create_elicitation(params).await,
+        other => settle(other),
+    }
+}
+
+/// [`Peer::create_message`], deferred.
+pub async fn create_message(
+    peer: &Peer<RoleServer>,
+    params: CreateMessageRequestParams,
+) -> Result<CreateMessageResult, ServiceError> {
+    let asked = ask::sampling_ask(params.clone().into());
+    match poll(&asked) {
+        Deferred::Unscoped | Deferred::InProcess => peer.create_message(params).await,
+        Deferred::Ready(answer) => CreateMessageResult::try_from(answer),
+        Deferred::Pending => Err(awaiting_answer()),
+        Deferred::Failed(error) => Err(service_error(error)),
+    }
+}
+
+/// [`Peer::list_roots`], deferred.
+pub async fn list_roots(peer: &Peer<RoleServer>) -> Result<ListRootsResult, ServiceError> {
+    match poll(&ask::roots_ask()) {
+        Deferred::Unscoped | Deferred::InProcess => peer.list_roots().await,
+        Deferred::Ready(roots) => serde_json::from_value(json!({ "roots": roots })).map_err(|e| {
+            service_error(MrtrError::Internal(format!(
+                "the client's roots as an rmcp ListRootsResult: {e}"
+            )))
+        }),
+        Deferred::Pending => Err(awaiting_answer()),
+        Deferred::Failed(error) => Err(service_error(error)),
+    }
+}
+
+fn decode<T: DeserializeOwned>(key: &str, answer: &Value) -> Result<T, MrtrError> {
+    T::deserialize(answer).map_err(|e| ask::invalid(key, e.to_string()))
+}
+
+fn settle<T>(found: Deferred<T>) -> Result<T, ServiceError> {
+    match found {
+        Deferred::Ready(value) => Ok(value),
+        Deferred::Pending => Err(awaiting_answer()),
+        Deferred::Failed(error) => Err(service_error(error)),
+        Deferred::Unscoped | Deferred::InProcess => {
+            unreachable!("the caller sends these the legacy way")
+        }
+    }
+}

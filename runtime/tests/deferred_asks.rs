@@ -1,0 +1,366 @@
+//! Deferred asks end to end: a confirmation gate behind a `&dyn Confirmer` that holds the
+//! request's `Peer` (the shape no step rewrite can reach), asking through
+//! `mrtr::rmcp::deferred::elicit`, under a hand-written `call_tool` with `#[mrtr_handler]`.
+//! Served by rmcp 3.x to rmcp's own client over `tokio::io::duplex`: a 2026-07-28 client gets
+//! an `InputRequiredResult` and replays, a 2025-11-25 session gets the request mid-call.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mrtr::{mrtr_handler, InMemoryReplayGuard, KeyRing, MrtrConfig, MrtrServer, SecretKey};
+use rmcp::model::*;
+use rmcp::service::{
+    serve_directly, ElicitationError, Peer, RequestContext, RoleClient, RoleServer, RunningService,
+    ServiceError,
+};
+use rmcp::{ClientHandler, ServerHandler};
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ConfirmDestructive {
+    confirm: bool,
+}
+rmcp::elicit_safe!(ConfirmDestructive);
+
+/// The service layer's gate: called before any effect, holds nothing but how to ask.
+#[async_trait::async_trait]
+trait Confirmer: Send + Sync {
+    async fn require(&self, what: &str) -> Result<(), String>;
+}
+
+struct PeerConfirmer {
+    peer: Peer<RoleServer>,
+}
+
+#[async_trait::async_trait]
+impl Confirmer for PeerConfirmer {
+    async fn require(&self, what: &str) -> Result<(), String> {
+        let asked = mrtr::rmcp::deferred::elicit::<ConfirmDestructive>(
+            &self.peer,
+            format!("Really {what}?"),
+        )
+        .await;
+        match asked {
+            Ok(Some(answer)) if answer.confirm => Ok(()),
+            Ok(_) => Err("not confirmed".into()),
+            Err(ElicitationError::UserDeclined) => Err("declined".into()),
+            Err(error) => Err(format!("confirmation failed: {error}")),
+        }
+    }
+}
+
+/// Counts how often the code before the gate ran, and how often the effect behind it did.
+#[derive(Default)]
+struct Counts {
+    validated: AtomicUsize,
+    stopped: AtomicUsize,
+}
+
+/// The service method: validation, the gate, then the effect.
+async fn stop_container(
+    counts: &Counts,
+    confirmer: &dyn Confirmer,
+    name: &str,
+) -> Result<String, String> {
+    counts.validated.fetch_add(1, Ordering::SeqCst);
+    confirmer.require(&format!("stop {name}")).await?;
+    counts.stopped.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("stopped {name}"))
+}
+
+#[derive(Clone)]
+struct Fleet {
+    config: MrtrConfig,
+    counts: Arc<Counts>,
+}
+
+impl MrtrServer for Fleet {
+    fn mrtr_config(&self) -> &MrtrConfig {
+        &self.config
+    }
+}
+
+impl ServerHandler for Fleet {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    #[mrtr_handler]
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("web-1")
+            .to_string();
+        let confirmer = PeerConfirmer {
+            peer: context.peer.clone(),
+        };
+        match stop_container(&self.counts, &confirmer, &name).await {
+            Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
+            Err(reason) => Err(ErrorData::invalid_request(reason, None)),
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+struct Client {
+    legacy: bool,
+    decline: bool,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let version = if self.legacy {
+            ProtocolVersion::V_2025_11_25
+        } else {
+            ProtocolVersion::V_2026_07_28
+        };
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("deferred-e2e", "0.0.0"),
+        )
+        .with_protocol_version(version)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        Ok(if self.decline {
+            ElicitResult::new(ElicitationAction::Decline)
+        } else {
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": true }))
+        })
+    }
+}
+
+fn config() -> MrtrConfig {
+    MrtrConfig::new(
+        "fleet",
+        KeyRing::single(SecretKey::new("k1", vec![0x17; 32]).expect("key")),
+    )
+}
+
+fn connect(fleet: Fleet, client: Client) -> RunningService<RoleClient, Client> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let client_params = ClientHandler::get_info(&client);
+    let mut server_params =
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+    server_params.protocol_version = client_params.protocol_version.clone();
+    let running = serve_directly::<RoleServer, _, _, _, _>(fleet, server_io, Some(client_params));
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    serve_directly::<RoleClient, _, _, _, _>(client, client_io, Some(server_params.into()))
+}
+
+fn fleet(config: MrtrConfig) -> Fleet {
+    Fleet {
+        config,
+        counts: Arc::default(),
+    }
+}
+
+fn stop(name: &str) -> CallToolRequestParams {
+    CallToolRequestParams::new("stop")
+        .with_arguments(json!({ "name": name }).as_object().unwrap().clone())
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content[0].as_text().expect("text").text.clone()
+}
+
+fn input_required(response: CallToolResponse) -> InputRequiredResult {
+    match response {
+        CallToolResponse::InputRequired(result) => result,
+        other => panic!("expected input_required, got {other:?}"),
+    }
+}
+
+fn only_key(result: &InputRequiredResult) -> String {
+    let keys: Vec<_> = result
+        .input_requests
+        .as_ref()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    keys[0].clone()
+}
+
+fn accepted() -> serde_json::Value {
+    json!({ "action": "accept", "content": { "confirm": true } })
+}
+
+fn answers(key: &str, answer: serde_json::Value) -> BTreeMap<String, serde_json::Value> {
+    BTreeMap::from([(key.to_string(), answer)])
+}
+
+#[tokio::test]
+async fn a_gate_behind_a_trait_object_asks_with_input_required_and_runs_the_effect_once() {
+    let server = fleet(config());
+    let counts = server.counts.clone();
+    let client = connect(server, Client::default());
+    let done = client.call_tool(stop("web-1")).await.expect("completes");
+    assert_eq!(text(&done), "stopped web-1");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["Really stop web-1?"]
+    );
+    // The round that asked ran the code before the gate, the retry ran it again; the effect
+    // behind the gate ran once.
+    assert_eq!(counts.validated.load(Ordering::SeqCst), 2);
+    assert_eq!(counts.stopped.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_decline_reaches_the_gate_as_the_peer_would_have_said_it() {
+    let server = fleet(config());
+    let counts = server.counts.clone();
+    let client = connect(
+        server,
+        Client {
+            decline: true,
+            ..Client::default()
+        },
+    );
+    let error = client.call_tool(stop("web-1")).await.unwrap_err();
+    match error {
+        ServiceError::McpError(error) => assert_eq!(error.message, "declined"),
+        other => panic!("expected the tool's error, got {other:?}"),
+    }
+    assert_eq!(counts.stopped.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn a_pre_2026_session_gets_the_request_mid_call_and_runs_once() {
+    let server = fleet(config());
+    let counts = server.counts.clone();
+    let client = connect(
+        server,
+        Client {
+            legacy: true,
+            ..Client::default()
+        },
+    );
+    let done = client.call_tool(stop("db-2")).await.expect("completes");
+    assert_eq!(text(&done), "stopped db-2");
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["Really stop db-2?"]
+    );
+    assert_eq!(counts.validated.load(Ordering::SeqCst), 1);
+    assert_eq!(counts.stopped.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_key_names_the_question_and_only_an_asked_key_counts() {
+    let client = connect(fleet(config()), Client::default());
+    let first = input_required(client.call_tool_once(stop("web-1")).await.unwrap());
+    let key = only_key(&first);
+    assert!(key.starts_with("d.") && key.len() == 18, "{key}");
+    let other = input_required(client.call_tool_once(stop("web-2")).await.unwrap());
+    assert_ne!(only_key(&other), key, "another question has another key");
+
+    // An answer without the state that asked for it does not open the gate.
+    let unasked = client
+        .call_tool_once(stop("web-1").with_input_responses(answers(&key, accepted())))
+        .await
+        .unwrap();
+    assert_eq!(only_key(&input_required(unasked)), key);
+
+    // The state of web-2's question does not answer web-1's: other arguments, other binding.
+    let state = other.request_state.clone().unwrap();
+    let error = client
+        .call_tool_once(
+            stop("web-1")
+                .with_request_state(state)
+                .with_input_responses(answers(&key, accepted())),
+        )
+        .await
+        .unwrap_err();
+    match error {
+        ServiceError::McpError(e) => assert_eq!(e.message, mrtr::INVALID_STATE_MESSAGE),
+        other => panic!("expected InvalidState, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn one_confirmation_cannot_be_replayed_into_a_second_effect() {
+    let guard = Arc::new(InMemoryReplayGuard::new());
+    let server = fleet(config().with_replay_guard(guard));
+    let counts = server.counts.clone();
+    let client = connect(server, Client::default());
+    let first = input_required(client.call_tool_once(stop("web-1")).await.unwrap());
+    let key = only_key(&first);
+    let retry = || {
+        stop("web-1")
+            .with_request_state(first.request_state.clone().unwrap())
+            .with_input_responses(answers(&key, accepted()))
+    };
+    match client.call_tool_once(retry()).await.unwrap() {
+        CallToolResponse::Complete(done) => assert_eq!(text(&done), "stopped web-1"),
+        other => panic!("expected the tool's result, got {other:?}"),
+    }
+    let replayed = client.call_tool_once(retry()).await;
+    assert!(
+        replayed.is_err(),
+        "the used state must be refused: {replayed:?}"
+    );
+    assert_eq!(counts.stopped.load(Ordering::SeqCst), 1);
+}
+
+/// Outside a `#[mrtr_handler]` the call is the peer's own: on a 2026-07-28 request rmcp refuses it.
+#[tokio::test]
+async fn without_a_handler_scope_the_peer_sends_as_before() {
+    #[derive(Clone)]
+    struct Unmigrated;
+    impl ServerHandler for Unmigrated {
+        async fn call_tool(
+            &self,
+            _request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let asked =
+                mrtr::rmcp::deferred::elicit::<ConfirmDestructive>(&context.peer, "Really?").await;
+            let text = match asked {
+                Err(ElicitationError::Service(ServiceError::McpError(e))) => e.message.to_string(),
+                other => format!("{other:?}"),
+            };
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+        }
+    }
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let client = Client::default();
+    let client_params = ClientHandler::get_info(&client);
+    let mut server_params =
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+    server_params.protocol_version = ProtocolVersion::V_2026_07_28;
+    let running =
+        serve_directly::<RoleServer, _, _, _, _>(Unmigrated, server_io, Some(client_params));
+    tokio::spawn(async move {
+        let _ = running.waiting().await;
+    });
+    let client =
+        serve_directly::<RoleClient, _, _, _, _>(client, client_io, Some(server_params.into()));
+    let done = client.call_tool(stop("web-1")).await.expect("completes");
+    assert!(
+        text(&done).contains("not allowed on protocol 2026-07-28"),
+        "{}",
+        text(&done)
+    );
+}
