@@ -95,6 +95,12 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/progress_helpers.rs: fixed 2 findings"),
         "{err}"
     );
+    // A gate behind a trait object holding a stored peer: a deferred ask, and the handler that
+    // reaches it a `#[mrtr_handler]`.
+    assert!(
+        err.contains("src/stored_peer_gate.rs: fixed 1 finding"),
+        "{err}"
+    );
     // A `pub(crate)` helper and its callers in another file, and a helper reached through a
     // `pub` function: rewritten by the pass across the package's files, written as one set.
     assert!(
@@ -107,7 +113,7 @@ src/task_local_context.rs)"
     // The crate now uses the runtime: its manifest declares it, written with the sources.
     let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
     let declared = std::fs::read_to_string(fixtures().join("Cargo.toml")).unwrap();
-    let last = "tokio = { version = \"1\", features = [\"rt\"] }\n";
+    let last = "tokio = { version = \"1\", features = [\"rt\", \"time\"] }\n";
     assert!(declared.contains(last), "{declared}");
     assert_eq!(
         manifest,
@@ -164,7 +170,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's.
     assert!(
-        err.contains("remaining: 32 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 33 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -280,7 +286,11 @@ fn every_rewrite_message_is_one_short_line_and_the_rule_docs_explain_it() {
             "{at}: {} chars: {m}",
             m.len()
         );
-        assert!(m.contains(" becomes `mrtr."), "{at}: {m}");
+        // A request through a stored peer becomes the runtime's deferred form (MCP006).
+        assert!(
+            m.contains(" becomes `mrtr.") || m.contains(" becomes `mrtr::rmcp::deferred::"),
+            "{at}: {m}"
+        );
         assert!(m.contains("adds `impl mrtr::MrtrServer for "), "{at}: {m}");
         assert!(m.contains("adds `mrtr` to `[dependencies]`"), "{at}: {m}");
     }
@@ -291,5 +301,9 @@ fn every_rewrite_message_is_one_short_line_and_the_rule_docs_explain_it() {
         assert!(docs.contains("InputRequiredResult"), "{code}: {docs}");
         assert!(docs.contains("runs once"), "{code}: {docs}");
         assert!(docs.contains("serialize"), "{code}: {docs}");
+        if code == "MCP006" {
+            // The deferred form starts the handler over: the docs must say so.
+            assert!(docs.contains("runs again"), "{code}: {docs}");
+        }
     }
 }

@@ -991,3 +991,142 @@ async fn agreed(peer: &Peer<RoleServer>, form: Form) -> bool {
     assert!(fixed.contains("let message = form.message;"), "{fixed}");
     assert!(fixed.contains("mrtr.elicit::<Yes>(message)"), "{fixed}");
 }
+
+const GATE: &str = r#"//! The gate: asked before any effect, through the peer it holds.
+use rmcp::{Peer, RoleServer};
+
+#[async_trait::async_trait]
+pub trait Confirmer: Send + Sync {
+    async fn require(&self, what: &str) -> Result<(), String>;
+}
+
+pub struct PeerGate {
+    peer: Peer<RoleServer>,
+}
+
+impl PeerGate {
+    pub fn new(peer: Peer<RoleServer>) -> Self {
+        Self { peer }
+    }
+}
+
+#[async_trait::async_trait]
+impl Confirmer for PeerGate {
+    async fn require(&self, what: &str) -> Result<(), String> {
+        match self.peer.ASK {
+            Ok(Some(_)) => Ok(()),
+            _ => Err(format!("{what} not confirmed")),
+        }
+    }
+}
+"#;
+
+const GATED_TOOL: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, ErrorData, Peer, RoleServer};
+
+use crate::gate::{Confirmer, PeerGate};
+
+fn gate_for(peer: &Peer<RoleServer>) -> Box<dyn Confirmer> {
+    Box::new(PeerGate::new(peer.clone()))
+}
+
+async fn drop_table(gate: &dyn Confirmer) -> Result<String, String> {
+    gate.require("drop").await?;
+    Ok("dropped".into())
+}
+
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn drop(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let gate = gate_for(&ctx.peer);
+        let text = drop_table(gate.as_ref()).await.unwrap_or_else(|e| e);
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+}
+"#;
+
+fn gate_with(ask: &str) -> String {
+    GATE.replace("ASK", ask)
+}
+
+/// The MCP006 finding's fix on the gate's request: applicability and message.
+fn gate_fix(dir: &Path) -> (String, String) {
+    let out = run(dir, &["--format", "json", "--unsafe-fixes", "src"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP006")
+        .expect("the gate's request is found")
+        .clone();
+    (
+        f["fix"]["applicability"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string(),
+        f["fix"]["message"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn a_gate_behind_a_trait_object_becomes_a_deferred_ask_and_its_tool_a_handler() {
+    let gate = gate_with("elicit::<Yes>(format!(\"Really {what}?\")).await");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fixed 1 finding across 3 files"), "{err}");
+    let gate = read_src(dir.path(), "gate.rs");
+    let tool = read_src(dir.path(), "lib.rs");
+    assert!(
+        gate.contains(
+            "match mrtr::rmcp::deferred::elicit::<Yes>(&self.peer, format!(\"Really {what}?\")).await {"
+        ),
+        "{gate}"
+    );
+    // The tool keeps its context (it hands the peer on) and takes the handle next to it.
+    assert!(
+        tool.contains(
+            "#[mrtr_handler]\n    async fn drop(&self, mrtr: Mrtr, ctx: RequestContext<RoleServer>)"
+        ),
+        "{tool}"
+    );
+    assert!(tool.contains("impl mrtr::MrtrServer for S {}"), "{tool}");
+    assert!(tool.contains("let gate = gate_for(&ctx.peer);"), "{tool}");
+    let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+    assert!(manifest.ends_with("mrtr = \"0.1\"\n"), "{manifest}");
+}
+
+#[test]
+fn a_gate_no_request_handler_reaches_is_left_with_its_reason() {
+    let gate = gate_with("elicit::<Yes>(\"Sure?\").await");
+    let unreached = GATED_TOOL.replace("gate_for(&ctx.peer)", "Box::new(crate::NoGate)");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", &unreached)]);
+    let (applicability, message) = gate_fix(dir.path());
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(
+        message.contains("the request handlers that reach it are in other files"),
+        "{message}"
+    );
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(read_src(dir.path(), "gate.rs"), gate, "{err}");
+}
+
+#[test]
+fn a_stored_peer_method_without_a_deferred_form_is_left_with_its_reason() {
+    let gate = gate_with("elicit_with_timeout::<Yes>(\"Sure?\", None).await");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
+    let (applicability, message) = gate_fix(dir.path());
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(
+        message.contains("`elicit_with_timeout` has no deferred form"),
+        "{message}"
+    );
+    run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    assert_eq!(read_src(dir.path(), "gate.rs"), gate);
+}

@@ -13,6 +13,10 @@ use crate::model::sdk::McpMethod;
 use crate::model::state::{FnContext, State};
 use crate::reading::source::{LineIndex, Range};
 
+/// How MCP006 names a request sent through a peer kept in a struct or static; the fix planner
+/// (`fix::rmcp::deferred`) recognizes its findings by it.
+pub const THROUGH_A_STORED_PEER: &str = "through a stored peer in";
+
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
 pub trait Rule: Send + Sync {
@@ -145,7 +149,7 @@ impl<'a> Cx<'a> {
 `tools/call`, `prompts/get` and `resources/read` can)"
             )),
             HandlerKind::Plain if origin == Origin::Stored => Placement::Unreachable(format!(
-                "through a stored peer in `{}`, which is not a request handler",
+                "{THROUGH_A_STORED_PEER} `{}`, which is not a request handler",
                 if name.is_empty() { "file scope" } else { name }
             )),
             HandlerKind::Plain if origin == Origin::Running => Placement::Unreachable(format!(

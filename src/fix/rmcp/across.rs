@@ -150,7 +150,7 @@ fn splice(text: &str, edits: &mut [Edit]) -> Result<String, String> {
 }
 
 /// Whether `text` names `name` as a whole identifier.
-fn mentions(text: &str, name: &str) -> bool {
+pub(super) fn mentions(text: &str, name: &str) -> bool {
     text.match_indices(name)
         .any(|(i, _)| crate::reading::lexer::stands_alone(text.as_bytes(), i, i + name.len()))
 }

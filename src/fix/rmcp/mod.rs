@@ -15,6 +15,7 @@ mod arms;
 mod asks;
 mod call;
 mod caps;
+mod deferred;
 mod handler;
 mod helper;
 mod keep;
@@ -35,9 +36,10 @@ pub const CODES: &[&str] = &["MCP001", "MCP002", "MCP003"];
 /// 48 KB handler with 1,000 `list_roots` made an 860 MB JSON report. Real handlers send a few.
 pub const MAX_REWRITTEN_CALLS: usize = 32;
 
-/// Whether `f` is a finding this module may fix.
+/// Whether `f` is a finding this module may fix: a legacy request, or one sent through a stored
+/// peer (see [`deferred`]).
 pub fn wants(f: &Finding) -> bool {
-    CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp")
+    (CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp")) || deferred::wants(f)
 }
 
 /// A fix for each finding (same order), or `None` where this module has nothing to offer, planned
@@ -125,6 +127,16 @@ cannot be ({why}), and a handler is migrated as a whole"
 this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask there"
                             .into(),
                     ));
+                }
+            }
+            Kind::Other if members.iter().all(|&m| deferred::wants(findings[m])) => {
+                match deferred::plan(&cx, &fns, *fi, findings, members) {
+                    Ok(p) => planned.push((members.clone(), Ok(p))),
+                    Err((_, why)) => {
+                        for &m in members {
+                            out[m] = Some(display_only(format!("no automatic rewrite: {why}")));
+                        }
+                    }
                 }
             }
             Kind::Other => {

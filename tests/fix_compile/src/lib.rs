@@ -118,3 +118,11 @@ pub mod task_local_context;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/task_local_context.rs"]
 pub mod task_local_context_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/stored_peer_gate.fixed"]
+pub mod stored_peer_gate;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/stored_peer_gate.rs"]
+pub mod stored_peer_gate_legacy;

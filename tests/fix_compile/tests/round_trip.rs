@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use fix_compile::{
     across, across_legacy, handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet,
     moved_context, moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
-    progress_helpers, progress_helpers_legacy, runtime_schema::Records, task_local_context,
-    task_local_context_legacy, tool_elicit::Deployer, tool_sampling::Assistant,
+    progress_helpers, progress_helpers_legacy, runtime_schema::Records, stored_peer_gate,
+    stored_peer_gate_legacy, task_local_context, task_local_context_legacy, tool_elicit::Deployer,
+    tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -887,4 +888,66 @@ async fn a_context_read_from_a_task_local_answers_as_before() {
     ] {
         assert_eq!(got, expected, "{run}");
     }
+}
+
+/// A gate behind a `&dyn Confirmer` holding a stored peer, made a deferred ask: on 2026-07-28 the
+/// round ends with an `InputRequiredResult` and the retry runs `call_tool` again up to the gate;
+/// the effect behind it runs once, and a decline stops it, as the legacy gate did mid-call.
+#[tokio::test]
+async fn a_gate_behind_a_trait_object_answers_as_before_and_its_effect_runs_once() {
+    async fn answers<S: Service<RoleServer>>(
+        server: S,
+        legacy: bool,
+    ) -> (Vec<String>, Vec<String>) {
+        let client = connect(
+            server,
+            Client {
+                legacy,
+                decline: vec!["Really stop db-2?"],
+                ..Client::default()
+            },
+        );
+        let answers = vec![
+            call(&client, "stop", json!({ "name": "web-1" })).await,
+            call(&client, "stop", json!({ "name": "db-2" })).await,
+            call(&client, "stop", json!({})).await,
+        ];
+        let asked = client.service().asked.lock().unwrap().clone();
+        (answers, asked)
+    }
+    let expected = (
+        vec![
+            "stopped web-1".to_string(),
+            "declined".to_string(),
+            "no container named".to_string(),
+        ],
+        vec![
+            "Really stop web-1?".to_string(),
+            "Really stop db-2?".to_string(),
+        ],
+    );
+    let fixed_new = stored_peer_gate::Gatekeeper::default();
+    let fixed_old = stored_peer_gate::Gatekeeper::default();
+    let legacy = stored_peer_gate_legacy::Gatekeeper::default();
+    let stopped = [fixed_new.containers.clone(), fixed_old.containers.clone()];
+    let legacy_stopped = legacy.containers.clone();
+    for (run, got) in [
+        ("fixed, 2026-07-28", answers(fixed_new, false).await),
+        ("fixed, 2025-11-25", answers(fixed_old, true).await),
+        ("legacy, 2025-11-25", answers(legacy, true).await),
+    ] {
+        assert_eq!(got, expected, "{run}");
+    }
+    for containers in stopped {
+        assert_eq!(
+            containers.stopped.load(std::sync::atomic::Ordering::SeqCst),
+            1
+        );
+    }
+    assert_eq!(
+        legacy_stopped
+            .stopped
+            .load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
 }

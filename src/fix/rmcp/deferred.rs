@@ -1,0 +1,191 @@
+//! Requests sent through a stored peer (MCP006 "through a stored peer"): a confirmation gate
+//! behind a `&dyn Confirmer` holding the request's `Peer`, a helper struct that keeps one. No
+//! step rewrite reaches them (the trait object hides who calls them), so the call becomes the
+//! runtime's deferred form, with the peer's own signature and result:
+//!
+//! ```text
+//! self.peer.elicit::<Confirm>(message)  ->  mrtr::rmcp::deferred::elicit::<Confirm>(&self.peer, message)
+//! ```
+//!
+//! and every request handler of the crate that hands out a peer (reads `context.peer`, or takes
+//! a `Peer<RoleServer>`) becomes a `#[mrtr_handler]`, whose scope the deferred ask finds at run
+//! time. On a 2026-07-28 request the round ends with an `InputRequiredResult` and the client's
+//! retry runs the handler again from the top (the code before the ask runs again: a gate that
+//! comes before any effect, which is what these gates say they are); on a pre-2026 session, or
+//! below a handler without the scope, it is the peer's request as before.
+
+use super::handler::{self, FnSite, Kind};
+use super::locate;
+use super::text::range_of;
+use super::{Cx, HandlerPlan};
+use crate::finding::Finding;
+
+/// The peer methods that have a deferred form (`mrtr::rmcp::deferred::*`).
+const DEFERRED: &[&str] = &[
+    "elicit",
+    "create_elicitation",
+    "create_message",
+    "list_roots",
+];
+
+/// Whether `f` reports a request sent through a stored peer.
+pub fn wants(f: &Finding) -> bool {
+    f.code == "MCP006"
+        && f.sdk.as_deref() == Some("rmcp")
+        && f.message
+            .contains(crate::rules::engine::THROUGH_A_STORED_PEER)
+}
+
+/// Plans the stored-peer requests `members` of the function `fns[at]`: each call in its deferred
+/// form, and `#[mrtr_handler]` on the request handlers that hand out a peer. `Err` names the
+/// first finding that cannot be planned, and why.
+pub(super) fn plan(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    findings: &[&Finding],
+    members: &[usize],
+) -> Result<HandlerPlan, (usize, String)> {
+    let site = &fns[at];
+    let mut edits = Vec::new();
+    let mut messages = Vec::new();
+    for &m in members {
+        let f = findings[m];
+        let (edit, method) = call_edit(cx, site, f).map_err(|why| (m, why))?;
+        edits.push(edit);
+        messages.push(format!(
+            "`{method}` becomes `mrtr::rmcp::deferred::{method}` (same result; the retry runs the \
+handler again up to it)"
+        ));
+    }
+    let handlers: Vec<&FnSite> = reaching_handlers(cx, fns, at)
+        .into_iter()
+        .map(|i| &fns[i])
+        .collect();
+    if handlers.is_empty() {
+        let why = if cx.across {
+            "no request handler of the crate reaches it (by the names of the functions that \
+build or call it), so nothing would give the ask an MRTR round"
+        } else {
+            "the request handlers that reach it are in other files of the crate"
+        };
+        return Err((members[0], why.to_string()));
+    }
+    let mut imports = Vec::new();
+    let mut self_tys = Vec::new();
+    let mut names = Vec::new();
+    for h in &handlers {
+        if let Some(ty) = &h.self_ty {
+            if !self_tys.contains(ty) {
+                self_tys.push(ty.clone());
+            }
+        }
+        if handler::is_mrtr_handler(h.attrs) {
+            continue;
+        }
+        // The context stays: the handler still hands its peer to the code that asks.
+        let (e, i) = handler::edits(h, cx.src, cx.idx, None).map_err(|why| {
+            (
+                members[0],
+                format!(
+                    "the handler `{}` cannot take `#[mrtr_handler]`: {why}",
+                    h.sig.ident
+                ),
+            )
+        })?;
+        edits.extend(e);
+        imports.extend(i);
+        names.push(format!("`{}`", h.sig.ident));
+    }
+    if !names.is_empty() {
+        let note = format!("; {} becomes a `#[mrtr_handler]`", names.join(", "));
+        for m in &mut messages {
+            m.push_str(&note);
+        }
+    }
+    Ok(HandlerPlan {
+        edits,
+        messages,
+        imports,
+        self_tys,
+    })
+}
+
+/// `RECV.METHOD::<T>(ARGS)` -> `mrtr::rmcp::deferred::METHOD::<T>(&RECV, ARGS)`.
+fn call_edit(
+    cx: &Cx,
+    site: &FnSite,
+    f: &Finding,
+) -> Result<(crate::finding::Edit, String), String> {
+    let path = locate::path_to(site.block, f.line, f.column)
+        .ok_or("the call sits inside a macro invocation, which the rewrite cannot see into")?;
+    let Some(locate::Node::Expr(syn::Expr::MethodCall(mc))) = path.last() else {
+        return Err("the request is not a method call on the peer".into());
+    };
+    let method = mc.method.to_string();
+    if !DEFERRED.contains(&method.as_str()) {
+        return Err(format!("`{method}` has no deferred form in the runtime"));
+    }
+    let text = |node: &dyn quote::ToTokens| -> Result<&str, String> {
+        let tokens = node.to_token_stream();
+        let (s, e) =
+            super::text::range_of_tokens(tokens, cx.idx).ok_or("a node without a position")?;
+        Ok(&cx.src[s..e])
+    };
+    let receiver = text(&*mc.receiver)?;
+    let turbofish = match &mc.turbofish {
+        Some(t) => text(t)?,
+        None => "",
+    };
+    let args = mc
+        .args
+        .iter()
+        .map(|a| text(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut call = format!("mrtr::rmcp::deferred::{method}{turbofish}(&{receiver}");
+    for a in args {
+        call.push_str(", ");
+        call.push_str(a);
+    }
+    call.push(')');
+    let (s, e) = range_of(mc, cx.idx).ok_or("a call without a position")?;
+    Ok((cx.idx.edit(s, e, call), method))
+}
+
+/// The request handlers (`#[tool]`s, hand-written `call_tool` / `get_prompt` /
+/// `read_resource`) from which `fns[at]` can be reached, by name: the functions that name its
+/// type (a method's: where the value holding the peer is built) or the function itself, then
+/// their callers, up to the handlers. Calls are matched by name, so a name used twice widens the
+/// set (a handler more gets the scope, which costs nothing when it never asks).
+fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize) -> Vec<usize> {
+    let site = &fns[at];
+    let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
+    let first = site
+        .self_ty
+        .clone()
+        .unwrap_or_else(|| site.sig.ident.to_string());
+    let mut names = vec![first];
+    let mut seen = vec![false; fns.len()];
+    let mut handlers = Vec::new();
+    let mut k = 0;
+    while k < names.len() {
+        let name = names[k].clone();
+        k += 1;
+        for (i, f) in fns.iter().enumerate() {
+            // The type's own methods build nothing new: its constructor is called from outside.
+            if seen[i] || (i == at) || (site.self_ty.is_some() && f.self_ty == site.self_ty) {
+                continue;
+            }
+            if !super::across::mentions(body_text(f), &name) {
+                continue;
+            }
+            seen[i] = true;
+            if matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
+                handlers.push(i);
+            } else {
+                names.push(f.sig.ident.to_string());
+            }
+        }
+    }
+    handlers
+}
