@@ -364,3 +364,38 @@ async fn without_a_handler_scope_the_peer_sends_as_before() {
         text(&done)
     );
 }
+
+/// A handler with asks of its own refuses deferred asks below it: the steps it skips on a
+/// resumed round would hide them.
+#[test]
+fn a_handler_with_its_own_asks_refuses_deferred_ones() {
+    use mrtr::deferred::{poll, Deferred};
+    use mrtr::testing::{Answer, TestClient};
+    use mrtr::{Mrtr, MrtrError};
+
+    #[derive(Debug, Deserialize, schemars::JsonSchema)]
+    struct Yes {
+        #[allow(dead_code)]
+        yes: bool,
+    }
+
+    fn below(mrtr: &Mrtr) -> String {
+        match poll(&mrtr.elicit::<Yes>("Below?")) {
+            Deferred::Failed(error) => error.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[mrtr_handler]
+    async fn mixed(mrtr: Mrtr) -> Result<serde_json::Value, MrtrError> {
+        let seen = below(&mrtr);
+        let _own = mrtr.elicit::<Yes>("Own?").key("own").await?;
+        Ok(json!(seen))
+    }
+
+    let transcript = TestClient::tool("mixed", json!({}))
+        .answer("own", Answer::accept(json!({ "yes": true })))
+        .run_blocking(mixed);
+    let seen = transcript.complete().expect("completes").as_str().unwrap().to_string();
+    assert!(seen.contains("has asks of its own"), "{seen}");
+}
