@@ -1130,3 +1130,60 @@ fn a_stored_peer_method_without_a_deferred_form_is_left_with_its_reason() {
     run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
     assert_eq!(read_src(dir.path(), "gate.rs"), gate);
 }
+
+const GATED_CALL_TOOL_RMCP2: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+
+use crate::gate::{Confirmer, PeerGate};
+
+pub struct S;
+
+impl ServerHandler for S {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let gate = PeerGate::new(context.peer.clone());
+        gate.require(&request.name).await.map_err(|e| ErrorData::invalid_request(e, None))?;
+        Ok(CallToolResult::success(vec![Content::text("done")]))
+    }
+}
+"#;
+
+/// On rmcp 2.x, `--upgrade-rmcp` first wraps a hand-written `call_tool`'s body to return 3.x's
+/// `CallToolResponse` (MCP202); the pass across files then makes it a `#[mrtr_handler]`, whose
+/// expansion converts the result itself: the wrapper is taken back, the body reads as written.
+#[test]
+fn a_handler_the_upgrade_wrapped_gets_its_own_body_back_under_mrtr_handler() {
+    let gate = gate_with("elicit::<Yes>(\"Sure?\").await");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_CALL_TOOL_RMCP2)]);
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        MANIFEST.replace("\"3.11\"", "\"2.2\""),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let tool = read_src(dir.path(), "lib.rs");
+    assert!(err.contains("across"), "{err}");
+    let expected = GATED_CALL_TOOL_RMCP2
+        .replace(
+            "    async fn call_tool(",
+            "    #[mrtr_handler]\n    async fn call_tool(",
+        )
+        .replace(
+            "pub struct S;\n",
+            "pub struct S;\n\nimpl mrtr::MrtrServer for S {}\n",
+        )
+        .replace(
+            "use crate::gate::{Confirmer, PeerGate};\n",
+            "use crate::gate::{Confirmer, PeerGate};\nuse mrtr::mrtr_handler;\n",
+        )
+        .replace("Content::text", "ContentBlock::text");
+    assert_eq!(tool, expected, "{err}");
+}

@@ -396,6 +396,11 @@ fn a_handler_with_its_own_asks_refuses_deferred_ones() {
     let transcript = TestClient::tool("mixed", json!({}))
         .answer("own", Answer::accept(json!({ "yes": true })))
         .run_blocking(mixed);
-    let seen = transcript.complete().expect("completes").as_str().unwrap().to_string();
+    let seen = transcript
+        .complete()
+        .expect("completes")
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(seen.contains("has asks of its own"), "{seen}");
 }

@@ -190,14 +190,20 @@ pub fn edits_returning(
                 _ => ("ReadResourceResult", "ReadResourceResponse"),
             };
             if ok_name == response {
-                // The macro writes the response type; the body keeps returning results
-                // (`Ok(result.into())` still type-checks: `From<T> for T`).
-                let Some(syn::Type::Path(p)) = ok_ty else {
-                    unreachable!("named above")
-                };
-                let seg = p.path.segments.last().expect("named above");
-                let (s, e) = range_of(&seg.ident, idx).ok_or("a type without a position")?;
-                out.push(idx.edit(s, e, result.to_string()));
+                if let Some(unwrap) = undo_result_wrapper(site, src, idx) {
+                    // The upgrade's own wrapper (another pass of this run wrote it): the macro
+                    // converts the result, so the handler gets its old body and type back.
+                    out.extend(unwrap);
+                } else {
+                    // The macro writes the response type; the body keeps returning results
+                    // (`Ok(result.into())` still type-checks: `From<T> for T`).
+                    let Some(syn::Type::Path(p)) = ok_ty else {
+                        unreachable!("named above")
+                    };
+                    let seg = p.path.segments.last().expect("named above");
+                    let (s, e) = range_of(&seg.ident, idx).ok_or("a type without a position")?;
+                    out.push(idx.edit(s, e, result.to_string()));
+                }
             } else if ok_name != result {
                 return Err(format!("`{name}` returns `{ok_name}`, not `{result}`"));
             }
@@ -441,4 +447,52 @@ fn impl_generics(g: &syn::Generics, idx: &LineIndex) -> Option<(String, String, 
         format!("<{}>", args.join(", ")),
         bounds,
     ))
+}
+
+/// The edits that take back the rmcp upgrade's wrapper of a hand-written handler
+/// (`fix::upgrade`, MCP202: `{ let result: OLD = async move { BODY }.await;
+/// result.map(Into::into) }` under the new response type): the body `{ BODY }` and the return
+/// type `OLD` as they were. `None` when the body is not that wrapper.
+fn undo_result_wrapper(site: &FnSite, src: &str, idx: &LineIndex) -> Option<Vec<Edit>> {
+    let [syn::Stmt::Local(local), syn::Stmt::Expr(tail, None)] = site.block.stmts.as_slice() else {
+        return None;
+    };
+    let syn::Pat::Type(typed) = &local.pat else {
+        return None;
+    };
+    let syn::Pat::Ident(name) = &*typed.pat else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    let syn::Expr::Await(awaited) = &*init.expr else {
+        return None;
+    };
+    let syn::Expr::Async(inner) = &*awaited.base else {
+        return None;
+    };
+    inner.capture?;
+    let syn::Expr::MethodCall(map) = tail else {
+        return None;
+    };
+    let converts = map.method == "map"
+        && map.args.len() == 1
+        && quote::ToTokens::to_token_stream(&map.args[0]).to_string() == "Into :: into"
+        && matches!(&*map.receiver, syn::Expr::Path(p) if p.path.is_ident(&name.ident));
+    if !converts {
+        return None;
+    }
+    let syn::ReturnType::Type(_, ret) = &site.sig.output else {
+        return None;
+    };
+    let (rs, re) = range_of(ret, idx)?;
+    let (ts, te) = range_of(&*typed.ty, idx)?;
+    let outer_open = idx.range(site.block.brace_token.span.open()).start;
+    let outer_close = idx.range(site.block.brace_token.span.close()).end;
+    let inner_open = idx.range(inner.block.brace_token.span.open()).start;
+    let inner_close = idx.range(inner.block.brace_token.span.close()).end;
+    Some(vec![
+        idx.edit(rs, re, src[ts..te].to_string()),
+        idx.edit(outer_open, inner_open, String::new()),
+        idx.edit(inner_close, outer_close, String::new()),
+    ])
 }
