@@ -1187,3 +1187,74 @@ fn a_handler_the_upgrade_wrapped_gets_its_own_body_back_under_mrtr_handler() {
         .replace("Content::text", "ContentBlock::text");
     assert_eq!(tool, expected, "{err}");
 }
+
+/// The MCP006 finding of the only request in `src`: its message and help.
+fn unreachable_finding(dir: &Path) -> (String, String) {
+    let out = run(dir, &["--format", "json", "src"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP006")
+        .expect("an MCP006 finding")
+        .clone();
+    (
+        f["message"].as_str().unwrap().to_string(),
+        f["help"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn a_stored_peer_is_reported_with_the_deferred_form_and_a_relay_with_the_gateway_advice() {
+    let gate = gate_with("elicit::<Yes>(\"Sure?\").await");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
+    let (message, help) = unreachable_finding(dir.path());
+    assert!(
+        message.ends_with(
+            "no step of a request handler reaches it, but the runtime's deferred ask does"
+        ),
+        "{message}"
+    );
+    assert!(
+        help.contains("`mrtr::rmcp::deferred::elicit(&peer, ..)`"),
+        "{help}"
+    );
+
+    let relay = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
+
+#[derive(Clone)]
+pub struct Relay {
+    downstream: Peer<RoleServer>,
+}
+
+impl ClientHandler for Relay {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        self.downstream.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+}
+"#;
+    let dir = files_package(&[("lib.rs", relay)]);
+    let (message, help) = unreachable_finding(dir.path());
+    assert!(
+        message.contains("a client-side handler that forwards it"),
+        "{message}"
+    );
+    assert!(
+        message
+            .ends_with("MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"),
+        "{message}"
+    );
+    assert!(
+        help.starts_with(
+            "a gateway relay: on rmcp 3.x it reaches pre-2026 downstream sessions only"
+        ),
+        "{help}"
+    );
+    assert!(
+        help.contains("passes the upstream's `InputRequiredResult` through"),
+        "{help}"
+    );
+}

@@ -17,6 +17,9 @@ use crate::reading::source::{LineIndex, Range};
 /// (`fix::rmcp::deferred`) recognizes its findings by it.
 pub const THROUGH_A_STORED_PEER: &str = "through a stored peer in";
 
+/// How MCP006 names a request forwarded by a client-side handler (a gateway's relay).
+pub const A_CLIENT_SIDE_HANDLER: &str = "a client-side handler that forwards it";
+
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
 pub trait Rule: Send + Sync {
@@ -142,7 +145,7 @@ impl<'a> Cx<'a> {
                 "from `{name}`, a notification hook or handler method that is not a request"
             )),
             HandlerKind::Client => Placement::Unreachable(format!(
-                "from `{name}`, a client-side handler that forwards it to this program's own client"
+                "from `{name}`, {A_CLIENT_SIDE_HANDLER} to this program's own client"
             )),
             HandlerKind::OtherRequest => Placement::Unreachable(format!(
                 "from `{name}`, a request that cannot return `InputRequiredResult` (only \

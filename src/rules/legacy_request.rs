@@ -128,19 +128,48 @@ server must return an `InputRequiredResult` instead",
             sdk: Some(sdk.name),
             help: Some(m.replacement.to_string()),
         },
-        Placement::Unreachable(why) => Draft {
-            code: super::UNREACHABLE,
-            first: span,
-            last: span,
-            message: format!(
-                "`{}`{note} sends `{wire}` {why}; MRTR cannot reach it, so this needs a redesign, not a \
-mechanical rewrite",
-                m.name
-            ),
-            mcp_method: Some(m.sends),
-            sdk: Some(sdk.name),
-            help: Some(sdk.redesign_help(m.sends).to_string()),
-        },
+        Placement::Unreachable(why) => {
+            // rmcp's peer calls have a deferred form (`mrtr::rmcp::deferred`), which reaches a
+            // stored peer below a `#[mrtr_handler]`; a gateway's relay has its own advice.
+            let rmcp = sdk.name == "rmcp";
+            let stored = rmcp && why.starts_with(super::engine::THROUGH_A_STORED_PEER);
+            let relay = rmcp && why.contains(super::engine::A_CLIENT_SIDE_HANDLER);
+            let tail = if stored {
+                "no step of a request handler reaches it, but the runtime's deferred ask does"
+            } else {
+                "MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
+            };
+            let help = if stored {
+                format!(
+                    "send it with `mrtr::rmcp::deferred::{}(&peer, ..)` (the peer's own signature \
+and result) and make the request handlers that reach it `#[mrtr_handler]`s; `--fix \
+--unsafe-fixes` writes both",
+                    m.name
+                )
+            } else if relay {
+                RELAY_HELP.to_string()
+            } else {
+                sdk.redesign_help(m.sends).to_string()
+            };
+            Draft {
+                code: super::UNREACHABLE,
+                first: span,
+                last: span,
+                message: format!("`{}`{note} sends `{wire}` {why}; {tail}", m.name),
+                mcp_method: Some(m.sends),
+                sdk: Some(sdk.name),
+                help: Some(help),
+            }
+        }
     };
     cx.emit(draft);
 }
+
+/// What a gateway's relay (a `ClientHandler` forwarding an upstream's request to the stored
+/// downstream peer) does on rmcp 3.x, and what serves a 2026-07-28 agent instead.
+const RELAY_HELP: &str =
+    "a gateway relay: on rmcp 3.x it reaches pre-2026 downstream sessions only \
+(rmcp refuses server-to-client requests on 2026-07-28, and an agent that declares its capabilities \
+per request has no `peer_info()` to mirror); a 2026-07-28 agent answers an upstream's questions \
+when the gateway's `call_tool` passes the upstream's `InputRequiredResult` through and forwards \
+the retry's `inputResponses` and `requestState`";
