@@ -510,76 +510,22 @@ fn fix_across(
     }
     let mut fixed_total = 0;
     for (manifest, findings) in by_package {
-        let Some(src) = manifest.parent().map(|d| d.join("src")) else {
-            continue;
-        };
-        let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
-            .build()
-            .filter_map(Result::ok)
-            .filter(|e| {
-                e.file_type().is_some_and(|t| t.is_file())
-                    && e.path().extension().is_some_and(|x| x == "rs")
-            })
-            .map(|e| e.into_path())
-            .collect();
-        paths.sort();
-        let mut files = Vec::new();
-        for p in &paths {
-            let shown = crate::reading::source::display_path(p, base);
-            let text = match now.get(&shown) {
-                Some(t) => t.clone(),
-                None => match std::fs::read_to_string(p) {
-                    Ok(t) => t,
-                    Err(_) => continue,
-                },
-            };
-            files.push((shown, text));
-        }
-        let plan = match crate::fix::rmcp::across::plan(&files, &findings) {
-            Ok(Some(plan)) => plan,
-            Ok(None) => continue,
-            Err(e) => {
-                let shown = crate::reading::source::display_path(&manifest, base);
-                writeln!(
-                    err,
-                    "{shown}: helpers with callers in other files not rewritten: {e}"
-                )
-                .map_err(io)?;
-                continue;
-            }
-        };
-        if let Some((path, _)) = plan.texts.iter().find(|(_, t)| syn::parse_file(t).is_err()) {
-            writeln!(
-                err,
-                "{}: the rewrite across files would leave it unparsable; left unchanged",
-                files[*path].0
-            )
-            .map_err(io)?;
-            continue;
-        }
-        let mut set: Vec<(std::path::PathBuf, String, String)> = plan
-            .texts
-            .iter()
-            .map(|(i, t)| (base.join(&files[*i].0), files[*i].1.clone(), t.clone()))
-            .collect();
-        let uses_runtime = plan
-            .texts
-            .iter()
-            .map(|(_, t)| t.as_str())
-            .collect::<String>();
-        match crate::fix::runtime_dependency::manifest_with_runtime(
+        let overlay = |shown: &str| now.get(shown).cloned();
+        let planned = match plan_package_across(
             &manifest,
-            "",
-            &uses_runtime,
+            base,
+            &findings,
+            &overlay,
             opts.runtime_requirement.as_deref(),
         ) {
-            Ok(Some((old, new))) => set.push((manifest.clone(), old, new)),
-            Ok(None) => {}
+            Ok(Some(planned)) => planned,
+            Ok(None) => continue,
             Err(e) => {
-                writeln!(err, "{}: {e}", manifest.display()).map_err(io)?;
+                writeln!(err, "{e}").map_err(io)?;
                 continue;
             }
-        }
+        };
+        let AcrossSet { set, fixed } = planned;
         let shown_files: Vec<String> = set
             .iter()
             .map(|(p, _, _)| crate::reading::source::display_path(p, base))
@@ -604,13 +550,13 @@ fn fix_across(
         writeln!(
             err,
             "{verb} {} finding{} across {} files ({})",
-            plan.fixed.len(),
-            plural(plan.fixed.len()),
+            fixed.len(),
+            plural(fixed.len()),
             set.len(),
             shown_files.join(", ")
         )
         .map_err(io)?;
-        for (f, message) in &plan.fixed {
+        for (f, message) in &fixed {
             let first = message.split("; ").next().unwrap_or(message);
             writeln!(
                 err,
@@ -620,10 +566,95 @@ fn fix_across(
             .map_err(io)?;
         }
         outcome.changed += set.len();
-        outcome.fixes += plan.fixed.len();
-        fixed_total += plan.fixed.len();
+        outcome.fixes += fixed.len();
+        fixed_total += fixed.len();
     }
     Ok(fixed_total)
+}
+
+/// What the pass across files changes in one package: each file's path, its text as read and
+/// its new text (the manifest last, when the runtime is added), and the findings it fixes.
+pub struct AcrossSet {
+    pub set: Vec<(std::path::PathBuf, String, String)>,
+    pub fixed: Vec<(Finding, String)>,
+}
+
+/// Plans the pass across files for one package (`manifest`): its `src/` files, each as
+/// `overlay` gives it (by its path as findings show it: what this run or an editor holds) or as
+/// on disk, planned together for `findings`. `Ok(None)`: nothing to rewrite; `Err`: why not, one
+/// line naming the package or file.
+pub fn plan_package_across(
+    manifest: &std::path::Path,
+    base: &std::path::Path,
+    findings: &[Finding],
+    overlay: &dyn Fn(&str) -> Option<String>,
+    requirement: Option<&str>,
+) -> Result<Option<AcrossSet>, String> {
+    let Some(src) = manifest.parent().map(|d| d.join("src")) else {
+        return Ok(None);
+    };
+    let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_type().is_some_and(|t| t.is_file())
+                && e.path().extension().is_some_and(|x| x == "rs")
+        })
+        .map(|e| e.into_path())
+        .collect();
+    paths.sort();
+    let mut files = Vec::new();
+    for p in &paths {
+        let shown = crate::reading::source::display_path(p, base);
+        let text = match overlay(&shown) {
+            Some(t) => t,
+            None => match std::fs::read_to_string(p) {
+                Ok(t) => t,
+                Err(_) => continue,
+            },
+        };
+        files.push((shown, text));
+    }
+    let plan = match crate::fix::rmcp::across::plan(&files, findings) {
+        Ok(Some(plan)) => plan,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            let shown = crate::reading::source::display_path(manifest, base);
+            return Err(format!(
+                "{shown}: helpers with callers in other files not rewritten: {e}"
+            ));
+        }
+    };
+    if let Some((path, _)) = plan.texts.iter().find(|(_, t)| syn::parse_file(t).is_err()) {
+        return Err(format!(
+            "{}: the rewrite across files would leave it unparsable; left unchanged",
+            files[*path].0
+        ));
+    }
+    let mut set: Vec<(std::path::PathBuf, String, String)> = plan
+        .texts
+        .iter()
+        .map(|(i, t)| (base.join(&files[*i].0), files[*i].1.clone(), t.clone()))
+        .collect();
+    let uses_runtime = plan
+        .texts
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<String>();
+    match crate::fix::runtime_dependency::manifest_with_runtime(
+        manifest,
+        "",
+        &uses_runtime,
+        requirement,
+    ) {
+        Ok(Some((old, new))) => set.push((manifest.to_path_buf(), old, new)),
+        Ok(None) => {}
+        Err(e) => return Err(format!("{}: {e}", manifest.display())),
+    }
+    Ok(Some(AcrossSet {
+        set,
+        fixed: plan.fixed,
+    }))
 }
 
 fn plural_es(n: usize) -> &'static str {

@@ -333,6 +333,16 @@ fn hover_shows_the_rule_docs() {
 }
 
 fn actions_at(c: &mut Client, uri: &str, line: u64, only: Option<Vec<&str>>) -> Vec<Value> {
+    actions_at_column(c, uri, line, 14, only)
+}
+
+fn actions_at_column(
+    c: &mut Client,
+    uri: &str,
+    line: u64,
+    character: u64,
+    only: Option<Vec<&str>>,
+) -> Vec<Value> {
     let mut context = json!({ "diagnostics": [] });
     if let Some(only) = only {
         context["only"] = json!(only);
@@ -341,7 +351,7 @@ fn actions_at(c: &mut Client, uri: &str, line: u64, only: Option<Vec<&str>>) -> 
         "textDocument/codeAction",
         json!({
             "textDocument": { "uri": uri },
-            "range": { "start": { "line": line, "character": 14 }, "end": { "line": line, "character": 14 } },
+            "range": { "start": { "line": line, "character": character }, "end": { "line": line, "character": character } },
             "context": context,
         }),
     );
@@ -382,6 +392,14 @@ fn code_actions_are_labelled_by_safety_and_kind() {
     let migrated = apply_edits(LEGACY, &edits_of(fix, &uri));
     assert!(migrated.contains("#[mrtr_handler]") && migrated.contains("mrtr.elicit::<Confirm>"));
     assert!(syn::parse_file(&migrated).is_ok());
+    // The code it writes uses the runtime: the same edit adds it to the package, as `--fix` does.
+    let manifest_uri = file_uri(&dir.path().join("Cargo.toml"));
+    let manifest = apply_edits(MANIFEST, &edits_of(fix, &manifest_uri));
+    assert!(
+        manifest.contains("schemars = \"1\"\nmrtr = \"0.1\"\n"),
+        "at the end of [dependencies]: {manifest}"
+    );
+    assert_eq!(manifest.replace("mrtr = \"0.1\"\n", ""), MANIFEST);
 
     let suppress = &actions[1];
     assert_eq!(suppress["kind"], "quickfix");
@@ -529,6 +547,79 @@ fn actions_and_hover_right_after_a_change_see_the_new_text() {
             .any(|n| n["method"] == "textDocument/publishDiagnostics"),
         "{:?}",
         c.notifications
+    );
+    c.shutdown();
+}
+
+/// A helper whose caller sits in another file: the buffer alone has no fix, the package's files
+/// together have one. The editor gets it as one action editing both files and the manifest (the
+/// caller's file as on disk, the helper's as in the buffer).
+#[test]
+fn a_helper_with_callers_in_other_files_gets_one_action_over_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "[package]\nname = \"p\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\"] }\n";
+    let helper = "use rmcp::{ErrorData, Peer, RoleServer};\n\n\
+pub(crate) async fn sure(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {\n\
+    let listed = peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;\n\
+    Ok(!listed.roots.is_empty())\n}\n";
+    let tool = "use rmcp::model::*;\nuse rmcp::service::RequestContext;\n\
+use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub struct S;\n\n\
+#[tool_router]\nimpl S {\n    #[tool(description = \"d\")]\n\
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n\
+        let ok = crate::shared::sure(&ctx.peer).await?;\n\
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))\n    }\n}\n";
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), tool).unwrap();
+    // On disk the helper asks nothing yet: the action must read the buffer, not the disk.
+    std::fs::write(dir.path().join("src/shared.rs"), "").unwrap();
+    let uri = file_uri(&dir.path().join("src/shared.rs"));
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    c.open(&uri, helper);
+    c.diagnostics(&uri, 1);
+    let line = line_of(helper, "list_roots");
+    let column = helper
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("list_roots")
+        .unwrap() as u64;
+    let actions = actions_at_column(&mut c, &uri, line, column + 2, Some(vec!["quickfix"]));
+    let across = actions
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Unsafe fix MCP003 across 3 files")
+        })
+        .unwrap_or_else(|| panic!("{actions:?}"));
+    let helper_fixed = apply_edits(helper, &edits_of(across, &uri));
+    assert!(
+        helper_fixed.contains("#[mrtr_helper]\npub(crate) async fn sure(mrtr: &Mrtr)"),
+        "{helper_fixed}"
+    );
+    let tool_uri = file_uri(&dir.path().join("src/lib.rs"));
+    let tool_fixed = apply_edits(tool, &edits_of(across, &tool_uri));
+    assert!(
+        tool_fixed.contains("crate::shared::sure(&mrtr).await?"),
+        "{tool_fixed}"
+    );
+    assert!(
+        tool_fixed.contains("impl mrtr::MrtrServer for S {}"),
+        "{tool_fixed}"
+    );
+    let manifest_uri = file_uri(&dir.path().join("Cargo.toml"));
+    let manifest_fixed = apply_edits(manifest, &edits_of(across, &manifest_uri));
+    assert!(
+        manifest_fixed.ends_with("mrtr = \"0.1\"\n"),
+        "{manifest_fixed}"
+    );
+    // Nothing is written by the server: the editor applies the edit.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+        tool
     );
     c.shutdown();
 }

@@ -45,7 +45,9 @@ pub fn code_actions(
                 continue;
             }
             let diagnostic = to_diagnostic(f, &lines, &shared.links);
-            if let Some(a) = fix_action(uri, text, &lines, f, &diagnostic) {
+            if let Some(a) = fix_action(shared, uri, text, &lines, f, &diagnostic) {
+                out.push(a);
+            } else if let Some(a) = across_action(shared, uri, f, &diagnostic) {
                 out.push(a);
             }
             if let Some(a) = suppress_action(uri, text, f, &diagnostic) {
@@ -89,8 +91,19 @@ pub fn code_actions(
     out
 }
 
-/// The finding's own fix, when applying it alone leaves the buffer parsing.
+/// The first clause of a fix message: the rest (what changes, what to check) is in the fix.
+fn title_of(message: &str) -> &str {
+    message
+        .split("; ")
+        .next()
+        .and_then(|m| m.split(": ").next())
+        .unwrap_or(message)
+}
+
+/// The finding's own fix, when applying it alone leaves the buffer parsing; an unsafe one that
+/// brings the runtime in also adds `mrtr` to the package's `Cargo.toml`, in the same edit.
 fn fix_action(
+    shared: &Shared,
     uri: &Uri,
     text: &str,
     lines: &Lines,
@@ -98,13 +111,7 @@ fn fix_action(
     diagnostic: &Diagnostic,
 ) -> Option<CodeActionOrCommand> {
     let fix = f.fix.as_ref()?;
-    // The first clause: the rest of the message (what changes, what to check) is in the fix.
-    let title_end = fix
-        .message
-        .split("; ")
-        .next()
-        .and_then(|m| m.split(": ").next())
-        .unwrap_or(&fix.message);
+    let title_end = title_of(&fix.message);
     let (title, preferred) = match fix.applicability {
         Applicability::Safe => (format!("Fix {}: {title_end}", f.code), true),
         Applicability::Unsafe => (
@@ -114,13 +121,70 @@ fn fix_action(
         Applicability::DisplayOnly => return None,
     };
     let edits = checked_edits(text, lines, fix)?;
-    Some(action(
+    #[allow(clippy::mutable_key_type)]
+    let mut changes = HashMap::new();
+    changes.insert(uri.clone(), edits);
+    if fix.applicability == Applicability::Unsafe {
+        let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone());
+        let fixed = apply_fixes(text, &[fix]).text;
+        let manifest = path.and_then(|p| shared.workspace().runtime_manifest(&p, text, &fixed));
+        if let Some((manifest, old, new)) = manifest {
+            let manifest_uri = super::uri::from_path(&manifest)?;
+            changes.insert(manifest_uri, vec![minimal_edit(&old, &new)?]);
+        }
+    }
+    Some(action_with(
         title,
         CodeActionKind::QUICKFIX,
-        uri,
-        edits,
+        changes,
         vec![diagnostic.clone()],
         preferred,
+    ))
+}
+
+/// A finding the file alone cannot fix but the package's files together can (`--fix`'s pass
+/// across files): one action holding every file's edit and the manifest's, all applied or none.
+fn across_action(
+    shared: &Shared,
+    uri: &Uri,
+    f: &Finding,
+    diagnostic: &Diagnostic,
+) -> Option<CodeActionOrCommand> {
+    if !crate::fix::rmcp::wants(f) {
+        return None;
+    }
+    let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone())?;
+    let root = shared.workspace().root().to_path_buf();
+    // The open buffers, by the path a finding shows (the editor's text, not the disk's).
+    let open: HashMap<String, String> = shared
+        .docs()
+        .values()
+        .map(|d| {
+            (
+                crate::reading::source::display_path(&d.path, &root),
+                d.text.to_string(),
+            )
+        })
+        .collect();
+    let overlay = |shown: &str| open.get(shown).cloned();
+    let planned = shared.workspace().fix_across(&path, f, &overlay)?;
+    let (_, message) = planned.fixed.iter().find(|(g, _)| g.line == f.line)?;
+    #[allow(clippy::mutable_key_type)]
+    let mut changes = HashMap::new();
+    for (file, old, new) in &planned.set {
+        changes.insert(super::uri::from_path(file)?, vec![minimal_edit(old, new)?]);
+    }
+    Some(action_with(
+        format!(
+            "Unsafe fix {} across {} files (changes behaviour): {}",
+            f.code,
+            planned.set.len(),
+            title_of(message)
+        ),
+        CodeActionKind::QUICKFIX,
+        changes,
+        vec![diagnostic.clone()],
+        false,
     ))
 }
 
@@ -189,6 +253,18 @@ fn action(
     #[allow(clippy::mutable_key_type)]
     let mut changes = HashMap::new();
     changes.insert(uri.clone(), edits);
+    action_with(title, kind, changes, diagnostics, preferred)
+}
+
+/// An action whose edit spans files (one `WorkspaceEdit`: an editor applies it whole).
+#[allow(clippy::mutable_key_type)]
+fn action_with(
+    title: String,
+    kind: CodeActionKind,
+    changes: HashMap<Uri, Vec<TextEdit>>,
+    diagnostics: Vec<Diagnostic>,
+    preferred: bool,
+) -> CodeActionOrCommand {
     CodeActionOrCommand::CodeAction(CodeAction {
         title,
         kind: Some(kind),

@@ -94,6 +94,47 @@ impl Workspace {
         (done.error.is_none() && done.text != text).then_some(done.text)
     }
 
+    /// The `Cargo.toml` edit an unsafe fix of the file at `path` needs: `mrtr` added when the
+    /// fixed text starts using the runtime and the package does not declare it (as `--fix`
+    /// writes it, in the same set). `(manifest, its text, its new text)`.
+    pub fn runtime_manifest(
+        &mut self,
+        path: &Path,
+        original: &str,
+        fixed: &str,
+    ) -> Option<(PathBuf, String, String)> {
+        let manifest = self.packages.for_file(path)?.manifest.clone();
+        let (old, new) =
+            crate::fix::runtime_dependency::manifest_with_runtime(&manifest, original, fixed, None)
+                .ok()??;
+        Some((manifest, old, new))
+    }
+
+    /// The pass across files for `finding` of the file at `path` (a helper whose callers sit in
+    /// other files, a stored peer whose handlers do): the package's files as the editor holds them
+    /// (`open`, by the path findings show) or as on disk, planned together, as `--fix` does.
+    pub fn fix_across(
+        &mut self,
+        path: &Path,
+        finding: &Finding,
+        open: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<crate::fix_driver::AcrossSet> {
+        let manifest = self.packages.for_file(path)?.manifest.clone();
+        let planned = crate::fix_driver::plan_package_across(
+            &manifest,
+            &self.settings.base_dir,
+            std::slice::from_ref(finding),
+            open,
+            None,
+        )
+        .ok()??;
+        let fixes_it = planned
+            .fixed
+            .iter()
+            .any(|(f, _)| f.line == finding.line && f.column == finding.column);
+        fixes_it.then_some(planned)
+    }
+
     fn baseline(&self) -> Option<PathBuf> {
         self.options
             .baseline
