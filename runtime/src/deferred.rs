@@ -197,6 +197,18 @@ fn question_key(request: &Value) -> String {
     format!("d.{}", hex::encode(&digest[..8]))
 }
 
+/// True when a deferred ask of the handler running this code is waiting for the client's
+/// answer: this round ends with an `InputRequiredResult` whatever the handler returns, so the
+/// failure the ask caused is not a real one (skip the audit entry or the warning for it).
+pub fn awaiting_answer() -> bool {
+    CURRENT.with(|current| {
+        current
+            .borrow()
+            .as_ref()
+            .is_some_and(DeferredScope::has_pending)
+    })
+}
+
 /// Looks up `ask` in the deferred scope of the handler running this code.
 pub fn poll<T>(ask: &Ask<T>) -> Deferred<T> {
     match CURRENT.with(|current| current.borrow().clone()) {

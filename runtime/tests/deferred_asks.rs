@@ -56,6 +56,8 @@ impl Confirmer for PeerConfirmer {
 struct Counts {
     validated: AtomicUsize,
     stopped: AtomicUsize,
+    /// Denials the handler logged: not the rounds that only wait for the answer.
+    denied: AtomicUsize,
 }
 
 /// The service method: validation, the gate, then the effect.
@@ -105,7 +107,12 @@ impl ServerHandler for Fleet {
         };
         match stop_container(&self.counts, &confirmer, &name).await {
             Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
-            Err(reason) => Err(ErrorData::invalid_request(reason, None)),
+            Err(reason) => {
+                if !mrtr::deferred::awaiting_answer() {
+                    self.counts.denied.fetch_add(1, Ordering::SeqCst);
+                }
+                Err(ErrorData::invalid_request(reason, None))
+            }
         }
     }
 }
@@ -225,6 +232,8 @@ async fn a_gate_behind_a_trait_object_asks_with_input_required_and_runs_the_effe
     // behind the gate ran once.
     assert_eq!(counts.validated.load(Ordering::SeqCst), 2);
     assert_eq!(counts.stopped.load(Ordering::SeqCst), 1);
+    // The round that only waited for the answer is not a denial.
+    assert_eq!(counts.denied.load(Ordering::SeqCst), 0);
 }
 
 #[tokio::test]
@@ -244,6 +253,11 @@ async fn a_decline_reaches_the_gate_as_the_peer_would_have_said_it() {
         other => panic!("expected the tool's error, got {other:?}"),
     }
     assert_eq!(counts.stopped.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        counts.denied.load(Ordering::SeqCst),
+        1,
+        "the decline is one"
+    );
 }
 
 #[tokio::test]
