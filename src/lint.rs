@@ -1,6 +1,6 @@
 //! The library entry points: lint one source text, or files and folders.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -344,7 +344,7 @@ fn analyse(
         crate::rules::walk::Walker::new(&facts, &callgraph, &lines, rules::ALL, all_triggers());
     walker.visit_file(file);
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
-    let mut seen = HashSet::new();
+    let mut seen = crate::model::fast_hash::HashSet::default();
     let mut findings = Vec::new();
     for (range, d) in drafts {
         if !seen.insert((d.code, range.start, range.end)) {

@@ -28,7 +28,19 @@ const ONE_THREAD_ENV: &str = "MCP_LINT_ONE_THREAD";
 const MAX_RUNS: usize = 8;
 
 fn hex(s: &str) -> String {
-    s.bytes().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(s.len() * 2);
+    push_hex(&mut out, s);
+    out
+}
+
+/// Appends `s` hex-encoded: two notes per analysed file, so no `format!` (and no allocation) per
+/// byte.
+fn push_hex(out: &mut String, s: &str) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in s.bytes() {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
 }
 
 fn unhex(s: &str) -> Option<String> {
@@ -52,7 +64,11 @@ fn journal() -> Option<&'static Mutex<std::fs::File>> {
 
 fn note(mark: char, path: &str) {
     if let Some(j) = journal() {
-        let line = format!("{mark} {}\n", hex(path));
+        let mut line = String::with_capacity(path.len() * 2 + 3);
+        line.push(mark);
+        line.push(' ');
+        push_hex(&mut line, path);
+        line.push('\n');
         if let Ok(mut f) = j.lock() {
             let _ = f.write_all(line.as_bytes());
         }

@@ -6,7 +6,7 @@
 //!
 //! Only files whose text holds one of the three method names are read, and only fn bodies, once.
 
-use std::collections::HashMap;
+use crate::model::fast_hash::HashMap;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;

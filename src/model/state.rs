@@ -499,17 +499,20 @@ impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
         if self.found.is_some() {
             return;
         }
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        // Every path of every `let` value comes here: the segments are compared in place, and
+        // a segment's text is made only for the rare one named like a request.
+        let segs = &path.segments;
         for sdk in SDKS {
             let hit = segs.iter().enumerate().find_map(|(i, s)| {
-                let r = sdk.request_name(s)?;
+                let r = sdk.request_names.iter().find(|m| s.ident == m.name)?;
                 // `ServerRequest::X` must be the SDK's enum; `X::new` / `X` must be the SDK's type.
                 let ok = if i > 0 {
-                    segs[i - 1] == sdk.request_enum
-                        || sdk.crates.contains(&segs[0].as_str())
+                    segs[i - 1].ident == sdk.request_enum
+                        || sdk.crates.iter().any(|c| segs[0].ident == c)
                         || !self.state.facts.resolve_path(path).is_empty()
                 } else {
-                    let head: syn::Path = syn::Ident::new(s, Span::call_site()).into();
+                    let head: syn::Path =
+                        syn::Ident::new(&s.ident.to_string(), Span::call_site()).into();
                     self.state
                         .facts
                         .resolve_path(&head)

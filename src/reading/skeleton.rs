@@ -175,7 +175,8 @@ fn innermost(bodies: &[Body], at: usize) -> Option<usize> {
 /// the identifiers of the file, in order: which bodies mention which fn names is read off them
 /// once, so following the calls is linear however long the chain.
 fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &mut [bool]) {
-    let mut ids: HashMap<&[u8], usize> = HashMap::new();
+    // Keyed by names of the file at hand, for this file only: no need for SipHash's keyed hash.
+    let mut ids: HashMap<&[u8], usize, foldhash::fast::RandomState> = HashMap::default();
     for b in bodies {
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);

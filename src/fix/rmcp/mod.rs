@@ -70,7 +70,7 @@ fn plan_unit(
     // with a call each took seconds, growing with the square of its size.
     let enclosing = crate::reading::source::Nested::new(fns.iter().map(|f| f.range).collect());
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut group_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut group_of: crate::model::fast_hash::HashMap<usize, usize> = Default::default();
     for (i, f) in findings.iter().enumerate() {
         if !wants(f) {
             continue;
@@ -274,8 +274,7 @@ fn plan_handler(
     if site.kind == Kind::Tool {
         // The uses the rewrite removes, per receiver: receivers that name the parameter (not an
         // alias).
-        let mut rewritten: std::collections::HashMap<&str, usize> =
-            std::collections::HashMap::new();
+        let mut rewritten: crate::model::fast_hash::HashMap<&str, usize> = Default::default();
         for c in &calls {
             *rewritten.entry(c.receiver.as_str()).or_default() += c.receiver_uses;
         }

@@ -679,9 +679,9 @@ pub static COMPANIONS: &[Companion] = &[
 /// table is indexed by name once.
 pub fn changes_named(old: &str) -> impl Iterator<Item = &'static Change> {
     static BY_NAME: std::sync::LazyLock<
-        std::collections::HashMap<&'static str, Vec<&'static Change>>,
+        crate::model::fast_hash::HashMap<&'static str, Vec<&'static Change>>,
     > = std::sync::LazyLock::new(|| {
-        let mut m: std::collections::HashMap<&'static str, Vec<&'static Change>> =
+        let mut m: crate::model::fast_hash::HashMap<&'static str, Vec<&'static Change>> =
             Default::default();
         for c in all_changes() {
             m.entry(c.old).or_default().push(c);

@@ -2,7 +2,7 @@
 //! matches, and the local names each binding comes from, so a rule can follow a value back to
 //! what built it ("is there a seal between this serde_json call and `requestState`?").
 
-use std::collections::{HashMap, HashSet};
+use crate::model::fast_hash::{HashMap, HashSet};
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::parse::Parser;
@@ -129,7 +129,7 @@ impl Body<'_> {
     /// Follows `e` back through locals and the calls `c` lets through.
     pub fn trace(&self, e: &syn::Expr, c: &dyn Classify) -> Trace {
         let mut t = Trace::default();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         self.trace_into(e, c, &mut t, &mut seen);
         t
     }
