@@ -1053,17 +1053,25 @@ fn gate_with(ask: &str) -> String {
     GATE.replace("ASK", ask)
 }
 
-/// The MCP006 finding's fix on the gate's request: applicability and message.
-fn gate_fix(dir: &Path) -> (String, String) {
-    let out = run(dir, &["--format", "json", "--unsafe-fixes", "src"]);
+/// The (only) MCP006 finding of the package, as the JSON report gives it.
+fn mcp006(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(args);
+    all.push("src");
+    let out = run(dir, &all);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let f = report["findings"]
+    report["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["code"] == "MCP006")
-        .expect("the gate's request is found")
-        .clone();
+        .expect("an MCP006 finding")
+        .clone()
+}
+
+/// The fix on the gate's request: applicability and message.
+fn gate_fix(dir: &Path) -> (String, String) {
+    let f = mcp006(dir, &["--unsafe-fixes"]);
     (
         f["fix"]["applicability"]
             .as_str()
@@ -1188,17 +1196,9 @@ fn a_handler_the_upgrade_wrapped_gets_its_own_body_back_under_mrtr_handler() {
     assert_eq!(tool, expected, "{err}");
 }
 
-/// The MCP006 finding of the only request in `src`: its message and help.
+/// The MCP006 finding's message and help.
 fn unreachable_finding(dir: &Path) -> (String, String) {
-    let out = run(dir, &["--format", "json", "src"]);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let f = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "MCP006")
-        .expect("an MCP006 finding")
-        .clone();
+    let f = mcp006(dir, &[]);
     (
         f["message"].as_str().unwrap().to_string(),
         f["help"].as_str().unwrap().to_string(),
