@@ -170,7 +170,7 @@ pub fn lint_source_in(
         }
         lint_admitted(
             path,
-            source,
+            std::borrow::Cow::Borrowed(source),
             settings,
             prefilter.as_deref(),
             package.clone(),
@@ -226,7 +226,7 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
 /// (`lint_files` does; a bare source text has none, and the rules fall back to syntax).
 fn lint_admitted(
     path: &str,
-    source: &[u8],
+    source: std::borrow::Cow<'_, [u8]>,
     settings: &Settings,
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
@@ -263,7 +263,7 @@ fn overflow_for_tests(path: &str) {
 
 fn analyse_admitted(
     path: &str,
-    source: &[u8],
+    source: std::borrow::Cow<'_, [u8]>,
     settings: &Settings,
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
@@ -289,11 +289,10 @@ fn analyse_admitted(
                 finding.level = level;
                 findings.push(finding);
             }
-            let text = std::str::from_utf8(source).ok().map(str::to_string);
             return FileResult {
                 findings,
                 parsed: false,
-                text,
+                text: f.text,
                 has_directives: false,
             };
         }
@@ -468,19 +467,20 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             Scanned::Skipped(display, has_directives)
         }
     };
-    let analyse = |f: &PathBuf, display: &str, bytes: &[u8], has_trigger: bool| -> FileResult {
+    let analyse = |f: &PathBuf, display: &str, bytes: Vec<u8>, has_trigger: bool| -> FileResult {
         let package = packages.for_file(f);
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
-            .is_some_and(|p| !p.admits_with(has_trigger, bytes, package.as_deref()))
+            .is_some_and(|p| !p.admits_with(has_trigger, &bytes, package.as_deref()))
         {
             return FileResult::default();
         }
+        let bytes = std::borrow::Cow::Owned(bytes);
         lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
-        let scanned: Vec<Scanned> = files
+        let mut scanned: Vec<Scanned> = files
             .par_iter()
             .map(|f| {
                 guarded(|| scan(f)).unwrap_or_else(|| {
@@ -497,12 +497,20 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(bytes.len()),
             _ => std::cmp::Reverse(0),
         });
-        let analysed: Vec<(usize, FileResult)> = order
-            .par_iter()
+        // The analysis takes each file's bytes over: they become the parsed file's text, with no
+        // copy.
+        let jobs: Vec<(usize, Vec<u8>)> = order
+            .into_iter()
+            .map(|i| match &mut scanned[i] {
+                Scanned::Admitted(_, bytes, ..) => (i, std::mem::take(bytes)),
+                _ => unreachable!("only admitted files are analysed"),
+            })
+            .collect();
+        let analysed: Vec<(usize, FileResult)> = jobs
+            .into_par_iter()
             .with_max_len(1)
-            .map(|&i| {
-                let Scanned::Admitted(display, bytes, has_directives, has_trigger) = &scanned[i]
-                else {
+            .map(|(i, bytes)| {
+                let Scanned::Admitted(display, _, has_directives, has_trigger) = &scanned[i] else {
                     unreachable!("only admitted files are analysed")
                 };
                 let r = guarded(|| {
@@ -573,8 +581,9 @@ type Outcome = (String, Result<FileResult, String>);
 enum Scanned {
     Unreadable(String, String),
     Skipped(String, bool),
-    /// The display path, the bytes, whether they hold a suppression directive, and whether the
-    /// first pass found a trigger token (the second look needs not scan for it again).
+    /// The display path, the bytes (until the analysis takes them), whether they hold a
+    /// suppression directive, and whether the first pass found a trigger token (the second look
+    /// needs not scan for it again).
     Admitted(String, Vec<u8>, bool, bool),
     Failed(String, FileResult),
 }
