@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use syn::visit::Visit;
@@ -9,6 +10,7 @@ use syn::visit::Visit;
 use crate::catalog::catalog;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::model::callgraph::CallGraph;
+use crate::model::item_index::Held;
 use crate::model::manifest::{Package, Packages};
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::FileFacts;
@@ -462,25 +464,36 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             }
         };
         if prefilter.as_deref().is_none_or(admitted) {
-            Scanned::Admitted(display, bytes, has_directives, has_trigger)
+            Scanned::Admitted(display, Mutex::new(bytes), has_directives, has_trigger)
         } else {
             Scanned::Skipped(display, has_directives)
         }
     };
-    let analyse = |f: &PathBuf, display: &str, bytes: Vec<u8>, has_trigger: bool| -> FileResult {
+    let analyse = |f: &PathBuf,
+                   display: &str,
+                   bytes: &Mutex<Vec<u8>>,
+                   has_trigger: bool,
+                   held: Held<'_>|
+     -> FileResult {
         let package = packages.for_file(f);
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
-            .is_some_and(|p| !p.admits_with(has_trigger, &bytes, package.as_deref()))
+            .is_some_and(|p| !p.admits_with(has_trigger, &lock(bytes), package.as_deref()))
         {
             return FileResult::default();
         }
-        let bytes = std::borrow::Cow::Owned(bytes);
+        // The crate index this file's analysis asks for, built (by the first file of the
+        // package) from the bytes the first pass read, before this file's own are taken.
+        if let Some(p) = package.as_deref() {
+            crate::model::item_index::for_package_with(&p.manifest, held);
+        }
+        // The analysis takes the bytes over: they become the parsed file's text, with no copy.
+        let bytes = std::borrow::Cow::Owned(std::mem::take(&mut *lock(bytes)));
         lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
-        let mut scanned: Vec<Scanned> = files
+        let scanned: Vec<Scanned> = files
             .par_iter()
             .map(|f| {
                 guarded(|| scan(f)).unwrap_or_else(|| {
@@ -494,27 +507,32 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
             .collect();
         order.sort_by_key(|&i| match &scanned[i] {
-            Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(bytes.len()),
+            Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(lock(bytes).len()),
             _ => std::cmp::Reverse(0),
         });
-        // The analysis takes each file's bytes over: they become the parsed file's text, with no
-        // copy.
-        let jobs: Vec<(usize, Vec<u8>)> = order
-            .into_iter()
-            .map(|i| match &mut scanned[i] {
-                Scanned::Admitted(_, bytes, ..) => (i, std::mem::take(bytes)),
-                _ => unreachable!("only admitted files are analysed"),
+        // Admitted files by absolute path, for the crate index: what it finds here it does not
+        // read again.
+        let by_path: crate::model::fast_hash::HashMap<PathBuf, usize> = order
+            .iter()
+            .filter_map(|&i| {
+                let abs = std::path::absolute(&files[i]).ok()?;
+                Some((crate::model::item_index::normalize(&abs), i))
             })
             .collect();
-        let analysed: Vec<(usize, FileResult)> = jobs
-            .into_par_iter()
+        let held = |path: &Path| match &scanned[*by_path.get(path)?] {
+            Scanned::Admitted(_, bytes, ..) => Some(lock(bytes).clone()).filter(|b| !b.is_empty()),
+            _ => None,
+        };
+        let analysed: Vec<(usize, FileResult)> = order
+            .par_iter()
             .with_max_len(1)
-            .map(|(i, bytes)| {
-                let Scanned::Admitted(display, _, has_directives, has_trigger) = &scanned[i] else {
+            .map(|&i| {
+                let Scanned::Admitted(display, bytes, has_directives, has_trigger) = &scanned[i]
+                else {
                     unreachable!("only admitted files are analysed")
                 };
                 let r = guarded(|| {
-                    let mut r = analyse(&files[i], display, bytes, *has_trigger);
+                    let mut r = analyse(&files[i], display, bytes, *has_trigger, &held);
                     r.has_directives = *has_directives;
                     r
                 });
@@ -581,11 +599,16 @@ type Outcome = (String, Result<FileResult, String>);
 enum Scanned {
     Unreadable(String, String),
     Skipped(String, bool),
-    /// The display path, the bytes (until the analysis takes them), whether they hold a
-    /// suppression directive, and whether the first pass found a trigger token (the second look
-    /// needs not scan for it again).
-    Admitted(String, Vec<u8>, bool, bool),
+    /// The display path, the bytes (until the analysis takes them; the crate index may read
+    /// them before), whether they hold a suppression directive, and whether the first pass found
+    /// a trigger token (the second look needs not scan for it again).
+    Admitted(String, Mutex<Vec<u8>>, bool, bool),
     Failed(String, FileResult),
+}
+
+/// A file's bytes: a panic that poisoned the lock left them as they were.
+fn lock(bytes: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    bytes.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Runs one pass over one file; `None` when it panicked (the caller reports an internal error
