@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use syn::visit::Visit;
@@ -9,6 +10,7 @@ use syn::visit::Visit;
 use crate::catalog::catalog;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::model::callgraph::CallGraph;
+use crate::model::item_index::Held;
 use crate::model::manifest::{Package, Packages};
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::FileFacts;
@@ -170,7 +172,7 @@ pub fn lint_source_in(
         }
         lint_admitted(
             path,
-            source,
+            std::borrow::Cow::Borrowed(source),
             settings,
             prefilter.as_deref(),
             package.clone(),
@@ -226,7 +228,7 @@ fn meta_finding(path: &str, line: usize, column: usize, message: String) -> Find
 /// (`lint_files` does; a bare source text has none, and the rules fall back to syntax).
 fn lint_admitted(
     path: &str,
-    source: &[u8],
+    source: std::borrow::Cow<'_, [u8]>,
     settings: &Settings,
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
@@ -263,7 +265,7 @@ fn overflow_for_tests(path: &str) {
 
 fn analyse_admitted(
     path: &str,
-    source: &[u8],
+    source: std::borrow::Cow<'_, [u8]>,
     settings: &Settings,
     prefilter: Option<&Prefilter>,
     package: Option<std::sync::Arc<Package>>,
@@ -289,11 +291,10 @@ fn analyse_admitted(
                 finding.level = level;
                 findings.push(finding);
             }
-            let text = std::str::from_utf8(source).ok().map(str::to_string);
             return FileResult {
                 findings,
                 parsed: false,
-                text,
+                text: f.text,
                 has_directives: false,
             };
         }
@@ -463,20 +464,32 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             }
         };
         if prefilter.as_deref().is_none_or(admitted) {
-            Scanned::Admitted(display, bytes, has_directives, has_trigger)
+            Scanned::Admitted(display, Mutex::new(bytes), has_directives, has_trigger)
         } else {
             Scanned::Skipped(display, has_directives)
         }
     };
-    let analyse = |f: &PathBuf, display: &str, bytes: &[u8], has_trigger: bool| -> FileResult {
+    let analyse = |f: &PathBuf,
+                   display: &str,
+                   bytes: &Mutex<Vec<u8>>,
+                   has_trigger: bool,
+                   held: Held<'_>|
+     -> FileResult {
         let package = packages.for_file(f);
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
-            .is_some_and(|p| !p.admits_with(has_trigger, bytes, package.as_deref()))
+            .is_some_and(|p| !p.admits_with(has_trigger, &lock(bytes), package.as_deref()))
         {
             return FileResult::default();
         }
+        // The crate index this file's analysis asks for, built (by the first file of the
+        // package) from the bytes the first pass read, before this file's own are taken.
+        if let Some(p) = package.as_deref() {
+            crate::model::item_index::for_package_with(&p.manifest, held);
+        }
+        // The analysis takes the bytes over: they become the parsed file's text, with no copy.
+        let bytes = std::borrow::Cow::Owned(std::mem::take(&mut *lock(bytes)));
         lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
@@ -494,9 +507,22 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
             .collect();
         order.sort_by_key(|&i| match &scanned[i] {
-            Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(bytes.len()),
+            Scanned::Admitted(_, bytes, ..) => std::cmp::Reverse(lock(bytes).len()),
             _ => std::cmp::Reverse(0),
         });
+        // Admitted files by absolute path, for the crate index: what it finds here it does not
+        // read again.
+        let by_path: crate::model::fast_hash::HashMap<PathBuf, usize> = order
+            .iter()
+            .filter_map(|&i| {
+                let abs = std::path::absolute(&files[i]).ok()?;
+                Some((crate::model::item_index::normalize(&abs), i))
+            })
+            .collect();
+        let held = |path: &Path| match &scanned[*by_path.get(path)?] {
+            Scanned::Admitted(_, bytes, ..) => Some(lock(bytes).clone()).filter(|b| !b.is_empty()),
+            _ => None,
+        };
         let analysed: Vec<(usize, FileResult)> = order
             .par_iter()
             .with_max_len(1)
@@ -506,7 +532,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
                     unreachable!("only admitted files are analysed")
                 };
                 let r = guarded(|| {
-                    let mut r = analyse(&files[i], display, bytes, *has_trigger);
+                    let mut r = analyse(&files[i], display, bytes, *has_trigger, &held);
                     r.has_directives = *has_directives;
                     r
                 });
@@ -573,10 +599,16 @@ type Outcome = (String, Result<FileResult, String>);
 enum Scanned {
     Unreadable(String, String),
     Skipped(String, bool),
-    /// The display path, the bytes, whether they hold a suppression directive, and whether the
-    /// first pass found a trigger token (the second look needs not scan for it again).
-    Admitted(String, Vec<u8>, bool, bool),
+    /// The display path, the bytes (until the analysis takes them; the crate index may read
+    /// them before), whether they hold a suppression directive, and whether the first pass found
+    /// a trigger token (the second look needs not scan for it again).
+    Admitted(String, Mutex<Vec<u8>>, bool, bool),
     Failed(String, FileResult),
+}
+
+/// A file's bytes: a panic that poisoned the lock left them as they were.
+fn lock(bytes: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    bytes.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Runs one pass over one file; `None` when it panicked (the caller reports an internal error

@@ -200,8 +200,9 @@ impl ItemIndex {
     }
 
     /// Reads and indexes every `.rs` file of the package whose manifest is `manifest`: the files
-    /// under its folder, minus `target/`, hidden folders and nested packages.
-    pub fn of_package_files(manifest: &Path) -> ItemIndex {
+    /// under its folder, minus `target/`, hidden folders and nested packages. `held` gives the
+    /// bytes of a file (by its absolute, normalized path) that the caller has read already.
+    pub fn of_package_files(manifest: &Path, held: Held<'_>) -> ItemIndex {
         let Some(root) = manifest.parent() else {
             return ItemIndex::default();
         };
@@ -211,7 +212,10 @@ impl ItemIndex {
         let files = paths
             .into_iter()
             .filter_map(|p| {
-                let text = std::fs::read(&p).ok()?;
+                let text = match held(&normalize(&p)) {
+                    Some(bytes) => bytes,
+                    None => std::fs::read(&p).ok()?,
+                };
                 Some((p, String::from_utf8(text).ok()?))
             })
             .collect();
@@ -219,9 +223,19 @@ impl ItemIndex {
     }
 }
 
+/// The bytes of a file the caller has read already, by its absolute, normalized path.
+pub type Held<'a> = &'a dyn Fn(&Path) -> Option<Vec<u8>>;
+
 /// The index of the package whose manifest is `manifest`, built on first use and shared by every
 /// file of the package (and every thread) for the rest of the process.
 pub fn for_package(manifest: &Path) -> Arc<ItemIndex> {
+    for_package_with(manifest, &|_| None)
+}
+
+/// [`for_package`], built (when this is the first use) from the bytes `held` has instead of
+/// reading those files again: a run's first pass read most of a package's files, and reading
+/// them twice was two system calls and a copy per file.
+pub fn for_package_with(manifest: &Path, held: Held<'_>) -> Arc<ItemIndex> {
     type Slot = Arc<OnceLock<Arc<ItemIndex>>>;
     static INDEXES: LazyLock<Mutex<HashMap<PathBuf, Slot>>> = LazyLock::new(Default::default);
     let slot = INDEXES
@@ -231,7 +245,7 @@ pub fn for_package(manifest: &Path) -> Arc<ItemIndex> {
         .or_default()
         .clone();
     // Other files of the package wait here while the first one builds it.
-    slot.get_or_init(|| Arc::new(ItemIndex::of_package_files(manifest)))
+    slot.get_or_init(|| Arc::new(ItemIndex::of_package_files(manifest, held)))
         .clone()
 }
 

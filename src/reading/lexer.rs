@@ -93,38 +93,65 @@ impl<'a> Lexer<'a> {
     /// through the lexer itself. For passes that skip fn bodies (the crate index), where bodies
     /// are most of the text.
     pub fn skip_block(&mut self) -> Option<usize> {
+        // Between the bytes that matter the text is passed over by `memchr3`, in two sets of
+        // three: each set's next position is looked for again only once the walk is past it.
+        let bytes = self.bytes;
+        let braces = |from: usize| {
+            memchr::memchr3(b'{', b'}', b'"', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+        };
+        let others = |from: usize| {
+            memchr::memchr3(b'\'', b'/', b'#', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+        };
         let mut depth = 1usize;
-        while let Some(&b) = self.bytes.get(self.at) {
+        let (mut next_brace, mut next_other) = (braces(self.at), others(self.at));
+        loop {
+            let from = self.at;
+            if next_brace < from {
+                next_brace = braces(from);
+            }
+            if next_other < from {
+                next_other = others(from);
+            }
+            let i = next_brace.min(next_other);
+            let Some(&b) = bytes.get(i) else {
+                self.at = bytes.len();
+                return None;
+            };
             match b {
                 b'{' => {
                     depth += 1;
-                    self.at += 1;
+                    self.at = i + 1;
                 }
                 b'}' => {
-                    self.start = self.at;
-                    self.at += 1;
+                    self.start = i;
+                    self.at = i + 1;
                     depth -= 1;
                     if depth == 0 {
-                        return Some(self.start);
+                        return Some(i);
                     }
                 }
-                b'"' | b'\'' | b'/' => {
-                    self.next();
-                }
-                _ if is_ident(b) => {
-                    let end = self.word_end(self.at);
-                    if end - self.at <= 2
-                        && matches!(self.bytes.get(end), Some(b'"' | b'\'' | b'#'))
-                    {
+                _ => {
+                    // A word of one or two bytes right before a quote or `#` is a literal's
+                    // prefix (`b'`, `r#"`, `br"`) or a raw identifier's: the lexer reads it
+                    // from the word's start. Words start no earlier than where this step did.
+                    let mut word = i;
+                    while word > from && i - word < 3 && is_ident(bytes[word - 1]) {
+                        word -= 1;
+                    }
+                    let short_word =
+                        word < i && i - word <= 2 && !(word > from && is_ident(bytes[word - 1]));
+                    if short_word && b != b'/' {
+                        self.at = word;
                         self.next();
+                    } else if b == b'#' {
+                        self.at = i + 1;
                     } else {
-                        self.at = end;
+                        self.at = i;
+                        self.next();
                     }
                 }
-                _ => self.at += 1,
             }
         }
-        None
     }
 
     fn peek(&self, ahead: usize) -> Option<u8> {
@@ -369,6 +396,12 @@ mod tests {
             "{ r#\"}\"# }",
             "{ '\\u{7d}' } }",
             "{ br }",
+            "{ ab\"}\" abc\"}\" a#b # r#x } }",
+            "{ 'a\"}\" 'b'b\"}\" } }",
+            "{ /* } */ / } }",
+            "{ é\"}\" xé#\"}\" }",
+            "{ b",
+            "{ \"",
         ];
         for text in texts {
             let bytes = text.as_bytes();

@@ -1,6 +1,8 @@
 //! Turning bytes into a syntax tree without ever crashing: non-UTF-8 text, nesting too deep for
 //! the parser's recursion, and syntax errors all become a parse-error finding (MCP900).
 
+use std::borrow::Cow;
+
 use proc_macro2::LineColumn;
 
 use crate::reading::lexer::{Lexer, Token};
@@ -19,10 +21,13 @@ pub struct ParseFailure {
     /// 1-based char column.
     pub column: usize,
     pub message: String,
+    /// The file's text when it is UTF-8: [`parse_skeleton`] takes the bytes over, and a caller
+    /// that reports the failure still shows the file.
+    pub text: Option<String>,
 }
 
 pub fn parse(bytes: &[u8]) -> Result<(String, syn::File), ParseFailure> {
-    parse_skeleton(bytes, None, &[]).map(|p| (p.text, p.file))
+    parse_skeleton(Cow::Borrowed(bytes), None, &[]).map(|p| (p.text, p.file))
 }
 
 /// A file as [`parse_skeleton`] read it.
@@ -39,27 +44,22 @@ pub struct Parsed {
 /// `skeleton.rs`): the tree has every item and signature and the bodies that can matter, with
 /// the file's own spans. The text returned is the file's. When the blanked text does not parse,
 /// the file is parsed as it is, so a syntax error is reported where it is.
+///
+/// Owned bytes become the returned text as they are: a file is not copied to be parsed.
 pub fn parse_skeleton(
-    bytes: &[u8],
+    bytes: Cow<'_, [u8]>,
     keys: Option<&crate::reading::skeleton::BodyKeys>,
     aliases: &[&str],
 ) -> Result<Parsed, ParseFailure> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let ok = &bytes[..e.valid_up_to()];
-            let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
-            let line_start = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&ok[line_start..]).chars().count() + 1;
-            return Err(ParseFailure {
-                line,
-                column,
-                message: format!(
-                    "file is not valid UTF-8 (invalid byte at offset {})",
-                    e.valid_up_to()
-                ),
-            });
-        }
+    let text: Cow<'_, str> = match bytes {
+        Cow::Borrowed(b) => match std::str::from_utf8(b) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(e) => return Err(not_utf8(b, e)),
+        },
+        Cow::Owned(v) => match String::from_utf8(v) {
+            Ok(t) => Cow::Owned(t),
+            Err(e) => return Err(not_utf8(e.as_bytes(), e.utf8_error())),
+        },
     };
     if text.len() > MAX_PARSE_BYTES {
         return Err(ParseFailure {
@@ -71,11 +71,12 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
                 text.len() as f64 / (1 << 20) as f64,
                 MAX_PARSE_BYTES >> 20
             ),
+            text: Some(text.into_owned()),
         });
     }
     let read = match keys {
-        Some(keys) => crate::reading::skeleton::read(text, keys, aliases),
-        None => too_deep(text).map_or(
+        Some(keys) => crate::reading::skeleton::read(&text, keys, aliases),
+        None => too_deep(&text).map_or(
             Ok(crate::reading::skeleton::Skeleton {
                 blanked: None,
                 idents: None,
@@ -88,33 +89,52 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
         Err(TooDeep { what, at }) => {
             let line = text[..at].matches('\n').count() + 1;
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let column = text[line_start..at].chars().count() + 1;
             return Err(ParseFailure {
                 line,
-                column: text[line_start..at].chars().count() + 1,
+                column,
                 message: format!("{what}; the file was not analysed"),
+                text: Some(text.into_owned()),
             });
         }
     };
-    let parsed = |file| Parsed {
-        text: text.to_string(),
+    let parsed = |text: Cow<'_, str>, file| Parsed {
+        text: text.into_owned(),
         file,
         idents,
     };
     if let Some(blanked) = blanked {
         if let Ok(f) = syn::parse_file(&blanked) {
-            return Ok(parsed(f));
+            return Ok(parsed(text, f));
         }
     }
-    match syn::parse_file(text) {
-        Ok(f) => Ok(parsed(f)),
+    match syn::parse_file(&text) {
+        Ok(f) => Ok(parsed(text, f)),
         Err(e) => {
             let LineColumn { line, column } = e.span().start();
             Err(ParseFailure {
                 line: line.max(1),
                 column: column + 1,
                 message: e.to_string(),
+                text: Some(text.into_owned()),
             })
         }
+    }
+}
+
+fn not_utf8(bytes: &[u8], e: std::str::Utf8Error) -> ParseFailure {
+    let ok = &bytes[..e.valid_up_to()];
+    let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&ok[line_start..]).chars().count() + 1;
+    ParseFailure {
+        line,
+        column,
+        message: format!(
+            "file is not valid UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ),
+        text: None,
     }
 }
 
@@ -282,7 +302,8 @@ impl DepthGuard {
 }
 
 /// Prefix keywords recurse in syn like unary operators (`return return ..`); `else` chains `if`s
-/// and `as` casts.
+/// and `as` casts. Asked of every identifier of every file: inlined, it is a length compare.
+#[inline]
 fn is_link_keyword(word: &[u8]) -> bool {
     matches!(word, b"return" | b"break" | b"yield" | b"else" | b"as")
 }
