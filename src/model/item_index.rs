@@ -1074,6 +1074,10 @@ mod tests {
                 /* } /* } */ } */ let l: &'static str = "x"; }"##,
             r##"{ let s = "\"}"; if x { y } }"##,
             r##"{ let é = 'é'; fn inner() -> u8 { 1 } }"##,
+            // The body's own `}` right after a comment: once lost, with every item up to the
+            // next `}` of the file.
+            "{ x(); // note\n}",
+            "{ x(); /* note */}",
         ] {
             let text =
                 format!("fn f() -> Peer<RoleServer> {body}\nfn after() -> Peer<RoleServer> {{}}");

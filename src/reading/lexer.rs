@@ -145,6 +145,15 @@ impl<'a> Lexer<'a> {
                         self.next();
                     } else if b == b'#' {
                         self.at = i + 1;
+                    } else if b == b'/' {
+                        // A comment is skipped here, not through `next`, which would also take
+                        // (and lose) the token after it: a body's `}` right after a comment.
+                        self.at = i;
+                        match bytes.get(i + 1) {
+                            Some(b'/') => self.line_comment(),
+                            Some(b'*') => self.block_comment(),
+                            _ => self.at = i + 1,
+                        }
                     } else {
                         self.at = i;
                         self.next();
@@ -399,6 +408,10 @@ mod tests {
             "{ ab\"}\" abc\"}\" a#b # r#x } }",
             "{ 'a\"}\" 'b'b\"}\" } }",
             "{ /* } */ / } }",
+            // A body's `}` right after a comment (the token after a comment was lost).
+            "{ x // c\n} y } z }",
+            "{ x /* c */} y }",
+            "{ a(); // note\n    }\nfn after() {}",
             "{ é\"}\" xé#\"}\" }",
             "{ b",
             "{ \"",
