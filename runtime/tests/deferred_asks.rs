@@ -14,7 +14,7 @@ use rmcp::service::{
     serve_directly, ElicitationError, Peer, RequestContext, RoleClient, RoleServer, RunningService,
     ServiceError,
 };
-use rmcp::{ClientHandler, ServerHandler};
+use rmcp::{ClientHandler, ServerHandler, Service};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -161,13 +161,16 @@ fn config() -> MrtrConfig {
     )
 }
 
-fn connect(fleet: Fleet, client: Client) -> RunningService<RoleClient, Client> {
+fn connect<S: Service<RoleServer>>(
+    server: S,
+    client: Client,
+) -> RunningService<RoleClient, Client> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let client_params = ClientHandler::get_info(&client);
     let mut server_params =
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
     server_params.protocol_version = client_params.protocol_version.clone();
-    let running = serve_directly::<RoleServer, _, _, _, _>(fleet, server_io, Some(client_params));
+    let running = serve_directly::<RoleServer, _, _, _, _>(server, server_io, Some(client_params));
     tokio::spawn(async move {
         let _ = running.waiting().await;
     });
@@ -358,19 +361,7 @@ async fn without_a_handler_scope_the_peer_sends_as_before() {
             Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
         }
     }
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let client = Client::default();
-    let client_params = ClientHandler::get_info(&client);
-    let mut server_params =
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
-    server_params.protocol_version = ProtocolVersion::V_2026_07_28;
-    let running =
-        serve_directly::<RoleServer, _, _, _, _>(Unmigrated, server_io, Some(client_params));
-    tokio::spawn(async move {
-        let _ = running.waiting().await;
-    });
-    let client =
-        serve_directly::<RoleClient, _, _, _, _>(client, client_io, Some(server_params.into()));
+    let client = connect(Unmigrated, Client::default());
     let done = client.call_tool(stop("web-1")).await.expect("completes");
     assert!(
         text(&done).contains("not allowed on protocol 2026-07-28"),
