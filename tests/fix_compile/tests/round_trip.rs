@@ -627,18 +627,30 @@ async fn the_upgraded_rmcp2_server_answers_over_the_wire() {
 }
 
 /// The tools of `moved_context`, and what they answer.
-async fn folder_answers<S: Service<RoleServer>>(server: S, client: Client) -> Vec<String> {
+/// `calls` made in order on `server` by `client`: each tool's text, and the questions the client
+/// was asked along the way.
+async fn transcript<S: Service<RoleServer>>(
+    server: S,
+    client: Client,
+    calls: &[(&'static str, serde_json::Value)],
+) -> (Vec<String>, Vec<String>) {
     let client = connect(server, client);
     let mut answers = Vec::new();
-    for (tool, args) in [
+    for (tool, args) in calls {
+        answers.push(call(&client, tool, args.clone()).await);
+    }
+    let asked = client.service().asked.lock().unwrap().clone();
+    (answers, asked)
+}
+
+async fn folder_answers<S: Service<RoleServer>>(server: S, client: Client) -> Vec<String> {
+    let calls = [
         ("folder", json!({})),
         ("folder", json!({ "folder": "/given" })),
         ("depth", json!({})),
         ("depth", json!({ "folder": "" })),
-    ] {
-        answers.push(call(&client, tool, args).await);
-    }
-    answers
+    ];
+    transcript(server, client, &calls).await.0
 }
 
 /// A context handed down by value through two helpers, its peer moved into a local: the fixed
@@ -698,13 +710,8 @@ async fn work_text_answers<S: Service<RoleServer>>(
     server: S,
     client: Client,
 ) -> (Vec<String>, Vec<String>) {
-    let client = connect(server, client);
-    let mut answers = Vec::new();
-    for id in ["", "w1", "w2"] {
-        answers.push(call(&client, "work_text", json!({ "id": id })).await);
-    }
-    let asked = client.service().asked.lock().unwrap().clone();
-    (answers, asked)
+    let calls = ["", "w1", "w2"].map(|id| ("work_text", json!({ "id": id })));
+    transcript(server, client, &calls).await
 }
 
 /// Helpers that ask through the tool's `Peer` and send progress notifications through it: after
@@ -849,24 +856,15 @@ async fn a_context_read_from_a_task_local_answers_as_before() {
         server: S,
         legacy: bool,
     ) -> (Vec<String>, Vec<String>) {
-        let client = connect(
-            server,
-            Client {
-                legacy,
-                ..Client::default()
-            },
-        );
-        let answers = vec![
-            call(
-                &client,
-                "run_query",
-                json!({ "query": "SELECT 1", "question": "" }),
-            )
-            .await,
-            call(&client, "run_query", json!({ "question": "all users" })).await,
+        let calls = [
+            ("run_query", json!({ "query": "SELECT 1", "question": "" })),
+            ("run_query", json!({ "question": "all users" })),
         ];
-        let asked = client.service().asked.lock().unwrap().clone();
-        (answers, asked)
+        let client = Client {
+            legacy,
+            ..Client::default()
+        };
+        transcript(server, client, &calls).await
     }
     let expected = (
         vec!["ran SELECT 1".to_string(), "ran 42".to_string()],
@@ -899,21 +897,17 @@ async fn a_gate_behind_a_trait_object_answers_as_before_and_its_effect_runs_once
         server: S,
         legacy: bool,
     ) -> (Vec<String>, Vec<String>) {
-        let client = connect(
-            server,
-            Client {
-                legacy,
-                decline: vec!["Really stop db-2?"],
-                ..Client::default()
-            },
-        );
-        let answers = vec![
-            call(&client, "stop", json!({ "name": "web-1" })).await,
-            call(&client, "stop", json!({ "name": "db-2" })).await,
-            call(&client, "stop", json!({})).await,
+        let calls = [
+            ("stop", json!({ "name": "web-1" })),
+            ("stop", json!({ "name": "db-2" })),
+            ("stop", json!({})),
         ];
-        let asked = client.service().asked.lock().unwrap().clone();
-        (answers, asked)
+        let client = Client {
+            legacy,
+            decline: vec!["Really stop db-2?"],
+            ..Client::default()
+        };
+        transcript(server, client, &calls).await
     }
     let expected = (
         vec![
