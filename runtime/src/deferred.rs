@@ -140,10 +140,8 @@ impl DeferredScope {
         (pending, data)
     }
 
+    /// A 2026-07-28 request's look-up (a pre-2026 session never gets here: see [`poll_with`]).
     fn poll<T>(&self, ask: &Ask<T>) -> Deferred<T> {
-        if self.mrtr.carries_in_process() {
-            return Deferred::InProcess;
-        }
         let mut book = self.book();
         if book.refused {
             return Deferred::Failed(MrtrError::Internal(
@@ -211,8 +209,16 @@ pub fn awaiting_answer() -> bool {
 
 /// Looks up `ask` in the deferred scope of the handler running this code.
 pub fn poll<T>(ask: &Ask<T>) -> Deferred<T> {
+    poll_with(|| ask.clone())
+}
+
+/// [`poll`], building the ask only when a 2026-07-28 scope will read it: outside a handler and on
+/// a pre-2026 session the caller sends the peer's own request, and the ask (a form's schema, say)
+/// would be built for nothing.
+pub fn poll_with<T>(ask: impl FnOnce() -> Ask<T>) -> Deferred<T> {
     match CURRENT.with(|current| current.borrow().clone()) {
-        Some(scope) => scope.poll(ask),
+        Some(scope) if scope.mrtr.carries_in_process() => Deferred::InProcess,
+        Some(scope) => scope.poll(&ask()),
         None => Deferred::Unscoped,
     }
 }

@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::ask::{self, Ask, Elicitation};
-use crate::deferred::{poll, Deferred};
+use crate::deferred::{poll_with, Deferred};
 use crate::error::MrtrError;
 
 /// What the peer's call returns while the answer is on its way: the handler unwinds with it, and
@@ -47,7 +47,7 @@ where
     T: ElicitationSafe + DeserializeOwned,
 {
     let message = message.into();
-    match poll(&ask::form_ask::<T>(message.clone())) {
+    match poll_with(|| ask::form_ask::<T>(message.clone())) {
         Deferred::Unscoped | Deferred::InProcess => peer.elicit::<T>(message).await,
         Deferred::Ready(Elicitation::Accept(value)) => Ok(Some(value)),
         Deferred::Ready(Elicitation::Decline) => Err(ElicitationError::UserDeclined),
@@ -65,15 +65,16 @@ pub async fn create_elicitation(
     peer: &Peer<RoleServer>,
     params: ElicitRequestParams,
 ) -> Result<ElicitResult, ServiceError> {
-    let request = json!({ "method": "elicitation/create", "params": params });
-    let url_mode = request["params"]["mode"] == "url";
-    let capability = if url_mode {
-        json!({ "elicitation": { "url": {} } })
-    } else {
-        json!({ "elicitation": {} })
+    let asked = || {
+        let request = json!({ "method": "elicitation/create", "params": &params });
+        let capability = if request["params"]["mode"] == "url" {
+            json!({ "elicitation": { "url": {} } })
+        } else {
+            json!({ "elicitation": {} })
+        };
+        Ask::new(request, capability, decode::<ElicitResult>)
     };
-    let asked = Ask::new(request, capability, decode::<ElicitResult>);
-    match poll(&asked) {
+    match poll_with(asked) {
         Deferred::Unscoped | Deferred::InProcess => peer.create_elicitation(params).await,
         other => settle(other),
     }
@@ -84,8 +85,7 @@ pub async fn create_message(
     peer: &Peer<RoleServer>,
     params: CreateMessageRequestParams,
 ) -> Result<CreateMessageResult, ServiceError> {
-    let asked = ask::sampling_ask(params.clone().into());
-    match poll(&asked) {
+    match poll_with(|| ask::sampling_ask(params.clone().into())) {
         Deferred::Unscoped | Deferred::InProcess => peer.create_message(params).await,
         Deferred::Ready(answer) => CreateMessageResult::try_from(answer),
         Deferred::Pending => Err(awaiting_answer()),
@@ -95,7 +95,7 @@ pub async fn create_message(
 
 /// [`Peer::list_roots`], deferred.
 pub async fn list_roots(peer: &Peer<RoleServer>) -> Result<ListRootsResult, ServiceError> {
-    match poll(&ask::roots_ask()) {
+    match poll_with(ask::roots_ask) {
         Deferred::Unscoped | Deferred::InProcess => peer.list_roots().await,
         Deferred::Ready(roots) => serde_json::from_value(json!({ "roots": roots })).map_err(|e| {
             service_error(MrtrError::Internal(format!(
