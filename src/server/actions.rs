@@ -120,13 +120,12 @@ fn fix_action(
         ),
         Applicability::DisplayOnly => return None,
     };
-    let edits = checked_edits(text, lines, fix)?;
+    let (edits, fixed) = checked_edits(text, lines, fix)?;
     #[allow(clippy::mutable_key_type)]
     let mut changes = HashMap::new();
     changes.insert(uri.clone(), edits);
     if fix.applicability == Applicability::Unsafe {
         let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone());
-        let fixed = apply_fixes(text, &[fix]).text;
         let manifest = path.and_then(|p| shared.workspace().runtime_manifest(&p, text, &fixed));
         if let Some((manifest, old, new)) = manifest {
             let manifest_uri = super::uri::from_path(&manifest)?;
@@ -188,9 +187,9 @@ fn across_action(
     ))
 }
 
-/// The fix's edits in LSP terms; `None` when they do not apply to this text or the result would
-/// not parse (an editor must never be handed a broken file).
-fn checked_edits(text: &str, lines: &Lines, fix: &Fix) -> Option<Vec<TextEdit>> {
+/// The fix's edits in LSP terms, and the text they leave; `None` when they do not apply to this
+/// text or the result would not parse (an editor must never be handed a broken file).
+fn checked_edits(text: &str, lines: &Lines, fix: &Fix) -> Option<(Vec<TextEdit>, String)> {
     let applied = apply_fixes(text, &[fix]);
     if applied.applied.is_empty() || applied.text == text {
         return None;
@@ -211,7 +210,7 @@ fn checked_edits(text: &str, lines: &Lines, fix: &Fix) -> Option<Vec<TextEdit>> 
             edits.push(edit);
         }
     }
-    Some(edits)
+    Some((edits, applied.text))
 }
 
 /// `// mcp-lint: allow(CODE) -- reason` above the finding's line, as `--add-suppressions` writes it.
