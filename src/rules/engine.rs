@@ -14,11 +14,8 @@ use crate::model::state::{FnContext, State};
 use crate::reading::source::{LineIndex, Range};
 
 /// How MCP006 names a request sent through a peer kept in a struct or static; the fix planner
-/// (`fix::rmcp::deferred`) recognizes its findings by it.
+/// (`fix::rmcp::deferred`), which sees findings, not placements, recognizes them by it.
 pub const THROUGH_A_STORED_PEER: &str = "through a stored peer in";
-
-/// How MCP006 names a request forwarded by a client-side handler (a gateway's relay).
-pub const A_CLIENT_SIDE_HANDLER: &str = "a client-side handler that forwards it";
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
@@ -46,7 +43,18 @@ pub enum Placement {
     /// Inside (or possibly inside) a request that can return `InputRequiredResult`.
     Reachable,
     /// MRTR cannot reach it; the string says why, for the message.
-    Unreachable(String),
+    Unreachable(String, Unreached),
+}
+
+/// Where an unreachable request is, for the rules whose advice depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreached {
+    /// Through a peer kept in a struct or static (the runtime's deferred ask can reach it).
+    StoredPeer,
+    /// From a client-side handler forwarding to this program's own client (a gateway's relay).
+    Relay,
+    /// A hook, another request, a spawned task, a running service.
+    Elsewhere,
 }
 
 /// A finding as a rule reports it; the engine adds the rule's name, level and path.
@@ -123,6 +131,7 @@ impl<'a> Cx<'a> {
         if cx.spawned {
             return Placement::Unreachable(
                 "inside a spawned task, which outlives the request that started it".into(),
+                Unreached::Elsewhere,
             );
         }
         // How the file's handlers reach a plain fn (see `callgraph.rs`), worked out only here:
@@ -136,29 +145,44 @@ impl<'a> Cx<'a> {
             (HandlerKind::Plain, crate::model::callgraph::Reach::Unreachable(caller)) => {
                 return Placement::Unreachable(format!(
                     "in `{name}`, which is called only from `{caller}` and other code MRTR cannot reach"
-                ))
+                ), Unreached::Elsewhere)
             }
             _ => {}
         }
         match cx.kind {
-            HandlerKind::Hook => Placement::Unreachable(format!(
-                "from `{name}`, a notification hook or handler method that is not a request"
-            )),
-            HandlerKind::Client => Placement::Unreachable(format!(
-                "from `{name}`, {A_CLIENT_SIDE_HANDLER} to this program's own client"
-            )),
-            HandlerKind::OtherRequest => Placement::Unreachable(format!(
-                "from `{name}`, a request that cannot return `InputRequiredResult` (only \
+            HandlerKind::Hook => Placement::Unreachable(
+                format!(
+                    "from `{name}`, a notification hook or handler method that is not a request"
+                ),
+                Unreached::Elsewhere,
+            ),
+            HandlerKind::Client => Placement::Unreachable(
+                format!(
+                "from `{name}`, a client-side handler that forwards it to this program's own client"
+            ),
+                Unreached::Relay,
+            ),
+            HandlerKind::OtherRequest => Placement::Unreachable(
+                format!(
+                    "from `{name}`, a request that cannot return `InputRequiredResult` (only \
 `tools/call`, `prompts/get` and `resources/read` can)"
-            )),
-            HandlerKind::Plain if origin == Origin::Stored => Placement::Unreachable(format!(
-                "{THROUGH_A_STORED_PEER} `{}`, which is not a request handler",
-                if name.is_empty() { "file scope" } else { name }
-            )),
-            HandlerKind::Plain if origin == Origin::Running => Placement::Unreachable(format!(
-                "through a running service in `{}`, outside any request",
-                if name.is_empty() { "file scope" } else { name }
-            )),
+                ),
+                Unreached::Elsewhere,
+            ),
+            HandlerKind::Plain if origin == Origin::Stored => Placement::Unreachable(
+                format!(
+                    "{THROUGH_A_STORED_PEER} `{}`, which is not a request handler",
+                    if name.is_empty() { "file scope" } else { name }
+                ),
+                Unreached::StoredPeer,
+            ),
+            HandlerKind::Plain if origin == Origin::Running => Placement::Unreachable(
+                format!(
+                    "through a running service in `{}`, outside any request",
+                    if name.is_empty() { "file scope" } else { name }
+                ),
+                Unreached::Elsewhere,
+            ),
             _ => Placement::Reachable,
         }
     }

@@ -128,12 +128,12 @@ server must return an `InputRequiredResult` instead",
             sdk: Some(sdk.name),
             help: Some(m.replacement.to_string()),
         },
-        Placement::Unreachable(why) => {
+        Placement::Unreachable(why, place) => {
             // rmcp's peer calls have a deferred form (`mrtr::rmcp::deferred`), which reaches a
             // stored peer below a `#[mrtr_handler]`; a gateway's relay has its own advice.
             let rmcp = sdk.name == "rmcp";
-            let stored = rmcp && why.starts_with(super::engine::THROUGH_A_STORED_PEER);
-            let relay = rmcp && why.contains(super::engine::A_CLIENT_SIDE_HANDLER);
+            let stored = rmcp && place == super::engine::Unreached::StoredPeer;
+            let relay = rmcp && place == super::engine::Unreached::Relay;
             let tail = if stored {
                 "no step of a request handler reaches it, but the runtime's deferred ask does"
             } else {

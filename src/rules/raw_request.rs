@@ -183,7 +183,7 @@ must return an `InputRequiredResult` instead"
             sdk: Some(sdk.name),
             help: Some(sdk.raw_help().to_string()),
         },
-        Placement::Unreachable(why) => Draft {
+        Placement::Unreachable(why, _) => Draft {
             code: super::UNREACHABLE,
             first: span,
             last: span,
@@ -224,7 +224,7 @@ returned from the `tools/call`, `prompts/get` or `resources/read` handler, and r
                         .to_string(),
                 ),
             },
-            Placement::Unreachable(why) => Draft {
+            Placement::Unreachable(why, _) => Draft {
                 code: super::UNREACHABLE,
                 first: lit.span,
                 last: lit.span,
