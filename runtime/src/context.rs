@@ -172,6 +172,9 @@ struct Inner {
     consumed: OnceLock<Result<(), MrtrError>>,
     /// Set on a pre-2026 session: rounds go out as real requests through it, in process.
     carrier: Option<Arc<dyn LegacyCarrier>>,
+    /// Which client connection the request came on, when the SDK can tell (see
+    /// [`Mrtr::bind_session`]).
+    session: OnceLock<usize>,
 }
 
 /// One request's MRTR handle. Cheap to clone; `Send + Sync`.
@@ -228,6 +231,7 @@ impl Mrtr {
                 verified: OnceLock::new(),
                 consumed: OnceLock::new(),
                 carrier,
+                session: OnceLock::new(),
             }),
         }
     }
@@ -235,6 +239,20 @@ impl Mrtr {
     /// The carrier of a pre-2026 session; None on a 2026-07-28 request.
     pub fn carrier(&self) -> Option<&Arc<dyn LegacyCarrier>> {
         self.inner.carrier.as_ref()
+    }
+
+    /// Names the client connection this request came on: an opaque key, the same for every
+    /// request of that connection, which an SDK adapter derives from its session object. A
+    /// deferred ask made on another task (a gateway's relay, answering an upstream server on the
+    /// upstream connection's task) finds this request's round through it; see
+    /// [`crate::deferred`]. The first key holds.
+    pub fn bind_session(&self, key: usize) {
+        let _ = self.inner.session.set(key);
+    }
+
+    /// The key [`Mrtr::bind_session`] set.
+    pub fn session(&self) -> Option<usize> {
+        self.inner.session.get().copied()
     }
 
     /// True on a pre-2026 session, where rounds are carried in process and nothing is sealed.

@@ -19,12 +19,21 @@
 //! The sealed state records which keys were asked and the answers of earlier rounds: only an
 //! asked key's answer counts, and taking one uses up the state (the replay guard), so one
 //! confirmation cannot be replayed into a second run of the code behind the gate.
+//!
+//! An ask can also come from another task: a gateway's relay answers an upstream server's
+//! `elicitation/create` on the upstream connection's task, while the downstream request that
+//! caused it waits for the upstream's result. A scope of a 2026-07-28 request whose SDK adapter
+//! named its client connection ([`Mrtr::bind_session`]) is listed while the handler runs, and an
+//! ask with no scope on its own task looks there by the connection it would be sent on
+//! ([`poll_on_session`]): the scope whose state asked this question, else the one request in
+//! flight on that connection. With several in flight and none that asked, the ask cannot tell
+//! whose it is and fails, rather than put a question into another request's round.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
@@ -68,21 +77,8 @@ struct Book {
     refused: bool,
 }
 
-/// One handler invocation's deferred asks. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct DeferredScope {
-    mrtr: Mrtr,
-    book: Arc<Mutex<Book>>,
-}
-
-thread_local! {
-    static CURRENT: RefCell<Option<DeferredScope>> = const { RefCell::new(None) };
-}
-
-impl DeferredScope {
-    /// A scope for `mrtr`'s request, with what `data` (the opened state's) says was asked and
-    /// answered. `steps` is the handler's own ask count: a handler with asks refuses deferred ones.
-    pub(crate) fn open(mrtr: &Mrtr, data: &Map<String, Value>, steps: u32) -> DeferredScope {
+impl Book {
+    fn from_state(data: &Map<String, Value>, steps: u32) -> Book {
         let mut book = Book {
             refused: steps > 0,
             ..Book::default()
@@ -99,9 +95,101 @@ impl DeferredScope {
                 book.answered.insert(key.to_string(), raw.clone());
             }
         }
+        book
+    }
+}
+
+/// One handler invocation's deferred asks. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct DeferredScope {
+    inner: Arc<ScopeInner>,
+}
+
+#[derive(Debug)]
+struct ScopeInner {
+    mrtr: Mrtr,
+    book: Mutex<Book>,
+    /// The connection it is listed under in [`IN_FLIGHT`], until it is dropped.
+    listed: Option<usize>,
+}
+
+/// The scopes of the 2026-07-28 handlers running now, by client connection (see the module doc).
+/// Weak: a handler's scope lives as long as its flow and its body, and no longer.
+static IN_FLIGHT: LazyLock<Mutex<HashMap<usize, Vec<Weak<ScopeInner>>>>> =
+    LazyLock::new(Mutex::default);
+
+fn in_flight() -> MutexGuard<'static, HashMap<usize, Vec<Weak<ScopeInner>>>> {
+    // Each update is one push or one retain, so a poisoned map is still consistent.
+    IN_FLIGHT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Drop for ScopeInner {
+    fn drop(&mut self) {
+        if let Some(session) = self.listed {
+            let mut map = in_flight();
+            if let Some(scopes) = map.get_mut(&session) {
+                scopes.retain(|scope| scope.strong_count() > 0);
+                if scopes.is_empty() {
+                    map.remove(&session);
+                }
+            }
+        }
+    }
+}
+
+/// The live scopes listed under `session`. The strong references are made under the lock and
+/// returned, so the last one of a scope is never dropped (and its `Drop` never locks) while
+/// the lock is held.
+fn listed_under(session: usize) -> Vec<DeferredScope> {
+    let map = in_flight();
+    map.get(&session)
+        .into_iter()
+        .flatten()
+        .filter_map(Weak::upgrade)
+        .map(|inner| DeferredScope { inner })
+        .collect()
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<DeferredScope>> = const { RefCell::new(None) };
+}
+
+impl DeferredScope {
+    /// A scope for `mrtr`'s request, with what `data` (the opened state's) says was asked and
+    /// answered. `steps` is the handler's own ask count: a handler with asks refuses deferred ones.
+    pub(crate) fn open(mrtr: &Mrtr, data: &Map<String, Value>, steps: u32) -> DeferredScope {
+        DeferredScope::with_book(mrtr, Book::from_state(data, steps), None)
+    }
+
+    /// [`DeferredScope::open`] for a handler's own scope: listed under its client connection
+    /// when it serves a 2026-07-28 request whose connection is known, so that asks made on
+    /// other tasks find it (see the module doc). Only a request's outermost scope is listed: a
+    /// helper's nested scope is not one more request in flight.
+    pub(crate) fn open_for_request(
+        mrtr: &Mrtr,
+        data: &Map<String, Value>,
+        steps: u32,
+    ) -> DeferredScope {
+        let listed = mrtr.session().filter(|_| !mrtr.carries_in_process());
+        let scope = DeferredScope::with_book(mrtr, Book::from_state(data, steps), listed);
+        if let Some(session) = listed {
+            in_flight()
+                .entry(session)
+                .or_default()
+                .push(Arc::downgrade(&scope.inner));
+        }
+        scope
+    }
+
+    fn with_book(mrtr: &Mrtr, book: Book, listed: Option<usize>) -> DeferredScope {
         DeferredScope {
-            mrtr: mrtr.clone(),
-            book: Arc::new(Mutex::new(book)),
+            inner: Arc::new(ScopeInner {
+                mrtr: mrtr.clone(),
+                book: Mutex::new(book),
+                listed,
+            }),
         }
     }
 
@@ -117,9 +205,16 @@ impl DeferredScope {
     fn book(&self) -> MutexGuard<'_, Book> {
         // A panic while holding the lock leaves a book that is still consistent (each update is
         // one insert), so a poisoned lock is taken as is.
-        self.book
+        self.inner
+            .book
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// True when this request's state asked `key`, or an earlier round answered it.
+    fn knows(&self, key: &str) -> bool {
+        let book = self.book();
+        book.asked.contains(key) || book.answered.contains_key(key)
     }
 
     /// True when asks are queued for this round.
@@ -150,20 +245,17 @@ impl DeferredScope {
                     .into(),
             ));
         }
-        let key = ask
-            .explicit_key()
-            .map(String::from)
-            .unwrap_or_else(|| question_key(&ask.input_request()));
+        let key = key_of(ask);
         if let Some(raw) = book.answered.get(&key) {
             return settle(ask.decode(&key, raw));
         }
         if book.asked.contains(&key) {
-            if let Some(raw) = self.mrtr.answer(&key) {
+            if let Some(raw) = self.inner.mrtr.answer(&key) {
                 let decoded = ask.decode(&key, raw);
                 if decoded.is_ok() {
                     // The answer opens whatever the ask guards: the state it answers is used
                     // up now, so a second retry with the same state and answer is refused.
-                    if let Err(error) = self.mrtr.consume_state() {
+                    if let Err(error) = self.inner.mrtr.consume_state() {
                         return Deferred::Failed(error);
                     }
                     book.answered.insert(key, raw.clone());
@@ -174,7 +266,7 @@ impl DeferredScope {
         if let Err(error) = ask.check() {
             return Deferred::Failed(error);
         }
-        if let Err(error) = self.mrtr.check_capability(&ask.required_capability()) {
+        if let Err(error) = self.inner.mrtr.check_capability(&ask.required_capability()) {
             return Deferred::Failed(error);
         }
         book.pending.insert(key, ask.input_request());
@@ -187,6 +279,13 @@ fn settle<T>(decoded: Result<T, MrtrError>) -> Deferred<T> {
         Ok(value) => Deferred::Ready(value),
         Err(error) => Deferred::Failed(error),
     }
+}
+
+/// An ask's `inputRequests` key: the one it names, else its question's digest.
+fn key_of<T>(ask: &Ask<T>) -> String {
+    ask.explicit_key()
+        .map(String::from)
+        .unwrap_or_else(|| question_key(&ask.input_request()))
 }
 
 /// `d.` and the first 64 bits of the question's SHA-256, in hex.
@@ -216,10 +315,42 @@ pub fn poll<T>(ask: &Ask<T>) -> Deferred<T> {
 /// a pre-2026 session the caller sends the peer's own request, and the ask (a form's schema, say)
 /// would be built for nothing.
 pub fn poll_with<T>(ask: impl FnOnce() -> Ask<T>) -> Deferred<T> {
+    poll_on_session(|| None, ask)
+}
+
+/// [`poll_with`] for an ask that would be sent on a known client connection: with no scope on
+/// this task, it looks among the 2026-07-28 requests in flight on `session()` (see the module
+/// doc). `session` is called only then.
+pub fn poll_on_session<T>(
+    session: impl FnOnce() -> Option<usize>,
+    ask: impl FnOnce() -> Ask<T>,
+) -> Deferred<T> {
     match CURRENT.with(|current| current.borrow().clone()) {
-        Some(scope) if scope.mrtr.carries_in_process() => Deferred::InProcess,
+        Some(scope) if scope.inner.mrtr.carries_in_process() => Deferred::InProcess,
         Some(scope) => scope.poll(&ask()),
-        None => Deferred::Unscoped,
+        None => match session() {
+            Some(session) => poll_in_flight(session, ask()),
+            None => Deferred::Unscoped,
+        },
+    }
+}
+
+/// An ask from another task, on connection `session`: the request whose state asked it takes
+/// its answer; a new question goes to the one request in flight there.
+fn poll_in_flight<T>(session: usize, ask: Ask<T>) -> Deferred<T> {
+    let scopes = listed_under(session);
+    let key = key_of(&ask);
+    if let Some(asker) = scopes.iter().find(|scope| scope.knows(&key)) {
+        return asker.poll(&ask);
+    }
+    match scopes.as_slice() {
+        [] => Deferred::Unscoped,
+        [only] => only.poll(&ask),
+        many => Deferred::Failed(MrtrError::Internal(format!(
+            "an ask made on another task (a relay) for a connection with {} requests in flight: \
+             it cannot tell which request it belongs to",
+            many.len()
+        ))),
     }
 }
 
@@ -252,4 +383,91 @@ impl<F: Future> Future for Scoped<F> {
 /// True when a state's data names deferred asks (the state of a round that ended on them).
 pub(crate) fn names_asks(data: &Map<String, Value>) -> bool {
     data.contains_key(ASKED)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Which request an ask from another task lands in. The end-to-end relay, through rmcp's
+    //! own connections, is `tests/relay_asks.rs`.
+
+    use super::*;
+    use crate::context::IncomingRequest;
+    use crate::testing::test_config;
+
+    fn request(session: Option<usize>) -> Mrtr {
+        let incoming = IncomingRequest::call_tool("relay", serde_json::json!({}))
+            .with_capabilities(serde_json::json!({ "roots": {} }));
+        let mrtr = Mrtr::new(incoming, &test_config("relay-test"));
+        if let Some(session) = session {
+            mrtr.bind_session(session);
+        }
+        mrtr
+    }
+
+    fn from_another_task(session: usize) -> Deferred<Vec<crate::ask::Root>> {
+        // No scope is current on this thread: only the connection can lead to one.
+        poll_on_session(|| Some(session), crate::ask::roots_ask)
+    }
+
+    #[test]
+    fn the_one_request_in_flight_on_the_connection_takes_the_ask() {
+        let scope = DeferredScope::open_for_request(&request(Some(7001)), &Map::new(), 0);
+        assert!(matches!(from_another_task(7001), Deferred::Pending));
+        assert!(scope.has_pending());
+        // Another connection's ask does not reach it.
+        assert!(matches!(from_another_task(7002), Deferred::Unscoped));
+    }
+
+    #[test]
+    fn a_request_whose_connection_is_unknown_is_not_listed() {
+        let scope = DeferredScope::open_for_request(&request(None), &Map::new(), 0);
+        assert!(matches!(from_another_task(7011), Deferred::Unscoped));
+        assert!(!scope.has_pending());
+    }
+
+    #[test]
+    fn a_finished_request_is_no_longer_in_flight() {
+        let scope = DeferredScope::open_for_request(&request(Some(7021)), &Map::new(), 0);
+        let flow_copy = scope.clone();
+        drop(scope);
+        assert!(matches!(from_another_task(7021), Deferred::Pending));
+        drop(flow_copy);
+        assert!(matches!(from_another_task(7021), Deferred::Unscoped));
+        assert!(!in_flight().contains_key(&7021));
+    }
+
+    #[test]
+    fn with_two_requests_in_flight_a_new_question_belongs_to_neither() {
+        let first = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), 0);
+        let second = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), 0);
+        match from_another_task(7031) {
+            Deferred::Failed(MrtrError::Internal(why)) => {
+                assert!(why.contains("2 requests in flight"), "{why}")
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        assert!(!first.has_pending() && !second.has_pending());
+    }
+
+    #[test]
+    fn the_request_whose_state_asked_the_question_takes_it_among_several() {
+        let key = key_of(&crate::ask::roots_ask());
+        let mut asked = Map::new();
+        asked.insert(ASKED.into(), serde_json::json!([key]));
+        let other = DeferredScope::open_for_request(&request(Some(7041)), &Map::new(), 0);
+        let asker = DeferredScope::open_for_request(&request(Some(7041)), &asked, 0);
+        // The retry carries no answer here, so the question is asked again, of the asker only.
+        assert!(matches!(from_another_task(7041), Deferred::Pending));
+        assert!(asker.has_pending());
+        assert!(!other.has_pending());
+    }
+
+    #[test]
+    fn a_nested_scope_is_not_one_more_request() {
+        let mrtr = request(Some(7051));
+        let handler = DeferredScope::open_for_request(&mrtr, &Map::new(), 0);
+        let _helper = DeferredScope::open(&mrtr, &Map::new(), 1);
+        assert!(matches!(from_another_task(7051), Deferred::Pending));
+        assert!(handler.has_pending());
+    }
 }

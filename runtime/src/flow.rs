@@ -200,7 +200,7 @@ impl Flow {
         answering_first: bool,
         steps: u32,
     ) -> Flow {
-        let deferred = DeferredScope::open(mrtr, &data, steps);
+        let deferred = DeferredScope::open_for_request(mrtr, &data, steps);
         Flow {
             mrtr: mrtr.clone(),
             fingerprint,

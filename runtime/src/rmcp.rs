@@ -12,7 +12,7 @@ use rmcp::model::{
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ProtocolVersion, ServerRequest};
+use rmcp::model::{InitializeRequestParams, ProtocolVersion, ServerRequest};
 use rmcp::service::{Peer, PeerRequestOptions, RequestContext, ServiceError};
 use rmcp::RoleServer;
 use serde_json::Value;
@@ -135,8 +135,45 @@ fn mrtr_from(
         let carrier = Arc::new(PeerCarrier(context.peer.clone()));
         Mrtr::in_process(incoming, server.mrtr_config(), carrier)
     } else {
-        Mrtr::new(incoming, server.mrtr_config())
+        let mrtr = Mrtr::new(incoming, server.mrtr_config());
+        if let Some(session) = session_of(context) {
+            mrtr.bind_session(session);
+        }
+        mrtr
     }
+}
+
+/// The key of the client connection a 2026-07-28 request came on: the address of its peer's
+/// `peer_info`, which every clone of the `Peer` shares (rmcp gives a peer no other identity).
+/// A connection of that era never sends `initialize`, so its peer has no info; it gets one here,
+/// built from this request's declared capabilities and client, once per connection. Legacy
+/// code that reads what the client can do from `peer_info()` (a gateway mirroring the agent's
+/// capabilities to an upstream, `supported_elicitation_modes()`) then sees it too.
+fn session_of(context: &RequestContext<RoleServer>) -> Option<usize> {
+    // Two requests of one new connection must not both set the info: the second would replace
+    // the Arc the first request's key points at.
+    static SETTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _setting = SETTING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if context.peer.peer_info().is_none() {
+        let client = context.client_info().unwrap_or_default();
+        let capabilities = context.client_capabilities().unwrap_or_default();
+        let version = context
+            .protocol_version()
+            .unwrap_or(ProtocolVersion::V_2026_07_28);
+        context.peer.set_peer_info(
+            InitializeRequestParams::new(capabilities, client).with_protocol_version(version),
+        );
+    }
+    session_key(&context.peer)
+}
+
+/// See [`session_of`]; `None` only for a peer that has no info (never one a 2026-07-28 handler
+/// has served).
+pub(crate) fn session_key(peer: &Peer<RoleServer>) -> Option<usize> {
+    peer.peer_info()
+        .map(|info| Arc::as_ptr(&info) as *const () as usize)
 }
 
 /// True when the request belongs to a session negotiated below 2026-07-28, whose client

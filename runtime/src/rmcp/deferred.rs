@@ -6,6 +6,8 @@
 //! - below a `#[mrtr_handler]` serving a 2026-07-28 request: the answer of this request (or of
 //!   an earlier round of it); without one, the ask is queued, this call fails, and the round
 //!   ends with an `InputRequiredResult` whatever the handler returns;
+//! - on another task, such as a gateway's relay answering an upstream server: the same, in the
+//!   2026-07-28 request in flight on the peer's connection (see [`crate::deferred`]);
 //! - on a pre-2026 session, or where no `#[mrtr_handler]` runs the code: the peer's own request,
 //!   sent mid-request as before.
 
@@ -22,7 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::ask::{self, Ask, Elicitation};
-use crate::deferred::{poll_with, Deferred};
+use crate::deferred::{self as scope, Deferred};
 use crate::error::MrtrError;
 
 /// What the peer's call returns while the answer is on its way: the handler unwinds with it, and
@@ -47,7 +49,7 @@ where
     T: ElicitationSafe + DeserializeOwned,
 {
     let message = message.into();
-    match poll_with(|| ask::form_ask::<T>(message.clone())) {
+    match poll(peer, || ask::form_ask::<T>(message.clone())) {
         Deferred::Unscoped | Deferred::InProcess => peer.elicit::<T>(message).await,
         Deferred::Ready(Elicitation::Accept(value)) => Ok(Some(value)),
         Deferred::Ready(Elicitation::Decline) => Err(ElicitationError::UserDeclined),
@@ -74,7 +76,7 @@ pub async fn create_elicitation(
         };
         Ask::new(request, capability, decode::<ElicitResult>)
     };
-    match poll_with(asked) {
+    match poll(peer, asked) {
         Deferred::Unscoped | Deferred::InProcess => peer.create_elicitation(params).await,
         other => settle(other),
     }
@@ -85,7 +87,7 @@ pub async fn create_message(
     peer: &Peer<RoleServer>,
     params: CreateMessageRequestParams,
 ) -> Result<CreateMessageResult, ServiceError> {
-    match poll_with(|| ask::sampling_ask(params.clone().into())) {
+    match poll(peer, || ask::sampling_ask(params.clone().into())) {
         Deferred::Unscoped | Deferred::InProcess => peer.create_message(params).await,
         Deferred::Ready(answer) => CreateMessageResult::try_from(answer),
         Deferred::Pending => Err(awaiting_answer()),
@@ -95,7 +97,7 @@ pub async fn create_message(
 
 /// [`Peer::list_roots`], deferred.
 pub async fn list_roots(peer: &Peer<RoleServer>) -> Result<ListRootsResult, ServiceError> {
-    match poll_with(ask::roots_ask) {
+    match poll(peer, ask::roots_ask) {
         Deferred::Unscoped | Deferred::InProcess => peer.list_roots().await,
         Deferred::Ready(roots) => serde_json::from_value(json!({ "roots": roots })).map_err(|e| {
             service_error(MrtrError::Internal(format!(
@@ -105,6 +107,12 @@ pub async fn list_roots(peer: &Peer<RoleServer>) -> Result<ListRootsResult, Serv
         Deferred::Pending => Err(awaiting_answer()),
         Deferred::Failed(error) => Err(service_error(error)),
     }
+}
+
+/// The ask in the scope of the handler running this code, else in the 2026-07-28 request in
+/// flight on `peer`'s connection (an ask relayed from another task, see [`crate::deferred`]).
+fn poll<T>(peer: &Peer<RoleServer>, ask: impl FnOnce() -> Ask<T>) -> Deferred<T> {
+    scope::poll_on_session(|| crate::rmcp::session_key(peer), ask)
 }
 
 fn decode<T: DeserializeOwned>(key: &str, answer: &Value) -> Result<T, MrtrError> {
