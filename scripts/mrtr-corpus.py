@@ -9,9 +9,11 @@ Run by hand, not in CI:
 CORPUS_TSV is the corpus list (repo, commit, path, line, sdk, mcp_method, shape; tab-separated,
 one header line). MIRRORS holds one bare git repository per corpus repository, at
 `MIRRORS/<owner>+<name>/repo` (the layout of a local mirror); the script lays out each listed
-package at its pinned commit with `git archive` (the package's directory plus the workspace
-root's `Cargo.toml` / `Cargo.lock`), so nothing is fetched and the servers' code stays out of
-this repository. A call site counts as fixed when `--fix --unsafe-fixes` rewrote its finding,
+package at its pinned commit with `git archive` (the package's directory, the workspace members
+that depend on it, where the request handlers that reach a library's relay or helper live, and
+the workspace root's `Cargo.toml` / `Cargo.lock`), so nothing is fetched and the servers' code
+stays out of this repository. The fix runs once over those packages, as one
+`cargo mcp-lint --fix --unsafe-fixes` at the workspace root would. A call site counts as fixed when `--fix --unsafe-fixes` rewrote its finding,
 or when the run removed it (a fix that waits for another one lands in a later pass of the same
 run), as left otherwise (the report says why: the display-only reason, or "no finding").
 """
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import tomllib
 
 
 def git(repo, *args):
@@ -45,6 +48,30 @@ def package_dir(repo, commit, path):
             if not parts:
                 return None
             parts.pop()
+
+
+def dependents(repo, commit, package):
+    """The directories of the packages at `commit` whose `[dependencies]` name the package in
+    `package` (a directory): a workspace's members that call into it."""
+    try:
+        name = tomllib.loads(git(repo, "show", f"{commit}:{package}/Cargo.toml").decode())[
+            "package"]["name"]
+    except (subprocess.CalledProcessError, KeyError, tomllib.TOMLDecodeError):
+        return []
+    found = []
+    listing = git(repo, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
+    for manifest in listing:
+        if not manifest.endswith("Cargo.toml") or manifest == f"{package}/Cargo.toml":
+            continue
+        try:
+            doc = tomllib.loads(git(repo, "show", f"{commit}:{manifest}").decode())
+        except (subprocess.CalledProcessError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        deps = doc.get("dependencies", {})
+        if "package" in doc and (name in deps or any(
+                isinstance(d, dict) and d.get("package") == name for d in deps.values())):
+            found.append(os.path.dirname(manifest))
+    return found
 
 
 def lay_out(repo, commit, paths, into):
@@ -107,15 +134,19 @@ def main():
             if pkg is None:
                 sys.exit(f"{repo}: no Cargo.toml above {path}")
             packages[path] = pkg
-        lay_out(mirror, commit, sorted(set(packages.values())) + ["Cargo.toml", "Cargo.lock"], root)
+        listed_pkgs = sorted(set(packages.values()))
+        users = sorted({d for pkg in listed_pkgs for d in dependents(mirror, commit, pkg)}
+                       - set(listed_pkgs))
+        lay_out(mirror, commit, listed_pkgs + users + ["Cargo.toml", "Cargo.lock"], root)
 
         before = {}
         for pkg in sorted(set(packages.values())):
             for f in findings(lint, root, pkg):
                 rel = os.path.normpath(os.path.join(pkg, f["path"]))
                 before[(rel, f["line"], f["code"])] = f
-        for pkg in sorted(set(packages.values())):
-            run_lint(lint, os.path.join(root, pkg), ["--fix", "--unsafe-fixes", "."])
+        run_lint(lint, root, ["--fix", "--unsafe-fixes", *(p or "." for p in listed_pkgs + users)])
+        if users:
+            print(f"  (with the packages that depend on it: {', '.join(users)})")
         # A finding whose fix waited for another one (a helper's callers first) is rewritten in a
         # later pass of the same run: count, per file and rule, how many findings the run removed.
         removed = collections.Counter(k[0::2] for k in before)

@@ -402,6 +402,14 @@ fn run_fix(
         },
         diff_only: args.diff,
         runtime_requirement: args.mrtr_dependency.clone(),
+        within: if args.paths.is_empty() {
+            std::path::absolute(".").into_iter().collect()
+        } else {
+            args.paths
+                .iter()
+                .filter_map(|p| std::path::absolute(p).ok())
+                .collect()
+        },
     };
     let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
     let done = crate::fix_driver::run_with_baseline(

@@ -190,6 +190,9 @@ pub struct Options {
     /// `--mrtr-dependency` gave it (a TOML value); `None`: the workspace's, or this release's
     /// (`fix::runtime_dependency::manifest_with_runtime`).
     pub runtime_requirement: Option<String>,
+    /// The paths the run was given (absolute): a package outside them is not written, even
+    /// when it depends on a package the run fixes. Empty: no limit.
+    pub within: Vec<std::path::PathBuf>,
 }
 
 /// What a fix run did, for the caller's exit status.
@@ -498,21 +501,30 @@ fn fix_across(
 ) -> Result<usize, String> {
     let io = |e: std::io::Error| format!("cannot write the output: {e}");
     let base = &settings.base_dir;
-    let mut by_package: std::collections::BTreeMap<std::path::PathBuf, Vec<Finding>> =
+    // Per package (by manifest): its name and its findings left.
+    let mut by_package: std::collections::BTreeMap<std::path::PathBuf, (String, Vec<Finding>)> =
         Default::default();
     for (path, left) in leftover {
         if let Some(p) = packages.for_file(&base.join(path)) {
             by_package
                 .entry(p.manifest.clone())
-                .or_default()
+                .or_insert_with(|| (p.name.clone(), Vec::new()))
+                .1
                 .extend(left.iter().cloned());
         }
     }
     let mut fixed_total = 0;
-    for (manifest, findings) in by_package {
-        let overlay = |shown: &str| now.get(shown).cloned();
+    // Texts written (or shown, with --diff) by an earlier set of this pass: a package's set can
+    // reach into a dependent package's files, which that package's own set then reads.
+    let mut written: std::collections::HashMap<String, String> = Default::default();
+    for (manifest, (name, findings)) in by_package {
+        let mut dependents = workspace_dependents(&manifest, &name, packages);
+        dependents
+            .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
+        let overlay = |shown: &str| written.get(shown).or_else(|| now.get(shown)).cloned();
         let planned = match plan_package_across(
             &manifest,
+            &dependents,
             base,
             &findings,
             &overlay,
@@ -546,6 +558,9 @@ fn fix_across(
                 continue;
             }
         }
+        for ((_, _, new), shown) in set.iter().zip(&shown_files) {
+            written.insert(shown.clone(), new.clone());
+        }
         let verb = if opts.diff_only { "would fix" } else { "fixed" };
         writeln!(
             err,
@@ -572,6 +587,43 @@ fn fix_across(
     Ok(fixed_total)
 }
 
+/// The manifests of the members of `manifest`'s workspace that depend on its package (`name`),
+/// not only for development, in a stable order: where the request handlers that reach a
+/// library's relay or stored peer sit. Read from the workspace's tree, not from the files with
+/// findings: a server crate whose handlers send nothing has none. Empty outside a workspace.
+pub fn workspace_dependents(
+    manifest: &std::path::Path,
+    name: &str,
+    packages: &Packages,
+) -> Vec<std::path::PathBuf> {
+    let is_workspace_root = |dir: &std::path::Path| {
+        std::fs::read_to_string(dir.join("Cargo.toml"))
+            .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+    };
+    let Some(root) = manifest
+        .parent()
+        .and_then(|dir| dir.ancestors().find(|a| is_workspace_root(a)))
+    else {
+        return Vec::new();
+    };
+    let mut found: Vec<std::path::PathBuf> = crate::reading::discover::walker(root)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "Cargo.toml" && e.path() != manifest)
+        .filter_map(|e| packages.for_file(e.path()))
+        .filter(|p| {
+            p.manifest != manifest
+                && p.dependencies
+                    .iter()
+                    .any(|d| d.package == name && !d.dev_only)
+        })
+        .map(|p| p.manifest.clone())
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// What the pass across files changes in one package: each file's path, its text as read and
 /// its new text (the manifest last, when the runtime is added), and the findings it fixes.
 pub struct AcrossSet {
@@ -581,39 +633,51 @@ pub struct AcrossSet {
 
 /// Plans the pass across files for one package (`manifest`): its `src/` files, each as
 /// `overlay` gives it (by its path as findings show it: what this run or an editor holds) or as
-/// on disk, planned together for `findings`. `Ok(None)`: nothing to rewrite; `Err`: why not, one
-/// line naming the package or file.
+/// on disk, planned together for `findings`. `dependents` are the manifests of packages that
+/// depend on it (a workspace's server crate over its gateway library): their files join the
+/// plan, since the request handlers that reach a relay or a stored peer may sit there, and each
+/// manifest whose files come to use the runtime gets it. `Ok(None)`: nothing to rewrite; `Err`:
+/// why not, one line naming the package or file.
 pub fn plan_package_across(
     manifest: &std::path::Path,
+    dependents: &[std::path::PathBuf],
     base: &std::path::Path,
     findings: &[Finding],
     overlay: &dyn Fn(&str) -> Option<String>,
     requirement: Option<&str>,
 ) -> Result<Option<AcrossSet>, String> {
-    let Some(src) = manifest.parent().map(|d| d.join("src")) else {
-        return Ok(None);
-    };
-    let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_type().is_some_and(|t| t.is_file())
-                && e.path().extension().is_some_and(|x| x == "rs")
-        })
-        .map(|e| e.into_path())
+    let manifests: Vec<&std::path::Path> = std::iter::once(manifest)
+        .chain(dependents.iter().map(|d| d.as_path()))
         .collect();
-    paths.sort();
+    // Each file's text, and the manifest (an index into `manifests`) whose `src/` holds it.
     let mut files = Vec::new();
-    for p in &paths {
-        let shown = crate::reading::source::display_path(p, base);
-        let text = match overlay(&shown) {
-            Some(t) => t,
-            None => match std::fs::read_to_string(p) {
-                Ok(t) => t,
-                Err(_) => continue,
-            },
+    let mut owner = Vec::new();
+    for (m, manifest) in manifests.iter().enumerate() {
+        let Some(src) = manifest.parent().map(|d| d.join("src")) else {
+            continue;
         };
-        files.push((shown, text));
+        let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                e.file_type().is_some_and(|t| t.is_file())
+                    && e.path().extension().is_some_and(|x| x == "rs")
+            })
+            .map(|e| e.into_path())
+            .collect();
+        paths.sort();
+        for p in &paths {
+            let shown = crate::reading::source::display_path(p, base);
+            let text = match overlay(&shown) {
+                Some(t) => t,
+                None => match std::fs::read_to_string(p) {
+                    Ok(t) => t,
+                    Err(_) => continue,
+                },
+            };
+            files.push((shown, text));
+            owner.push(m);
+        }
     }
     let plan = match crate::fix::rmcp::across::plan(&files, findings) {
         Ok(Some(plan)) => plan,
@@ -636,20 +700,26 @@ pub fn plan_package_across(
         .iter()
         .map(|(i, t)| (base.join(&files[*i].0), files[*i].1.clone(), t.clone()))
         .collect();
-    let uses_runtime = plan
-        .texts
-        .iter()
-        .map(|(_, t)| t.as_str())
-        .collect::<String>();
-    match crate::fix::runtime_dependency::manifest_with_runtime(
-        manifest,
-        "",
-        &uses_runtime,
-        requirement,
-    ) {
-        Ok(Some((old, new))) => set.push((manifest.to_path_buf(), old, new)),
-        Ok(None) => {}
-        Err(e) => return Err(format!("{}: {e}", manifest.display())),
+    for (m, manifest) in manifests.iter().enumerate() {
+        let uses_runtime = plan
+            .texts
+            .iter()
+            .filter(|(i, _)| owner[*i] == m)
+            .map(|(_, t)| t.as_str())
+            .collect::<String>();
+        if uses_runtime.is_empty() {
+            continue;
+        }
+        match crate::fix::runtime_dependency::manifest_with_runtime(
+            manifest,
+            "",
+            &uses_runtime,
+            requirement,
+        ) {
+            Ok(Some((old, new))) => set.push((manifest.to_path_buf(), old, new)),
+            Ok(None) => {}
+            Err(e) => return Err(format!("{}: {e}", manifest.display())),
+        }
     }
     Ok(Some(AcrossSet {
         set,

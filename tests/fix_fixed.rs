@@ -95,6 +95,12 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/progress_helpers.rs: fixed 2 findings"),
         "{err}"
     );
+    // A gateway's relay forwarding the upstream's three requests to the agent's stored peer:
+    // deferred asks, and the handler that opens the upstream connection a `#[mrtr_handler]`.
+    assert!(
+        err.contains("src/relay_gateway.rs: fixed 3 findings"),
+        "{err}"
+    );
     // A gate behind a trait object holding a stored peer: a deferred ask, and the handler that
     // reaches it a `#[mrtr_handler]`.
     assert!(
@@ -170,7 +176,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's.
     assert!(
-        err.contains("remaining: 33 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 36 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

@@ -1206,7 +1206,7 @@ fn unreachable_finding(dir: &Path) -> (String, String) {
 }
 
 #[test]
-fn a_stored_peer_is_reported_with_the_deferred_form_and_a_relay_with_the_gateway_advice() {
+fn a_stored_peer_and_a_relay_are_reported_with_the_deferred_form() {
     let gate = gate_with("elicit::<Yes>(\"Sure?\").await");
     let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
     let (message, help) = unreachable_finding(dir.path());
@@ -1243,18 +1243,147 @@ impl ClientHandler for Relay {
         "{message}"
     );
     assert!(
-        message
-            .ends_with("MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"),
+        message.ends_with(
+            "no step of a request handler reaches it, but the runtime's deferred ask does, from \
+the relay's task"
+        ),
         "{message}"
     );
     assert!(
-        help.starts_with(
-            "a gateway relay: on rmcp 3.x it reaches pre-2026 downstream sessions only"
-        ),
+        help.starts_with("relay it with `mrtr::rmcp::deferred::list_roots(&downstream, ..)`"),
         "{help}"
     );
+}
+
+/// A workspace whose gateway library holds the relay and opens the upstream connection, and
+/// whose server package (depending on it by path) holds the request handler.
+fn gateway_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/gw\", \"crates/srv\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    let member = |name: &str, deps: &str, lib: &str| {
+        let at = root.join("crates").join(name);
+        std::fs::create_dir_all(at.join("src")).unwrap();
+        std::fs::write(
+            at.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+[dependencies]\nrmcp = {{ version = \"3.11\", features = [\"server\", \"client\"] }}\n{deps}"
+            ),
+        )
+        .unwrap();
+        std::fs::write(at.join("src/lib.rs"), lib).unwrap();
+    };
+    member(
+        "gw",
+        "",
+        r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
+
+#[derive(Clone)]
+pub struct Relay {
+    downstream: Peer<RoleServer>,
+}
+
+impl ClientHandler for Relay {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        self.downstream.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+}
+
+pub async fn call_relayed(downstream: Peer<RoleServer>, io: tokio::io::DuplexStream) -> Result<(), ErrorData> {
+    let relay = Relay { downstream };
+    let _upstream = rmcp::serve_client(relay, io).await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(())
+}
+"#,
+    );
+    member(
+        "srv",
+        "gw = { path = \"../gw\" }\n",
+        r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+pub struct Server;
+
+impl ServerHandler for Server {
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (io, _other) = tokio::io::duplex(1024);
+        gw::call_relayed(context.peer.clone(), io).await?;
+        Ok(CallToolResult::success(vec![]).into())
+    }
+}
+"#,
+    );
+    dir
+}
+
+#[test]
+fn a_relay_in_a_library_is_fixed_with_the_handler_of_the_package_that_depends_on_it() {
+    let dir = gateway_workspace();
+    let root = dir.path();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let out = run(root, &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        help.contains("passes the upstream's `InputRequiredResult` through"),
-        "{help}"
+        err.contains(
+            "fixed 1 finding across 4 files (crates/gw/src/lib.rs, crates/srv/src/lib.rs, \
+crates/gw/Cargo.toml, crates/srv/Cargo.toml)"
+        ),
+        "{err}"
+    );
+    assert!(
+        read("crates/gw/src/lib.rs")
+            .contains("mrtr::rmcp::deferred::list_roots(&self.downstream).await"),
+        "{err}"
+    );
+    let server = read("crates/srv/src/lib.rs");
+    assert!(
+        server.contains("    #[mrtr_handler]\n    async fn call_tool("),
+        "{server}"
+    );
+    assert!(
+        server.contains("impl mrtr::MrtrServer for Server {}"),
+        "{server}"
+    );
+    // Each package that now uses the runtime declares it.
+    for manifest in ["crates/gw/Cargo.toml", "crates/srv/Cargo.toml"] {
+        assert!(read(manifest).contains("\nmrtr = "), "{manifest}");
+    }
+}
+
+#[test]
+fn a_relay_fixed_from_inside_the_library_leaves_it_and_writes_nothing_outside_the_path_given() {
+    let dir = gateway_workspace();
+    let gw = dir.path().join("crates/gw");
+    let before = std::fs::read_to_string(gw.join("src/lib.rs")).unwrap();
+    let out = run(&gw, &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(gw.join("src/lib.rs")).unwrap(),
+        before,
+        "{err}"
+    );
+    // The server package is outside the path the run was given: it is not written, so neither
+    // is the library (the relay alone would not get its handler's scope).
+    assert!(
+        err.contains("remaining: 0 with an unsafe fix (add --unsafe-fixes), 1 with a display-only"),
+        "{err}"
+    );
+    assert!(
+        !std::fs::read_to_string(dir.path().join("crates/srv/src/lib.rs"))
+            .unwrap()
+            .contains("mrtr"),
+        "{err}"
     );
 }

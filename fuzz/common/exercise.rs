@@ -100,6 +100,7 @@ fn fixes_keep_code_parsing(data: &[u8], src: &str, gated: gate::Gated, settings:
         allowed: mcp_lint::fix::Allowed { unsafe_fixes: true },
         diff_only: true,
         runtime_requirement: None,
+        within: Vec::new(),
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = mcp_lint::fix_driver::run(

@@ -16,6 +16,9 @@ use crate::reading::source::{LineIndex, Range};
 /// How MCP006 names a request sent through a peer kept in a struct or static; the fix planner
 /// (`fix::rmcp::deferred`), which sees findings, not placements, recognizes them by it.
 pub const THROUGH_A_STORED_PEER: &str = "through a stored peer in";
+/// How MCP006 names a request a gateway's relay forwards to the stored downstream peer; the fix
+/// planner recognizes these by it too (the same deferred form reaches them).
+pub const FORWARDED_BY_A_RELAY: &str = "a client-side handler that forwards it";
 
 /// A lint rule. Implement only the hooks you need; register the rule in `rules::ALL` and describe
 /// each of its codes in `rules/<CODE>.toml`.
@@ -157,9 +160,7 @@ impl<'a> Cx<'a> {
                 Unreached::Elsewhere,
             ),
             HandlerKind::Client => Placement::Unreachable(
-                format!(
-                "from `{name}`, a client-side handler that forwards it to this program's own client"
-            ),
+                format!("from `{name}`, {FORWARDED_BY_A_RELAY} to this program's own client"),
                 Unreached::Relay,
             ),
             HandlerKind::OtherRequest => Placement::Unreachable(

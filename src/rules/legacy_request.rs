@@ -130,12 +130,16 @@ server must return an `InputRequiredResult` instead",
         },
         Placement::Unreachable(why, place) => {
             // rmcp's peer calls have a deferred form (`mrtr::rmcp::deferred`), which reaches a
-            // stored peer below a `#[mrtr_handler]`; a gateway's relay has its own advice.
+            // stored peer below a `#[mrtr_handler]`, and from a gateway's relay the agent's
+            // request in flight on its connection.
             let rmcp = sdk.name == "rmcp";
             let stored = rmcp && place == super::engine::Unreached::StoredPeer;
             let relay = rmcp && place == super::engine::Unreached::Relay;
             let tail = if stored {
                 "no step of a request handler reaches it, but the runtime's deferred ask does"
+            } else if relay {
+                "no step of a request handler reaches it, but the runtime's deferred ask does, \
+from the relay's task"
             } else {
                 "MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
             };
@@ -147,7 +151,14 @@ and result) and make the request handlers that reach it `#[mrtr_handler]`s; `--f
                     m.name
                 )
             } else if relay {
-                RELAY_HELP.to_string()
+                format!(
+                    "relay it with `mrtr::rmcp::deferred::{}(&downstream, ..)` (the peer's own \
+signature and result) and make the request handlers that forward to the upstream \
+`#[mrtr_handler]`s: a 2026-07-28 agent then gets the upstream's question in an \
+`InputRequiredResult`, and the upstream's tool runs again up to it when the agent retries; \
+`--fix --unsafe-fixes` writes both",
+                    m.name
+                )
             } else {
                 sdk.redesign_help(m.sends).to_string()
             };
@@ -164,12 +175,3 @@ and result) and make the request handlers that reach it `#[mrtr_handler]`s; `--f
     };
     cx.emit(draft);
 }
-
-/// What a gateway's relay (a `ClientHandler` forwarding an upstream's request to the stored
-/// downstream peer) does on rmcp 3.x, and what serves a 2026-07-28 agent instead.
-const RELAY_HELP: &str =
-    "a gateway relay: on rmcp 3.x it reaches pre-2026 downstream sessions only \
-(rmcp refuses server-to-client requests on 2026-07-28, and an agent that declares its capabilities \
-per request has no `peer_info()` to mirror); a 2026-07-28 agent answers an upstream's questions \
-when the gateway's `call_tool` passes the upstream's `InputRequiredResult` through and forwards \
-the retry's `inputResponses` and `requestState`";

@@ -119,9 +119,15 @@ impl Workspace {
         finding: &Finding,
         open: &dyn Fn(&str) -> Option<String>,
     ) -> Option<crate::fix_driver::AcrossSet> {
-        let manifest = self.packages.for_file(path)?.manifest.clone();
+        let package = self.packages.for_file(path)?;
+        let dependents = crate::fix_driver::workspace_dependents(
+            &package.manifest,
+            &package.name,
+            &self.packages,
+        );
         let planned = crate::fix_driver::plan_package_across(
-            &manifest,
+            &package.manifest,
+            &dependents,
             &self.settings.base_dir,
             std::slice::from_ref(finding),
             open,

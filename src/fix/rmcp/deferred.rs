@@ -9,7 +9,10 @@
 //!
 //! and every request handler of the crate that hands out a peer (reads `context.peer`, or takes
 //! a `Peer<RoleServer>`) becomes a `#[mrtr_handler]`, whose scope the deferred ask finds at run
-//! time. On a 2026-07-28 request the round ends with an `InputRequiredResult` and the client's
+//! time. A gateway's relay (a `ClientHandler` forwarding an upstream's request to the agent's
+//! stored peer) takes the same form: its handlers are the ones that build the relay (open the
+//! upstream connection) and their callers, and the runtime finds the agent's request from the
+//! relay's task by the agent's connection. On a 2026-07-28 request the round ends with an `InputRequiredResult` and the client's
 //! retry runs the handler again from the top (the code before the ask runs again: a gate that
 //! comes before any effect, which is what these gates say they are); on a pre-2026 session, or
 //! below a handler without the scope, it is the peer's request as before.
@@ -28,12 +31,12 @@ const DEFERRED: &[&str] = &[
     "list_roots",
 ];
 
-/// Whether `f` reports a request sent through a stored peer.
+/// Whether `f` reports a request sent through a stored peer, or relayed to one by a gateway.
 pub fn wants(f: &Finding) -> bool {
+    use crate::rules::engine::{FORWARDED_BY_A_RELAY, THROUGH_A_STORED_PEER};
     f.code == "MCP006"
         && f.sdk.as_deref() == Some("rmcp")
-        && f.message
-            .contains(crate::rules::engine::THROUGH_A_STORED_PEER)
+        && (f.message.contains(THROUGH_A_STORED_PEER) || f.message.contains(FORWARDED_BY_A_RELAY))
 }
 
 /// Plans the stored-peer requests `members` of the function `fns[at]`: each call in its deferred

@@ -126,3 +126,11 @@ pub mod stored_peer_gate;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/stored_peer_gate.rs"]
 pub mod stored_peer_gate_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/relay_gateway.fixed"]
+pub mod relay_gateway;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/relay_gateway.rs"]
+pub mod relay_gateway_legacy;

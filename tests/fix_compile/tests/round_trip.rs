@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use fix_compile::{
     across, across_legacy, handwritten::Docs, helpers::Ops, json_result::Pricing, loops::Fleet,
     moved_context, moved_context_legacy, nonresult_helpers, nonresult_helpers_legacy, peers::Desk,
-    progress_helpers, progress_helpers_legacy, runtime_schema::Records, stored_peer_gate,
-    stored_peer_gate_legacy, task_local_context, task_local_context_legacy, tool_elicit::Deployer,
-    tool_sampling::Assistant,
+    progress_helpers, progress_helpers_legacy, relay_gateway, relay_gateway_legacy,
+    runtime_schema::Records, stored_peer_gate, stored_peer_gate_legacy, task_local_context,
+    task_local_context_legacy, tool_elicit::Deployer, tool_sampling::Assistant,
 };
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
@@ -944,4 +944,137 @@ async fn a_gate_behind_a_trait_object_answers_as_before_and_its_effect_runs_once
             .load(std::sync::atomic::Ordering::SeqCst),
         1
     );
+}
+
+/// The upstream behind `relay_gateway`: legacy code that asks its client mid-call. `purge` reads
+/// the roots and asks before it purges the first one; `summarize` samples.
+#[derive(Clone, Default)]
+struct Upstream {
+    runs: Arc<std::sync::atomic::AtomicUsize>,
+    purged: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl rmcp::ServerHandler for Upstream {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.runs.fetch_add(1, SeqCst);
+        let failed = |e: &dyn std::fmt::Display| {
+            Ok(CallToolResult::error(vec![ContentBlock::text(format!("failed: {e}"))]).into())
+        };
+        if request.name == "summarize" {
+            let params = CreateMessageRequestParams::new(
+                vec![SamplingMessage::user_text("Summarize the log")],
+                64,
+            );
+            return match context.peer.create_message(params).await {
+                Ok(answer) => {
+                    let text = answer.message.content.first().and_then(|b| b.as_text());
+                    let text = text.map(|t| t.text.clone()).unwrap_or_default();
+                    Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+                }
+                Err(e) => failed(&e),
+            };
+        }
+        let roots = match context.peer.list_roots().await {
+            Ok(roots) => roots.roots,
+            Err(e) => return failed(&e),
+        };
+        let Some(first) = roots.first().map(|r| r.uri.to_string()) else {
+            return failed(&"no roots");
+        };
+        let schema = ElicitationSchema::builder()
+            .required_bool("confirm")
+            .build()
+            .expect("schema");
+        let asked = context
+            .peer
+            .create_elicitation(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: format!("Really purge {first}?"),
+                requested_schema: schema,
+            })
+            .await;
+        match asked {
+            Ok(answer) if answer.action == ElicitationAction::Accept => {
+                self.purged.fetch_add(1, SeqCst);
+                Ok(
+                    CallToolResult::success(vec![ContentBlock::text(format!("purged {first}"))])
+                        .into(),
+                )
+            }
+            Ok(answer) => failed(&format!("{:?}", answer.action)),
+            Err(e) => failed(&e),
+        }
+    }
+}
+
+/// A dial that serves `upstream` in process, one connection per call.
+fn dial(upstream: Upstream) -> relay_gateway::Dial {
+    Arc::new(move || {
+        let (gateway_io, upstream_io) = tokio::io::duplex(64 * 1024);
+        let upstream = upstream.clone();
+        tokio::spawn(async move {
+            if let Ok(running) = rmcp::serve_server(upstream, upstream_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        gateway_io
+    })
+}
+
+/// A gateway's relay made deferred asks: a 2026-07-28 agent gets the upstream's roots request,
+/// its question and its sampling request in `InputRequiredResult` rounds (the upstream's tool
+/// runs again up to each one), a 2025-11-25 agent gets them mid-call, and both read what the
+/// legacy gateway answered its 2025 agent; the purge behind the question runs once.
+#[tokio::test]
+async fn a_gateway_relay_answers_as_before_on_both_eras_and_the_upstream_purges_once() {
+    let calls = [("purge", json!({})), ("summarize", json!({}))];
+    let expected = (
+        vec!["purged file:///srv/app".to_string(), "42".to_string()],
+        vec![
+            "Really purge file:///srv/app?".to_string(),
+            "sample: Summarize the log / ".to_string(),
+        ],
+    );
+    let runs = |legacy: bool| {
+        let upstream = Upstream::default();
+        let client = Client {
+            legacy,
+            ..Client::default()
+        };
+        (upstream, client)
+    };
+    for (run, legacy, fixed) in [
+        ("fixed, 2026-07-28", false, true),
+        ("fixed, 2025-11-25", true, true),
+        ("legacy, 2025-11-25", true, false),
+    ] {
+        let (upstream, client) = runs(legacy);
+        let got = if fixed {
+            let gateway = relay_gateway::Gateway {
+                dial: dial(upstream.clone()),
+            };
+            transcript(gateway, client, &calls).await
+        } else {
+            let gateway = relay_gateway_legacy::Gateway {
+                dial: dial(upstream.clone()),
+            };
+            transcript(gateway, client, &calls).await
+        };
+        assert_eq!(got, expected, "{run}");
+        let purged = upstream.purged.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(purged, 1, "{run}");
+        // Per call: once mid-call; on 2026-07-28 once per round (roots, then the question,
+        // then done; the sampling call: asked, then done).
+        let upstream_runs = upstream.runs.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(upstream_runs, if legacy { 2 } else { 5 }, "{run}");
+    }
 }
