@@ -1205,6 +1205,23 @@ fn unreachable_finding(dir: &Path) -> (String, String) {
     )
 }
 
+/// A gateway's relay: a client handler forwarding the upstream's `roots/list` to the agent.
+const RELAY: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
+
+#[derive(Clone)]
+pub struct Relay {
+    downstream: Peer<RoleServer>,
+}
+
+impl ClientHandler for Relay {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
+        self.downstream.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+}
+"#;
+
 #[test]
 fn a_stored_peer_and_a_relay_are_reported_with_the_deferred_form() {
     let gate = gate_with("elicit::<Yes>(\"Sure?\").await");
@@ -1221,22 +1238,7 @@ fn a_stored_peer_and_a_relay_are_reported_with_the_deferred_form() {
         "{help}"
     );
 
-    let relay = r#"use rmcp::model::*;
-use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
-
-#[derive(Clone)]
-pub struct Relay {
-    downstream: Peer<RoleServer>,
-}
-
-impl ClientHandler for Relay {
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
-        self.downstream.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))
-    }
-}
-"#;
-    let dir = files_package(&[("lib.rs", relay)]);
+    let dir = files_package(&[("lib.rs", RELAY)]);
     let (message, help) = unreachable_finding(dir.path());
     assert!(
         message.contains("a client-side handler that forwards it"),
@@ -1278,31 +1280,14 @@ fn gateway_workspace() -> tempfile::TempDir {
         .unwrap();
         std::fs::write(at.join("src/lib.rs"), lib).unwrap();
     };
-    member(
-        "gw",
-        "",
-        r#"use rmcp::model::*;
-use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, ErrorData, Peer, RoleClient, RoleServer};
-
-#[derive(Clone)]
-pub struct Relay {
-    downstream: Peer<RoleServer>,
-}
-
-impl ClientHandler for Relay {
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
-        self.downstream.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))
-    }
-}
-
+    let opens_upstream = r#"
 pub async fn call_relayed(downstream: Peer<RoleServer>, io: tokio::io::DuplexStream) -> Result<(), ErrorData> {
     let relay = Relay { downstream };
     let _upstream = rmcp::serve_client(relay, io).await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     Ok(())
 }
-"#,
-    );
+"#;
+    member("gw", "", &format!("{RELAY}{opens_upstream}"));
     member(
         "srv",
         "gw = { path = \"../gw\" }\n",
