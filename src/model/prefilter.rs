@@ -134,6 +134,7 @@ impl Prefilter {
                     .iter()
                     .flat_map(|s| s.crates.iter().copied())
                     .collect(),
+                imported: Vec::new(),
             });
             (scanner(&everyday), keys)
         };
@@ -152,7 +153,11 @@ impl Prefilter {
     /// keeping those bodies for nothing was a fifth of the all-parse bench.
     pub fn body_keys(&self, package: Option<&Package>) -> Option<BodyKeys> {
         let mut keys = self.body_keys.clone()?;
-        keys.upgrade = match self.upgrade.rmcp_below_3(package) {
+        let below_3 = self.upgrade.rmcp_below_3(package);
+        if below_3 == Some(true) && self.upgrade.scanner.is_some() {
+            keys.imported = crate::model::sdk::rmcp_upgrade::imported_only_names().collect();
+        }
+        keys.upgrade = match below_3 {
             Some(true) => self.upgrade.scanner.clone().map(|s| (s, false)),
             Some(false) => self.upgrade.old_names.clone().map(|s| (s, true)),
             None => None,

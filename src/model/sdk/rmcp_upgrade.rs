@@ -840,6 +840,15 @@ fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
 /// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
 /// every file and keep nearly every fn body; a file must show another name of the table for them
 /// to be looked at.
+/// The old names too common to take for rmcp's unless the file imports them by name (`Meta`,
+/// `Error`): a fn body that uses one is worth parsing only in a file whose `use` of rmcp names it.
+pub fn imported_only_names() -> impl Iterator<Item = &'static str> {
+    all_changes()
+        .iter()
+        .filter(|c| !c.bare && !matches!(c.kind, Kind::NowOption { .. }))
+        .map(|c| c.old)
+}
+
 /// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct
 /// that became `#[non_exhaustive]`, a method or trait method whose types changed): in code already
 /// on 3.x they are ordinary names.
