@@ -11,8 +11,11 @@
 //!
 //! So code before a deferred ask runs again in each round. That is the contract the pattern
 //! already states ("confirm before any IO"), and the reason deferred asks exist only where the
-//! step machine cannot go; a handler with asks of its own refuses them (`Internal`), since the
-//! steps it skips on a resumed round would hide the deferred asks made in them.
+//! step machine cannot go. A handler with asks of its own takes deferred asks in a round that
+//! runs from the top (a fresh request, or the retry of a round that ended on deferred asks), and
+//! such a round ends on its deferred asks even when a step suspended after them (the retry runs
+//! from the top and reaches that step again). A round that resumed at one of its steps refuses
+//! them (`Internal`): its retry would resume there again, skipping the code that asked.
 //!
 //! An ask's `inputRequests` key is a digest of the question (`d.<16 hex>`), so the same question
 //! finds the same answer in every round, and an answer can never be applied to another question.
@@ -73,14 +76,15 @@ struct Book {
     asked: BTreeSet<String>,
     /// Asks of this round without an answer: the next `inputRequests`.
     pending: BTreeMap<String, Value>,
-    /// The handler has asks of its own (see the module doc).
+    /// The handler resumed at one of its own steps in this round, or this is a helper's frame
+    /// (see the module doc).
     refused: bool,
 }
 
 impl Book {
-    fn from_state(data: &Map<String, Value>, steps: u32) -> Book {
+    fn from_state(data: &Map<String, Value>, refused: bool) -> Book {
         let mut book = Book {
-            refused: steps > 0,
+            refused,
             ..Book::default()
         };
         if let Some(Value::Array(keys)) = data.get(ASKED) {
@@ -158,9 +162,10 @@ thread_local! {
 
 impl DeferredScope {
     /// A scope for `mrtr`'s request, with what `data` (the opened state's) says was asked and
-    /// answered. `steps` is the handler's own ask count: a handler with asks refuses deferred ones.
-    pub(crate) fn open(mrtr: &Mrtr, data: &Map<String, Value>, steps: u32) -> DeferredScope {
-        DeferredScope::with_book(mrtr, Book::from_state(data, steps), None)
+    /// answered. `refused`: deferred asks fail in it (a round resumed at a step, a helper's
+    /// frame; see the module doc).
+    pub(crate) fn open(mrtr: &Mrtr, data: &Map<String, Value>, refused: bool) -> DeferredScope {
+        DeferredScope::with_book(mrtr, Book::from_state(data, refused), None)
     }
 
     /// [`DeferredScope::open`] for a handler's own scope: listed under its client connection
@@ -170,10 +175,10 @@ impl DeferredScope {
     pub(crate) fn open_for_request(
         mrtr: &Mrtr,
         data: &Map<String, Value>,
-        steps: u32,
+        refused: bool,
     ) -> DeferredScope {
         let listed = mrtr.session().filter(|_| !mrtr.carries_in_process());
-        let scope = DeferredScope::with_book(mrtr, Book::from_state(data, steps), listed);
+        let scope = DeferredScope::with_book(mrtr, Book::from_state(data, refused), listed);
         if let Some(session) = listed {
             in_flight()
                 .entry(session)
@@ -240,8 +245,9 @@ impl DeferredScope {
         let mut book = self.book();
         if book.refused {
             return Deferred::Failed(MrtrError::Internal(
-                "a deferred ask (a peer's request below the handler) in a #[mrtr_handler] that \
-                 has asks of its own: ask through `mrtr` in the handler, or move every ask below it"
+                "a deferred ask (a peer's request below the handler) after one of the \
+                 #[mrtr_handler]'s own asks: its retry resumes after that ask and would skip this \
+                 one; ask it first, or through `mrtr`"
                     .into(),
             ));
         }
@@ -411,7 +417,7 @@ mod tests {
 
     #[test]
     fn the_one_request_in_flight_on_the_connection_takes_the_ask() {
-        let scope = DeferredScope::open_for_request(&request(Some(7001)), &Map::new(), 0);
+        let scope = DeferredScope::open_for_request(&request(Some(7001)), &Map::new(), false);
         assert!(matches!(from_another_task(7001), Deferred::Pending));
         assert!(scope.has_pending());
         // Another connection's ask does not reach it.
@@ -420,14 +426,14 @@ mod tests {
 
     #[test]
     fn a_request_whose_connection_is_unknown_is_not_listed() {
-        let scope = DeferredScope::open_for_request(&request(None), &Map::new(), 0);
+        let scope = DeferredScope::open_for_request(&request(None), &Map::new(), false);
         assert!(matches!(from_another_task(7011), Deferred::Unscoped));
         assert!(!scope.has_pending());
     }
 
     #[test]
     fn a_finished_request_is_no_longer_in_flight() {
-        let scope = DeferredScope::open_for_request(&request(Some(7021)), &Map::new(), 0);
+        let scope = DeferredScope::open_for_request(&request(Some(7021)), &Map::new(), false);
         let flow_copy = scope.clone();
         drop(scope);
         assert!(matches!(from_another_task(7021), Deferred::Pending));
@@ -438,8 +444,8 @@ mod tests {
 
     #[test]
     fn with_two_requests_in_flight_a_new_question_belongs_to_neither() {
-        let first = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), 0);
-        let second = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), 0);
+        let first = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), false);
+        let second = DeferredScope::open_for_request(&request(Some(7031)), &Map::new(), false);
         match from_another_task(7031) {
             Deferred::Failed(MrtrError::Internal(why)) => {
                 assert!(why.contains("2 requests in flight"), "{why}")
@@ -454,8 +460,8 @@ mod tests {
         let key = key_of(&crate::ask::roots_ask());
         let mut asked = Map::new();
         asked.insert(ASKED.into(), serde_json::json!([key]));
-        let other = DeferredScope::open_for_request(&request(Some(7041)), &Map::new(), 0);
-        let asker = DeferredScope::open_for_request(&request(Some(7041)), &asked, 0);
+        let other = DeferredScope::open_for_request(&request(Some(7041)), &Map::new(), false);
+        let asker = DeferredScope::open_for_request(&request(Some(7041)), &asked, false);
         // The retry carries no answer here, so the question is asked again, of the asker only.
         assert!(matches!(from_another_task(7041), Deferred::Pending));
         assert!(asker.has_pending());
@@ -465,8 +471,8 @@ mod tests {
     #[test]
     fn a_nested_scope_is_not_one_more_request() {
         let mrtr = request(Some(7051));
-        let handler = DeferredScope::open_for_request(&mrtr, &Map::new(), 0);
-        let _helper = DeferredScope::open(&mrtr, &Map::new(), 1);
+        let handler = DeferredScope::open_for_request(&mrtr, &Map::new(), false);
+        let _helper = DeferredScope::open(&mrtr, &Map::new(), true);
         assert!(matches!(from_another_task(7051), Deferred::Pending));
         assert!(handler.has_pending());
     }

@@ -160,7 +160,6 @@ impl Flow {
                 None,
                 Map::new(),
                 false,
-                steps,
             ));
         }
         let body = mrtr.verify_state_for(fingerprint)?;
@@ -168,8 +167,7 @@ impl Flow {
             None => (None, None, Map::new()),
             Some(body) => {
                 // Step 0: a round that ended on deferred asks only; the next one runs from the top.
-                let deferred_round =
-                    body.step == 0 && steps == 0 && deferred::names_asks(&body.data);
+                let deferred_round = body.step == 0 && deferred::names_asks(&body.data);
                 if body.fingerprint != fingerprint
                     || (!deferred_round && (body.step == 0 || body.step > steps))
                 {
@@ -187,7 +185,6 @@ impl Flow {
             resume,
             data,
             answering_first,
-            steps,
         ))
     }
 
@@ -198,9 +195,9 @@ impl Flow {
         resume: Option<u32>,
         data: Map<String, Value>,
         answering_first: bool,
-        steps: u32,
     ) -> Flow {
-        let deferred = DeferredScope::open_for_request(mrtr, &data, steps);
+        // Deferred asks fail in a round that resumed at a step (see `crate::deferred`).
+        let deferred = DeferredScope::open_for_request(mrtr, &data, resume.is_some());
         Flow {
             mrtr: mrtr.clone(),
             fingerprint,
@@ -224,14 +221,15 @@ impl Flow {
         self.deferred.clone()
     }
 
-    /// After the body: when deferred asks are queued (and no step suspended), seals the state
-    /// that names them and parks the `InputRequired` for [`Flow::finish`], which then answers
-    /// with it whatever the body returned (the body failed because its ask had no answer yet).
+    /// After the body: when deferred asks are queued, seals the state that names them and parks
+    /// the `InputRequired` for [`Flow::finish`], which then answers with it whatever the body
+    /// returned (the body failed because its ask had no answer yet). A step that suspended after
+    /// them is dropped from this round: the retry runs from the top and reaches it again.
     pub fn settle_deferred<T, E: From<MrtrError>>(
         &mut self,
         outcome: Result<T, E>,
     ) -> Result<T, E> {
-        if self.suspended.is_some() || !self.deferred.has_pending() {
+        if !self.deferred.has_pending() {
             return outcome;
         }
         // The successor state replaces the one this round came with: use that one up first.

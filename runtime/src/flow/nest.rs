@@ -201,9 +201,8 @@ impl Flow {
                 prefix: frame.prefix.clone(),
                 parked: None,
             }),
-            // A helper's caller has asks (the helper's call is one), so deferred asks are
-            // refused below it; the handler's scope is the one that is current anyway.
-            deferred: DeferredScope::open(&frame.mrtr, &Map::new(), steps.max(1)),
+            // Never current (the handler's scope is): deferred asks below a helper land there.
+            deferred: DeferredScope::open(&frame.mrtr, &Map::new(), true),
         })
     }
 
