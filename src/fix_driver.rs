@@ -517,72 +517,99 @@ fn fix_across(
     // Texts written (or shown, with --diff) by an earlier set of this pass: a package's set can
     // reach into a dependent package's files, which that package's own set then reads.
     let mut written: std::collections::HashMap<String, String> = Default::default();
-    for (manifest, (name, findings)) in by_package {
-        let mut dependents = workspace_dependents(&manifest, &name, packages);
-        dependents
-            .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
-        let overlay = |shown: &str| written.get(shown).or_else(|| now.get(shown)).cloned();
-        let planned = match plan_package_across(
-            &manifest,
-            &dependents,
-            base,
-            &findings,
-            &overlay,
-            opts.runtime_requirement.as_deref(),
-        ) {
-            Ok(Some(planned)) => planned,
-            Ok(None) => continue,
-            Err(e) => {
-                writeln!(err, "{e}").map_err(io)?;
+    // A package whose plan found nothing to do, or failed, may succeed once another package's
+    // set has changed the files it reads (a server crate's handler, rewritten for a library's
+    // relay, then takes its own helper's asks): it is planned again, while sets get written and
+    // none of its findings' files changed under them (their positions would be stale).
+    let mut pending: Vec<(std::path::PathBuf, (String, Vec<Finding>))> =
+        by_package.into_iter().collect();
+    let mut gave_up: Vec<String> = Vec::new();
+    loop {
+        let mut progressed = false;
+        let mut again = Vec::new();
+        gave_up.clear();
+        for (manifest, (name, findings)) in std::mem::take(&mut pending) {
+            if findings.iter().any(|f| written.contains_key(&f.path)) {
                 continue;
             }
-        };
-        let AcrossSet { set, fixed } = planned;
-        let shown_files: Vec<String> = set
-            .iter()
-            .map(|(p, _, _)| crate::reading::source::display_path(p, base))
-            .collect();
-        if opts.diff_only {
-            for ((_, old, new), shown) in set.iter().zip(&shown_files) {
-                out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
-                    .map_err(io)?;
-            }
-        } else {
-            let writes: Vec<(std::path::PathBuf, &str, &str)> = set
+            let mut dependents = workspace_dependents(&manifest, &name, packages);
+            dependents
+                .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
+            let overlay = |shown: &str| written.get(shown).or_else(|| now.get(shown)).cloned();
+            let planned = match plan_package_across(
+                &manifest,
+                &dependents,
+                base,
+                &findings,
+                &overlay,
+                opts.runtime_requirement.as_deref(),
+            ) {
+                Ok(Some(planned)) => planned,
+                Ok(None) => {
+                    again.push((manifest, (name, findings)));
+                    continue;
+                }
+                Err(e) => {
+                    gave_up.push(e);
+                    again.push((manifest, (name, findings)));
+                    continue;
+                }
+            };
+            let AcrossSet { set, fixed } = planned;
+            let shown_files: Vec<String> = set
                 .iter()
-                .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
+                .map(|(p, _, _)| crate::reading::source::display_path(p, base))
                 .collect();
-            if let Err(e) = write_checked(&writes) {
-                writeln!(err, "{}: not written: {e}", shown_files.join(", ")).map_err(io)?;
-                outcome.failed += 1;
-                continue;
+            if opts.diff_only {
+                for ((_, old, new), shown) in set.iter().zip(&shown_files) {
+                    out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
+                        .map_err(io)?;
+                }
+            } else {
+                let writes: Vec<(std::path::PathBuf, &str, &str)> = set
+                    .iter()
+                    .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
+                    .collect();
+                if let Err(e) = write_checked(&writes) {
+                    writeln!(err, "{}: not written: {e}", shown_files.join(", ")).map_err(io)?;
+                    outcome.failed += 1;
+                    continue;
+                }
             }
-        }
-        for ((_, _, new), shown) in set.iter().zip(&shown_files) {
-            written.insert(shown.clone(), new.clone());
-        }
-        let verb = if opts.diff_only { "would fix" } else { "fixed" };
-        writeln!(
-            err,
-            "{verb} {} finding{} across {} files ({})",
-            fixed.len(),
-            plural(fixed.len()),
-            set.len(),
-            shown_files.join(", ")
-        )
-        .map_err(io)?;
-        for (f, message) in &fixed {
-            let first = message.split("; ").next().unwrap_or(message);
+            progressed = true;
+            for ((_, _, new), shown) in set.iter().zip(&shown_files) {
+                written.insert(shown.clone(), new.clone());
+            }
+            let verb = if opts.diff_only { "would fix" } else { "fixed" };
             writeln!(
                 err,
-                "  {}:{}:{} {} {first}",
-                f.path, f.line, f.column, f.code
+                "{verb} {} finding{} across {} files ({})",
+                fixed.len(),
+                plural(fixed.len()),
+                set.len(),
+                shown_files.join(", ")
             )
             .map_err(io)?;
+            for (f, message) in &fixed {
+                let first = message.split("; ").next().unwrap_or(message);
+                writeln!(
+                    err,
+                    "  {}:{}:{} {} {first}",
+                    f.path, f.line, f.column, f.code
+                )
+                .map_err(io)?;
+            }
+            outcome.changed += set.len();
+            outcome.fixes += fixed.len();
+            fixed_total += fixed.len();
         }
-        outcome.changed += set.len();
-        outcome.fixes += fixed.len();
-        fixed_total += fixed.len();
+        pending = again;
+        if !progressed || pending.is_empty() {
+            break;
+        }
+    }
+    for e in gave_up {
+        writeln!(err, "{e}").map_err(io)?;
     }
     Ok(fixed_total)
 }

@@ -1372,3 +1372,72 @@ fn a_relay_fixed_from_inside_the_library_leaves_it_and_writes_nothing_outside_th
         "{err}"
     );
 }
+
+/// A hand-written `call_tool` that hands its context to a delegate, which asks through a
+/// helper: `by_value` says whether the delegate takes the context itself or a reference.
+fn delegating_server(by_value: bool) -> String {
+    let (param, arg) = if by_value {
+        ("context: RequestContext<RoleServer>", "context")
+    } else {
+        ("context: &RequestContext<RoleServer>", "&context")
+    };
+    format!(
+        r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{{ErrorData, RoleServer, ServerHandler}};
+
+pub struct Server;
+
+async fn confirm(context: &RequestContext<RoleServer>) -> Result<bool, ErrorData> {{
+    let roots = context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(!roots.roots.is_empty())
+}}
+
+impl Server {{
+    async fn call_tool_impl(&self, request: CallToolRequestParams, {param}) -> Result<CallToolResult, ErrorData> {{
+        let started = std::time::Instant::now();
+        let ok = confirm(&context).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{{}} {{ok}} {{:?}}", request.name, started.elapsed()))]))
+    }}
+}}
+
+impl ServerHandler for Server {{
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {{
+        self.call_tool_impl(request, {arg}).await.map(Into::into)
+    }}
+}}
+"#
+    )
+}
+
+#[test]
+fn an_ask_below_a_delegate_handed_the_whole_context_takes_the_deferred_form() {
+    let dir = files_package(&[("lib.rs", &delegating_server(true))]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read_src(dir.path(), "lib.rs");
+    // One call changes; the delegate and its `Instant` stay as they are.
+    assert!(
+        fixed.contains("mrtr::rmcp::deferred::list_roots(&context.peer).await"),
+        "{err}\n{fixed}"
+    );
+    assert!(!fixed.contains("#[mrtr_helper]"), "{fixed}");
+    assert!(
+        fixed.contains("    #[mrtr_handler]\n    async fn call_tool("),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn an_ask_below_a_delegate_handed_a_reference_is_still_rewritten_into_steps() {
+    let dir = files_package(&[("lib.rs", &delegating_server(false))]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read_src(dir.path(), "lib.rs");
+    assert!(!fixed.contains("mrtr::rmcp::deferred"), "{err}\n{fixed}");
+    assert!(fixed.contains("#[mrtr_helper]"), "{err}\n{fixed}");
+}

@@ -31,6 +31,66 @@ const DEFERRED: &[&str] = &[
     "list_roots",
 ];
 
+/// Whether the legacy request in the helper `fns[at]` is better asked in the deferred form than
+/// by making the helper and its callers asking helpers: when a hand-written handler hands its
+/// whole context to a delegate (`self.call_tool_impl(request, context)`) on the way to it. The
+/// step rewrite would cut that delegate, often the whole tool dispatch, at the ask and keep each
+/// of its locals across it in the sealed state (an `Instant`, a borrowed registry entry: types
+/// that cannot be); the deferred form changes one call and replays the handler up to it.
+pub(super) fn prefers(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    findings: &[&Finding],
+    members: &[usize],
+) -> bool {
+    let has_form = members.iter().all(|&m| {
+        locate::path_to(fns[at].block, findings[m].line, findings[m].column).is_some_and(|path| {
+            matches!(path.last(), Some(locate::Node::Expr(syn::Expr::MethodCall(mc)))
+                if DEFERRED.contains(&mc.method.to_string().as_str()))
+        })
+    });
+    if !has_form {
+        return false;
+    }
+    let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
+    let delegate = |f: &FnSite| {
+        f.sig.inputs.iter().any(|input| {
+            matches!(input, syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext")))
+        })
+    };
+    // Up the calls by name, as `reaching_handlers` goes: is a delegate taking the context by
+    // value called from a hand-written handler?
+    let mut names = vec![fns[at].sig.ident.to_string()];
+    let mut seen = vec![false; fns.len()];
+    seen[at] = true;
+    let mut k = 0;
+    while k < names.len() {
+        let name = names[k].clone();
+        k += 1;
+        for (i, f) in fns.iter().enumerate() {
+            if seen[i] || !super::across::mentions(body_text(f), &name) {
+                continue;
+            }
+            seen[i] = true;
+            if matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
+                continue;
+            }
+            if delegate(f)
+                && fns.iter().any(|h| {
+                    matches!(h.kind, Kind::HandWritten(_))
+                        && super::across::mentions(body_text(h), &f.sig.ident.to_string())
+                })
+            {
+                return true;
+            }
+            names.push(f.sig.ident.to_string());
+        }
+    }
+    false
+}
+
 /// Whether `f` reports a request sent through a stored peer, or relayed to one by a gateway.
 pub fn wants(f: &Finding) -> bool {
     use crate::rules::engine::{FORWARDED_BY_A_RELAY, THROUGH_A_STORED_PEER};

@@ -129,7 +129,10 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                     ));
                 }
             }
-            Kind::Other if members.iter().all(|&m| deferred::wants(findings[m])) => {
+            Kind::Other
+                if members.iter().all(|&m| deferred::wants(findings[m]))
+                    || deferred::prefers(&cx, &fns, *fi, findings, members) =>
+            {
                 match deferred::plan(&cx, &fns, *fi, findings, members) {
                     Ok(p) => planned.push((members.clone(), Ok(p))),
                     Err((_, why)) => {
