@@ -54,14 +54,32 @@ pub(super) fn prefers(
         return false;
     }
     let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
-    let delegate = |f: &FnSite| {
+    let takes_context = |f: &FnSite| {
         f.sig.inputs.iter().any(|input| {
             matches!(input, syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Path(p)
                 if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext")))
         })
     };
-    // Up the calls by name, as `reaching_handlers` goes: is a delegate taking the context by
-    // value called from a hand-written handler?
+    // The delegates first (most crates have none, and then nothing is walked): functions taking
+    // the context by value that a hand-written handler calls.
+    let handlers: Vec<&str> = fns
+        .iter()
+        .filter(|h| matches!(h.kind, Kind::HandWritten(_)))
+        .map(|h| body_text(h))
+        .collect();
+    if handlers.is_empty() {
+        return false;
+    }
+    let delegates: Vec<String> = fns
+        .iter()
+        .filter(|f| !matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) && takes_context(f))
+        .map(|f| f.sig.ident.to_string())
+        .filter(|name| handlers.iter().any(|h| super::across::mentions(h, name)))
+        .collect();
+    if delegates.is_empty() {
+        return false;
+    }
+    // Up the calls by name, as `reaching_handlers` goes: does the way up pass a delegate?
     let mut names = vec![fns[at].sig.ident.to_string()];
     let mut seen = vec![false; fns.len()];
     seen[at] = true;
@@ -70,22 +88,18 @@ pub(super) fn prefers(
         let name = names[k].clone();
         k += 1;
         for (i, f) in fns.iter().enumerate() {
-            if seen[i] || !super::across::mentions(body_text(f), &name) {
+            if seen[i] || matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
+                continue;
+            }
+            if !super::across::mentions(body_text(f), &name) {
                 continue;
             }
             seen[i] = true;
-            if matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
-                continue;
-            }
-            if delegate(f)
-                && fns.iter().any(|h| {
-                    matches!(h.kind, Kind::HandWritten(_))
-                        && super::across::mentions(body_text(h), &f.sig.ident.to_string())
-                })
-            {
+            let caller = f.sig.ident.to_string();
+            if delegates.contains(&caller) {
                 return true;
             }
-            names.push(f.sig.ident.to_string());
+            names.push(caller);
         }
     }
     false
