@@ -1441,3 +1441,21 @@ fn an_ask_below_a_delegate_handed_a_reference_is_still_rewritten_into_steps() {
     assert!(!fixed.contains("mrtr::rmcp::deferred"), "{err}\n{fixed}");
     assert!(fixed.contains("#[mrtr_helper]"), "{err}\n{fixed}");
 }
+
+#[test]
+fn a_delegate_handed_the_whole_context_that_asks_itself_takes_the_deferred_form() {
+    let src = delegating_server(true).replace(
+        "let ok = confirm(&context).await?;",
+        "let ok = !context.peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?.roots.is_empty();",
+    );
+    assert!(src.contains("let ok = !context.peer.list_roots()"));
+    let dir = files_package(&[("lib.rs", &src)]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read_src(dir.path(), "lib.rs");
+    assert!(
+        fixed.contains("!mrtr::rmcp::deferred::list_roots(&context.peer).await"),
+        "{err}\n{fixed}"
+    );
+    assert!(!fixed.contains("#[mrtr_helper]"), "{fixed}");
+}

@@ -12,10 +12,11 @@
 //! time. A gateway's relay (a `ClientHandler` forwarding an upstream's request to the agent's
 //! stored peer) takes the same form: its handlers are the ones that build the relay (open the
 //! upstream connection) and their callers, and the runtime finds the agent's request from the
-//! relay's task by the agent's connection. On a 2026-07-28 request the round ends with an `InputRequiredResult` and the client's
-//! retry runs the handler again from the top (the code before the ask runs again: a gate that
-//! comes before any effect, which is what these gates say they are); on a pre-2026 session, or
-//! below a handler without the scope, it is the peer's request as before.
+//! relay's task by the agent's connection. On a 2026-07-28 request the round ends with an
+//! `InputRequiredResult` and the client's retry runs the handler again from the top (the code
+//! before the ask runs again: a gate that comes before any effect, which is what these gates say
+//! they are); on a pre-2026 session, or below a handler without the scope, it is the peer's
+//! request as before.
 
 use super::handler::{self, FnSite, Kind};
 use super::locate;
@@ -79,6 +80,9 @@ pub(super) fn prefers(
     if delegates.is_empty() {
         return false;
     }
+    if delegates.contains(&fns[at].sig.ident.to_string()) {
+        return true;
+    }
     // Up the calls by name, as `reaching_handlers` goes: does the way up pass a delegate?
     let mut names = vec![fns[at].sig.ident.to_string()];
     let mut seen = vec![false; fns.len()];
@@ -113,15 +117,26 @@ pub fn wants(f: &Finding) -> bool {
         && (f.message.contains(THROUGH_A_STORED_PEER) || f.message.contains(FORWARDED_BY_A_RELAY))
 }
 
-/// Plans the stored-peer requests `members` of the function `fns[at]`: each call in its deferred
-/// form, and `#[mrtr_handler]` on the request handlers that hand out a peer. `Err` names the
-/// first finding that cannot be planned, and why.
+/// How the request handlers above a deferred ask are found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// Through the value that holds the peer: the functions that name a method's type (where a
+    /// relay or gate is built), then their callers.
+    ThroughItsType,
+    /// Through the function itself, then its callers (an ask below a delegate, see [`prefers`]).
+    ThroughItsCallers,
+}
+
+/// Plans the deferred requests `members` of the function `fns[at]`: each call in its deferred
+/// form, and `#[mrtr_handler]` on the request handlers above it (`reach`). `Err` names the first
+/// finding that cannot be planned, and why.
 pub(super) fn plan(
     cx: &Cx,
     fns: &[FnSite],
     at: usize,
     findings: &[&Finding],
     members: &[usize],
+    reach: Reach,
 ) -> Result<HandlerPlan, (usize, String)> {
     let site = &fns[at];
     let mut edits = Vec::new();
@@ -135,7 +150,7 @@ pub(super) fn plan(
 handler again up to it)"
         ));
     }
-    let handlers: Vec<&FnSite> = reaching_handlers(cx, fns, at)
+    let handlers: Vec<&FnSite> = reaching_handlers(cx, fns, at, reach)
         .into_iter()
         .map(|i| &fns[i])
         .collect();
@@ -234,11 +249,14 @@ fn call_edit(
 /// type (a method's: where the value holding the peer is built) or the function itself, then
 /// their callers, up to the handlers. Calls are matched by name, so a name used twice widens the
 /// set (a handler more gets the scope, which costs nothing when it never asks).
-fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize) -> Vec<usize> {
+fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize, reach: Reach) -> Vec<usize> {
     let site = &fns[at];
     let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
-    let first = site
-        .self_ty
+    let by_type = match reach {
+        Reach::ThroughItsType => site.self_ty.clone(),
+        Reach::ThroughItsCallers => None,
+    };
+    let first = by_type
         .clone()
         .unwrap_or_else(|| site.sig.ident.to_string());
     let mut names = vec![first];
@@ -250,7 +268,7 @@ fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize) -> Vec<usize> {
         k += 1;
         for (i, f) in fns.iter().enumerate() {
             // The type's own methods build nothing new: its constructor is called from outside.
-            if seen[i] || (i == at) || (site.self_ty.is_some() && f.self_ty == site.self_ty) {
+            if seen[i] || (i == at) || (by_type.is_some() && f.self_ty == by_type) {
                 continue;
             }
             if !super::across::mentions(body_text(f), &name) {

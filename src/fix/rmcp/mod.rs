@@ -133,7 +133,12 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                 if members.iter().all(|&m| deferred::wants(findings[m]))
                     || deferred::prefers(&cx, &fns, *fi, findings, members) =>
             {
-                match deferred::plan(&cx, &fns, *fi, findings, members) {
+                let reach = if members.iter().all(|&m| deferred::wants(findings[m])) {
+                    deferred::Reach::ThroughItsType
+                } else {
+                    deferred::Reach::ThroughItsCallers
+                };
+                match deferred::plan(&cx, &fns, *fi, findings, members, reach) {
                     Ok(p) => planned.push((members.clone(), Ok(p))),
                     Err((_, why)) => {
                         for &m in members {
