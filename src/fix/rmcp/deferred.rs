@@ -66,7 +66,7 @@ pub(super) fn prefers(
     let handlers: Vec<&str> = fns
         .iter()
         .filter(|h| matches!(h.kind, Kind::HandWritten(_)))
-        .map(|h| body_text(h))
+        .map(&body_text)
         .collect();
     if handlers.is_empty() {
         return false;
