@@ -134,7 +134,7 @@ impl Prefilter {
                     .iter()
                     .flat_map(|s| s.crates.iter().copied())
                     .collect(),
-                imported: Vec::new(),
+                imported: &[],
             });
             (scanner(&everyday), keys)
         };
@@ -155,7 +155,7 @@ impl Prefilter {
         let mut keys = self.body_keys.clone()?;
         let below_3 = self.upgrade.rmcp_below_3(package);
         if below_3 == Some(true) && self.upgrade.scanner.is_some() {
-            keys.imported = crate::model::sdk::rmcp_upgrade::imported_only_names().collect();
+            keys.imported = crate::model::sdk::rmcp_upgrade::imported_only_names();
         }
         keys.upgrade = match below_3 {
             Some(true) => self.upgrade.scanner.clone().map(|s| (s, false)),

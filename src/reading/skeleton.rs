@@ -34,7 +34,7 @@ pub struct BodyKeys {
     pub context: Vec<&'static str>,
     /// Names that keep a body only in a file whose `use` of an SDK crate names them: rmcp's
     /// `Meta` and `Error` before 3.x, too common to count anywhere else.
-    pub imported: Vec<&'static str>,
+    pub imported: &'static [&'static str],
 }
 
 /// One fn body: the offsets of its braces, the fn's name, and the body it is nested in.
@@ -80,39 +80,34 @@ pub fn read(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Skeleton, T
     })
 }
 
-/// The names of [`BodyKeys::imported`] that stand in a `use` of an SDK crate (or of a name the
-/// package gives one): the statement around the name, back to the `;` or `}` before it, says
-/// `use` and the crate. A nested group (`use rmcp::{model::{A}, Meta}`) can hide one; the body
-/// is then blanked, as before this check.
-fn imported_from_an_sdk<'t>(
-    bytes: &'t [u8],
+/// The names of [`BodyKeys::imported`] that a `use` of an SDK crate (or of a name the package
+/// gives one) names: each `use` statement of the file, to its `;`, is read once.
+fn imported_from_an_sdk(
+    bytes: &[u8],
     keys: &BodyKeys,
     aliases: &[&str],
     idents: &[Range<usize>],
-) -> Vec<&'t [u8]> {
-    let mut found: Vec<&[u8]> = Vec::new();
+) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = Vec::new();
     if keys.imported.is_empty() {
         return found;
     }
-    for r in idents {
-        let ident = &bytes[r.clone()];
-        if found.contains(&ident) || !keys.imported.iter().any(|n| n.as_bytes() == ident) {
-            continue;
-        }
-        let start = bytes[..r.start]
-            .iter()
-            .rposition(|&c| c == b';' || c == b'}')
-            .map_or(0, |i| i + 1);
-        let statement = &bytes[start..r.start];
-        let words: Vec<&[u8]> = statement
+    for r in idents.iter().filter(|r| &bytes[(*r).clone()] == b"use") {
+        let end = memchr::memchr(b';', &bytes[r.end..]).map_or(bytes.len(), |i| r.end + i);
+        let words: Vec<&[u8]> = bytes[r.end..end]
             .split(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
             .collect();
         let names_a_crate = words.iter().any(|w| {
             keys.context.iter().any(|c| c.as_bytes() == *w)
                 || aliases.iter().any(|a| a.as_bytes() == *w)
         });
-        if words.contains(&b"use".as_slice()) && names_a_crate {
-            found.push(ident);
+        if !names_a_crate {
+            continue;
+        }
+        for name in keys.imported {
+            if !found.contains(name) && words.contains(&name.as_bytes()) {
+                found.push(name);
+            }
         }
     }
     found
@@ -146,7 +141,7 @@ fn blank_bodies(
         let ident = &bytes[r.clone()];
         if keys.context.iter().any(|c| c.as_bytes() == ident)
             || aliases.iter().any(|a| a.as_bytes() == ident)
-            || imported.contains(&ident)
+            || imported.iter().any(|n| n.as_bytes() == ident)
         {
             keep_around(bodies, &mut kept, r.start, &mut |_| {});
         }
@@ -377,7 +372,7 @@ mod tests {
             triggers: AhoCorasick::new(k).unwrap(),
             upgrade: None,
             context: vec!["rmcp"],
-            imported: Vec::new(),
+            imported: &[],
         }
     }
 
@@ -415,13 +410,17 @@ mod tests {
     #[test]
     fn a_common_name_keeps_a_body_only_where_a_use_of_an_sdk_names_it() {
         let keys = BodyKeys {
-            imported: vec!["Meta"],
+            imported: &["Meta"],
             ..keys(&["list_roots"])
         };
         let body = "fn m() -> Meta {\n    Meta(map())\n}\nfn o() { 1 }\n";
-        let from_rmcp = format!("use rmcp::model::{{Tool, Meta}};\n{body}");
-        let out = blank(&from_rmcp, &keys).expect("o is blanked");
-        assert!(out.contains("    Meta(map())"), "{out}");
+        for from_rmcp in [
+            format!("use rmcp::model::{{Tool, Meta}};\n{body}"),
+            format!("use rmcp::{{model::{{Tool}}, model::Meta}};\n{body}"),
+        ] {
+            let out = blank(&from_rmcp, &keys).expect("o is blanked");
+            assert!(out.contains("    Meta(map())"), "{out}");
+        }
         // Another crate's `Meta`, or rmcp's under a glob, keeps nothing.
         for other in [
             format!("use serde_meta::Meta;\n{body}"),

@@ -836,17 +836,18 @@ fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
     }
 }
 
-/// The names the prefilter must let through: a file using none of them has nothing to upgrade.
-/// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
-/// every file and keep nearly every fn body; a file must show another name of the table for them
-/// to be looked at.
 /// The old names too common to take for rmcp's unless the file imports them by name (`Meta`,
 /// `Error`): a fn body that uses one is worth parsing only in a file whose `use` of rmcp names it.
-pub fn imported_only_names() -> impl Iterator<Item = &'static str> {
-    all_changes()
-        .iter()
-        .filter(|c| !c.bare && !matches!(c.kind, Kind::NowOption { .. }))
-        .map(|c| c.old)
+/// Listed once for the process: every file of a package below 3.x asks.
+pub fn imported_only_names() -> &'static [&'static str] {
+    static NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        all_changes()
+            .iter()
+            .filter(|c| !c.bare && !matches!(c.kind, Kind::NowOption { .. }))
+            .map(|c| c.old)
+            .collect()
+    });
+    &NAMES
 }
 
 /// The old names of the changes whose name rmcp 3.x still has (a handler's result type, a struct
@@ -875,6 +876,10 @@ pub fn current_names() -> impl Iterator<Item = &'static str> {
         .flatten()
 }
 
+/// The names the prefilter must let through: a file using none of them has nothing to upgrade.
+/// Names too common to claim bare (`Error`) are left out: as triggers they would admit nearly
+/// every file and keep nearly every fn body; a file must show another name of the table for them
+/// to be looked at.
 pub fn trigger_names() -> impl Iterator<Item = &'static str> {
     // A field that became an `Option`: the struct it belongs to admits the file, and the field
     // keeps the body that reads it (`%param.request_id` in a handler whose body names nothing
