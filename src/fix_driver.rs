@@ -256,7 +256,6 @@ pub fn run_with_baseline(
     let mut leftover: Vec<(String, Vec<Finding>)> = Vec::new();
     let mut now: std::collections::HashMap<String, String> = Default::default();
     let mut cleaned = std::collections::BTreeSet::new();
-    let io = |e: std::io::Error| format!("cannot write the output: {e}");
     for (path, findings) in by_path {
         let as_read = findings.len();
         let admitted = findings.iter().any(|f| {
@@ -266,7 +265,7 @@ pub fn run_with_baseline(
         });
         let result = if admitted {
             let Some(original) = texts.get(path) else {
-                writeln!(err, "{path}: cannot read the file to fix it").map_err(io)?;
+                writeln!(err, "{path}: cannot read the file to fix it").map_err(output_error)?;
                 outcome.failed += 1;
                 outcome
                     .not_fixed
@@ -297,7 +296,7 @@ pub fn run_with_baseline(
             }
         };
         if let Some(e) = &result.error {
-            writeln!(err, "{path}: not fixed: {e}").map_err(io)?;
+            writeln!(err, "{path}: not fixed: {e}").map_err(output_error)?;
             outcome.failed += 1;
             outcome
                 .not_fixed
@@ -339,7 +338,7 @@ pub fn run_with_baseline(
         let manifest = match manifest {
             Ok(m) => m,
             Err(e) => {
-                writeln!(err, "{path}: not fixed: its Cargo.toml: {e}").map_err(io)?;
+                writeln!(err, "{path}: not fixed: its Cargo.toml: {e}").map_err(output_error)?;
                 outcome.failed += 1;
                 outcome
                     .not_fixed
@@ -358,10 +357,10 @@ pub fn run_with_baseline(
             out.write_all(
                 crate::fix::diff::unified(path, &result.original, &result.text).as_bytes(),
             )
-            .map_err(io)?;
+            .map_err(output_error)?;
             if let (Some((_, old, new)), Some(shown)) = (&manifest, &manifest_shown) {
                 out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
-                    .map_err(io)?;
+                    .map_err(output_error)?;
             }
             writeln!(
                 err,
@@ -369,7 +368,7 @@ pub fn run_with_baseline(
                 result.fixed.len(),
                 plural_es(result.fixed.len())
             )
-            .map_err(io)?;
+            .map_err(output_error)?;
         } else {
             if let Some(dir) = file.parent() {
                 if cleaned.insert(dir.to_path_buf()) {
@@ -379,7 +378,7 @@ pub fn run_with_baseline(
                             "removed {}, a temporary file an interrupted run left",
                             old.display()
                         )
-                        .map_err(io)?;
+                        .map_err(output_error)?;
                     }
                 }
             }
@@ -394,7 +393,7 @@ pub fn run_with_baseline(
                             err,
                             "{shown}: added `mrtr` to `[dependencies]` (used by {path})"
                         )
-                        .map_err(io)?;
+                        .map_err(output_error)?;
                     }
                     count_pending(&result.remaining, opts.allowed, &mut pending);
                     outcome.changed += 1;
@@ -405,20 +404,20 @@ pub fn run_with_baseline(
                         result.fixed.len(),
                         plural(result.fixed.len())
                     )
-                    .map_err(io)?;
+                    .map_err(output_error)?;
                     for f in &result.fixed {
                         // The first clause; the report (`--format json`) has the whole message.
                         let msg = f.fix.as_ref().map_or("", |x| x.message.as_str());
                         let msg = msg.split("; ").next().unwrap_or(msg);
                         writeln!(err, "  {}:{} {} {}", f.line, f.column, f.code, msg)
-                            .map_err(io)?;
+                            .map_err(output_error)?;
                     }
                 }
                 Err(e) => {
                     // On disk it is as it was: nothing of it for the pass across files.
                     leftover.retain(|(p, _)| p != path);
                     now.remove(path);
-                    writeln!(err, "{path}: not written: {e}").map_err(io)?;
+                    writeln!(err, "{path}: not written: {e}").map_err(output_error)?;
                     outcome.failed += 1;
                     outcome
                         .not_fixed
@@ -434,7 +433,7 @@ pub fn run_with_baseline(
                 err,
                 "{path}: fixes still pending after {MAX_PASSES} passes; run again"
             )
-            .map_err(io)?;
+            .map_err(output_error)?;
         }
     }
     // Helpers whose callers sit in other files: planned over each package's files together.
@@ -462,7 +461,7 @@ display-only suggestion, {} without a fix",
         pending.1,
         pending.2
     )
-    .map_err(io)?;
+    .map_err(output_error)?;
     if left_in_failed > 0 {
         writeln!(
             err,
@@ -471,7 +470,7 @@ display-only suggestion, {} without a fix",
             outcome.failed,
             plural(outcome.failed)
         )
-        .map_err(io)?;
+        .map_err(output_error)?;
     }
     Ok(outcome)
 }
@@ -499,7 +498,6 @@ fn fix_across(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<usize, String> {
-    let io = |e: std::io::Error| format!("cannot write the output: {e}");
     let base = &settings.base_dir;
     // Per package (by manifest): its name and its findings left.
     let mut by_package: std::collections::BTreeMap<std::path::PathBuf, (String, Vec<Finding>)> =
@@ -513,7 +511,6 @@ fn fix_across(
                 .extend(left.iter().cloned());
         }
     }
-    let mut fixed_total = 0;
     // Texts written (or shown, with --diff) by an earlier set of this pass: a package's set can
     // reach into a dependent package's files, which that package's own set then reads.
     let mut written: std::collections::HashMap<String, String> = Default::default();
@@ -521,87 +518,55 @@ fn fix_across(
     // set has changed the files it reads (a server crate's handler, rewritten for a library's
     // relay, then takes its own helper's asks): it is planned again, while sets get written and
     // none of its findings' files changed under them (their positions would be stale).
-    let mut pending: Vec<(std::path::PathBuf, (String, Vec<Finding>))> =
-        by_package.into_iter().collect();
+    let mut workspaces = Workspaces::default();
+    let mut pending: Vec<Pending> = by_package
+        .into_iter()
+        .map(|(manifest, (name, findings))| {
+            let mut dependents = workspaces.dependents(&manifest, &name, packages);
+            dependents
+                .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
+            Pending {
+                manifest,
+                dependents,
+                findings,
+            }
+        })
+        .collect();
+    let mut fixed_total = 0;
     let mut gave_up: Vec<String> = Vec::new();
     loop {
         let mut progressed = false;
         let mut again = Vec::new();
         gave_up.clear();
-        for (manifest, (name, findings)) in std::mem::take(&mut pending) {
-            if findings.iter().any(|f| written.contains_key(&f.path)) {
+        for p in std::mem::take(&mut pending) {
+            if p.findings.iter().any(|f| written.contains_key(&f.path)) {
                 continue;
             }
-            let mut dependents = workspace_dependents(&manifest, &name, packages);
-            dependents
-                .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
             let overlay = |shown: &str| written.get(shown).or_else(|| now.get(shown)).cloned();
-            let planned = match plan_package_across(
-                &manifest,
-                &dependents,
+            let planned = plan_package_across(
+                &p.manifest,
+                &p.dependents,
                 base,
-                &findings,
+                &p.findings,
                 &overlay,
                 opts.runtime_requirement.as_deref(),
-            ) {
-                Ok(Some(planned)) => planned,
-                Ok(None) => {
-                    again.push((manifest, (name, findings)));
-                    continue;
+            );
+            match planned {
+                Ok(Some(planned)) => {
+                    if let Some(fixed) = put_across(&planned, base, opts, outcome, out, err)? {
+                        progressed = true;
+                        fixed_total += fixed;
+                        for (path, _, new) in planned.set {
+                            written.insert(crate::reading::source::display_path(&path, base), new);
+                        }
+                    }
                 }
+                Ok(None) => again.push(p),
                 Err(e) => {
                     gave_up.push(e);
-                    again.push((manifest, (name, findings)));
-                    continue;
-                }
-            };
-            let AcrossSet { set, fixed } = planned;
-            let shown_files: Vec<String> = set
-                .iter()
-                .map(|(p, _, _)| crate::reading::source::display_path(p, base))
-                .collect();
-            if opts.diff_only {
-                for ((_, old, new), shown) in set.iter().zip(&shown_files) {
-                    out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
-                        .map_err(io)?;
-                }
-            } else {
-                let writes: Vec<(std::path::PathBuf, &str, &str)> = set
-                    .iter()
-                    .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
-                    .collect();
-                if let Err(e) = write_checked(&writes) {
-                    writeln!(err, "{}: not written: {e}", shown_files.join(", ")).map_err(io)?;
-                    outcome.failed += 1;
-                    continue;
+                    again.push(p);
                 }
             }
-            progressed = true;
-            for ((_, _, new), shown) in set.iter().zip(&shown_files) {
-                written.insert(shown.clone(), new.clone());
-            }
-            let verb = if opts.diff_only { "would fix" } else { "fixed" };
-            writeln!(
-                err,
-                "{verb} {} finding{} across {} files ({})",
-                fixed.len(),
-                plural(fixed.len()),
-                set.len(),
-                shown_files.join(", ")
-            )
-            .map_err(io)?;
-            for (f, message) in &fixed {
-                let first = message.split("; ").next().unwrap_or(message);
-                writeln!(
-                    err,
-                    "  {}:{}:{} {} {first}",
-                    f.path, f.line, f.column, f.code
-                )
-                .map_err(io)?;
-            }
-            outcome.changed += set.len();
-            outcome.fixes += fixed.len();
-            fixed_total += fixed.len();
         }
         pending = again;
         if !progressed || pending.is_empty() {
@@ -609,46 +574,132 @@ fn fix_across(
         }
     }
     for e in gave_up {
-        writeln!(err, "{e}").map_err(io)?;
+        writeln!(err, "{e}").map_err(output_error)?;
     }
     Ok(fixed_total)
 }
 
-/// The manifests of the members of `manifest`'s workspace that depend on its package (`name`),
-/// not only for development, in a stable order: where the request handlers that reach a
-/// library's relay or stored peer sit. Read from the workspace's tree, not from the files with
-/// findings: a server crate whose handlers send nothing has none. Empty outside a workspace.
-pub fn workspace_dependents(
-    manifest: &std::path::Path,
-    name: &str,
-    packages: &Packages,
-) -> Vec<std::path::PathBuf> {
-    let is_workspace_root = |dir: &std::path::Path| {
-        std::fs::read_to_string(dir.join("Cargo.toml"))
-            .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
-    };
-    let Some(root) = manifest
-        .parent()
-        .and_then(|dir| dir.ancestors().find(|a| is_workspace_root(a)))
-    else {
-        return Vec::new();
-    };
-    let mut found: Vec<std::path::PathBuf> = crate::reading::discover::walker(root)
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "Cargo.toml" && e.path() != manifest)
-        .filter_map(|e| packages.for_file(e.path()))
-        .filter(|p| {
-            p.manifest != manifest
-                && p.dependencies
-                    .iter()
-                    .any(|d| d.package == name && !d.dev_only)
-        })
-        .map(|p| p.manifest.clone())
+/// What a failed write to the output (stdout, stderr) becomes.
+fn output_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+/// A package the pass across files has yet to rewrite: its manifest, the members of its
+/// workspace that depend on it (within the run's paths), and its findings left.
+struct Pending {
+    manifest: std::path::PathBuf,
+    dependents: Vec<std::path::PathBuf>,
+    findings: Vec<Finding>,
+}
+
+/// Writes one planned set all or none (or prints it as diffs, with `--diff`) and says what it
+/// fixed. `Some(findings fixed)`, or `None` when it could not be written.
+fn put_across(
+    planned: &AcrossSet,
+    base: &std::path::Path,
+    opts: &Options,
+    outcome: &mut RunOutcome,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<Option<usize>, String> {
+    let AcrossSet { set, fixed } = planned;
+    let shown_files: Vec<String> = set
+        .iter()
+        .map(|(p, _, _)| crate::reading::source::display_path(p, base))
         .collect();
-    found.sort();
-    found.dedup();
-    found
+    if opts.diff_only {
+        for ((_, old, new), shown) in set.iter().zip(&shown_files) {
+            out.write_all(crate::fix::diff::unified(shown, old, new).as_bytes())
+                .map_err(output_error)?;
+        }
+    } else {
+        let writes: Vec<(std::path::PathBuf, &str, &str)> = set
+            .iter()
+            .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
+            .collect();
+        if let Err(e) = write_checked(&writes) {
+            writeln!(err, "{}: not written: {e}", shown_files.join(", ")).map_err(output_error)?;
+            outcome.failed += 1;
+            return Ok(None);
+        }
+    }
+    let verb = if opts.diff_only { "would fix" } else { "fixed" };
+    writeln!(
+        err,
+        "{verb} {} finding{} across {} files ({})",
+        fixed.len(),
+        plural(fixed.len()),
+        set.len(),
+        shown_files.join(", ")
+    )
+    .map_err(output_error)?;
+    for (f, message) in fixed {
+        let first = message.split("; ").next().unwrap_or(message);
+        writeln!(
+            err,
+            "  {}:{}:{} {} {first}",
+            f.path, f.line, f.column, f.code
+        )
+        .map_err(output_error)?;
+    }
+    outcome.changed += set.len();
+    outcome.fixes += fixed.len();
+    Ok(Some(fixed.len()))
+}
+
+/// The members of the workspaces a fix run meets, each workspace's tree walked once.
+#[derive(Default)]
+pub struct Workspaces {
+    members: std::collections::HashMap<
+        std::path::PathBuf,
+        Vec<std::sync::Arc<crate::model::manifest::Package>>,
+    >,
+}
+
+impl Workspaces {
+    /// The manifests of the members of `manifest`'s workspace that depend on its package
+    /// (`name`), not only for development, in a stable order: where the request handlers that
+    /// reach a library's relay or stored peer sit. Read from the workspace's tree, not from the
+    /// files with findings: a server crate whose handlers send nothing has none. Empty outside a
+    /// workspace.
+    pub fn dependents(
+        &mut self,
+        manifest: &std::path::Path,
+        name: &str,
+        packages: &Packages,
+    ) -> Vec<std::path::PathBuf> {
+        let is_workspace_root = |dir: &std::path::Path| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+        };
+        let Some(root) = manifest
+            .parent()
+            .and_then(|dir| dir.ancestors().find(|a| is_workspace_root(a)))
+        else {
+            return Vec::new();
+        };
+        let members = self.members.entry(root.to_path_buf()).or_insert_with(|| {
+            crate::reading::discover::walker(root)
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name() == "Cargo.toml")
+                .filter_map(|e| packages.for_file(e.path()))
+                .collect()
+        });
+        let mut found: Vec<std::path::PathBuf> = members
+            .iter()
+            .filter(|p| {
+                p.manifest != manifest
+                    && p.dependencies
+                        .iter()
+                        .any(|d| d.package == name && !d.dev_only)
+            })
+            .map(|p| p.manifest.clone())
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    }
 }
 
 /// What the pass across files changes in one package: each file's path, its text as read and

@@ -132,35 +132,32 @@ server must return an `InputRequiredResult` instead",
             // rmcp's peer calls have a deferred form (`mrtr::rmcp::deferred`), which reaches a
             // stored peer below a `#[mrtr_handler]`, and from a gateway's relay the agent's
             // request in flight on its connection.
-            let rmcp = sdk.name == "rmcp";
-            let stored = rmcp && place == super::engine::Unreached::StoredPeer;
-            let relay = rmcp && place == super::engine::Unreached::Relay;
-            let tail = if stored {
-                "no step of a request handler reaches it, but the runtime's deferred ask does"
-            } else if relay {
-                "no step of a request handler reaches it, but the runtime's deferred ask does, \
-from the relay's task"
-            } else {
-                "MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
-            };
-            let help = if stored {
-                format!(
-                    "send it with `mrtr::rmcp::deferred::{}(&peer, ..)` (the peer's own signature \
-and result) and make the request handlers that reach it `#[mrtr_handler]`s; `--fix \
+            let (tail, help) = match (sdk.name == "rmcp", place) {
+                (true, super::engine::Unreached::StoredPeer) => (
+                    "no step of a request handler reaches it, but the runtime's deferred ask does",
+                    format!(
+                        "send it with `mrtr::rmcp::deferred::{}(&peer, ..)` (the peer's own \
+signature and result) and make the request handlers that reach it `#[mrtr_handler]`s; `--fix \
 --unsafe-fixes` writes both",
-                    m.name
-                )
-            } else if relay {
-                format!(
-                    "relay it with `mrtr::rmcp::deferred::{}(&downstream, ..)` (the peer's own \
+                        m.name
+                    ),
+                ),
+                (true, super::engine::Unreached::Relay) => (
+                    "no step of a request handler reaches it, but the runtime's deferred ask does, \
+from the relay's task",
+                    format!(
+                        "relay it with `mrtr::rmcp::deferred::{}(&downstream, ..)` (the peer's own \
 signature and result) and make the request handlers that forward to the upstream \
 `#[mrtr_handler]`s: a 2026-07-28 agent then gets the upstream's question in an \
 `InputRequiredResult`, and the upstream's tool runs again up to it when the agent retries; \
 `--fix --unsafe-fixes` writes both",
-                    m.name
-                )
-            } else {
-                sdk.redesign_help(m.sends).to_string()
+                        m.name
+                    ),
+                ),
+                _ => (
+                    "MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite",
+                    sdk.redesign_help(m.sends).to_string(),
+                ),
             };
             Draft {
                 code: super::UNREACHABLE,

@@ -120,7 +120,7 @@ impl Workspace {
         open: &dyn Fn(&str) -> Option<String>,
     ) -> Option<crate::fix_driver::AcrossSet> {
         let package = self.packages.for_file(path)?;
-        let dependents = crate::fix_driver::workspace_dependents(
+        let dependents = crate::fix_driver::Workspaces::default().dependents(
             &package.manifest,
             &package.name,
             &self.packages,

@@ -32,19 +32,32 @@ const DEFERRED: &[&str] = &[
     "list_roots",
 ];
 
+/// Whether the requests `members` of the function `fns[at]` (not a request handler) take the
+/// deferred form, and how their handlers are found: requests through a stored peer or a relay
+/// always do; a legacy request below a delegate does (see [`prefers`]).
+pub(super) fn reach(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    findings: &[&Finding],
+    members: &[usize],
+) -> Option<Reach> {
+    if members.iter().all(|&m| wants(findings[m])) {
+        Some(Reach::ThroughItsType)
+    } else if prefers(cx, fns, at, findings, members) {
+        Some(Reach::ThroughItsCallers)
+    } else {
+        None
+    }
+}
+
 /// Whether the legacy request in the helper `fns[at]` is better asked in the deferred form than
 /// by making the helper and its callers asking helpers: when a hand-written handler hands its
 /// whole context to a delegate (`self.call_tool_impl(request, context)`) on the way to it. The
 /// step rewrite would cut that delegate, often the whole tool dispatch, at the ask and keep each
 /// of its locals across it in the sealed state (an `Instant`, a borrowed registry entry: types
 /// that cannot be); the deferred form changes one call and replays the handler up to it.
-pub(super) fn prefers(
-    cx: &Cx,
-    fns: &[FnSite],
-    at: usize,
-    findings: &[&Finding],
-    members: &[usize],
-) -> bool {
+fn prefers(cx: &Cx, fns: &[FnSite], at: usize, findings: &[&Finding], members: &[usize]) -> bool {
     let has_form = members.iter().all(|&m| {
         locate::path_to(fns[at].block, findings[m].line, findings[m].column).is_some_and(|path| {
             matches!(path.last(), Some(locate::Node::Expr(syn::Expr::MethodCall(mc)))

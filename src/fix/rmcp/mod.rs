@@ -129,25 +129,18 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                     ));
                 }
             }
-            Kind::Other
-                if members.iter().all(|&m| deferred::wants(findings[m]))
-                    || deferred::prefers(&cx, &fns, *fi, findings, members) =>
-            {
-                let reach = if members.iter().all(|&m| deferred::wants(findings[m])) {
-                    deferred::Reach::ThroughItsType
-                } else {
-                    deferred::Reach::ThroughItsCallers
-                };
-                match deferred::plan(&cx, &fns, *fi, findings, members, reach) {
-                    Ok(p) => planned.push((members.clone(), Ok(p))),
-                    Err((_, why)) => {
-                        for &m in members {
-                            out[m] = Some(display_only(format!("no automatic rewrite: {why}")));
+            Kind::Other => {
+                if let Some(reach) = deferred::reach(&cx, &fns, *fi, findings, members) {
+                    match deferred::plan(&cx, &fns, *fi, findings, members, reach) {
+                        Ok(p) => planned.push((members.clone(), Ok(p))),
+                        Err((_, why)) => {
+                            for &m in members {
+                                out[m] = Some(display_only(format!("no automatic rewrite: {why}")));
+                            }
                         }
                     }
+                    continue;
                 }
-            }
-            Kind::Other => {
                 let asking: Vec<usize> = groups.iter().map(|(k, _)| *k).collect();
                 match helper::plan(&cx, &fns, *fi, findings, members, &asking) {
                     Ok(p) => planned.push((members.clone(), Ok(p))),
