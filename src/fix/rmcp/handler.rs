@@ -476,7 +476,10 @@ fn undo_result_wrapper(site: &FnSite, src: &str, idx: &LineIndex) -> Option<Vec<
     };
     let converts = map.method == "map"
         && map.args.len() == 1
-        && quote::ToTokens::to_token_stream(&map.args[0]).to_string() == "Into :: into"
+        && matches!(&map.args[0], syn::Expr::Path(p) if p.qself.is_none()
+            && p.path.segments.len() == 2
+            && p.path.segments[0].ident == "Into"
+            && p.path.segments[1].ident == "into")
         && matches!(&*map.receiver, syn::Expr::Path(p) if p.path.is_ident(&name.ident));
     if !converts {
         return None;
