@@ -34,30 +34,64 @@ const DEFERRED: &[&str] = &[
 
 /// Whether the requests `members` of the function `fns[at]` (not a request handler) take the
 /// deferred form, and how their handlers are found: requests through a stored peer or a relay
-/// always do; a legacy request below a delegate does (see [`prefers`]).
+/// always do; a legacy request below a delegate does (see [`prefers`]). `delegates` is the
+/// file's, worked out once for all its helpers ([`delegates`]).
 pub(super) fn reach(
     cx: &Cx,
     fns: &[FnSite],
     at: usize,
     findings: &[&Finding],
     members: &[usize],
+    delegates: &std::cell::OnceCell<Vec<String>>,
 ) -> Option<Reach> {
     if members.iter().all(|&m| wants(findings[m])) {
         Some(Reach::ThroughItsType)
-    } else if prefers(cx, fns, at, findings, members) {
+    } else if prefers(cx, fns, at, findings, members, delegates) {
         Some(Reach::ThroughItsCallers)
     } else {
         None
     }
 }
 
+/// The delegates of the hand-written handlers among `fns`: functions that take the request's
+/// context by value (`RequestContext<RoleServer>`, not a reference) and that a hand-written
+/// `call_tool` / `get_prompt` / `read_resource` calls (`self.call_tool_impl(request, context)`).
+pub(super) fn delegates(cx: &Cx, fns: &[FnSite]) -> Vec<String> {
+    let handlers: Vec<&str> = fns
+        .iter()
+        .filter(|h| matches!(h.kind, Kind::HandWritten(_)))
+        .map(|h| body_text(cx, h))
+        .collect();
+    if handlers.is_empty() {
+        return Vec::new();
+    }
+    let takes_context = |f: &FnSite| {
+        f.sig.inputs.iter().any(|input| {
+            matches!(input, syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext")))
+        })
+    };
+    fns.iter()
+        .filter(|f| !is_handler(f) && takes_context(f))
+        .map(|f| f.sig.ident.to_string())
+        .filter(|name| handlers.iter().any(|h| super::across::mentions(h, name)))
+        .collect()
+}
+
 /// Whether the legacy request in the helper `fns[at]` is better asked in the deferred form than
-/// by making the helper and its callers asking helpers: when a hand-written handler hands its
-/// whole context to a delegate (`self.call_tool_impl(request, context)`) on the way to it. The
-/// step rewrite would cut that delegate, often the whole tool dispatch, at the ask and keep each
-/// of its locals across it in the sealed state (an `Instant`, a borrowed registry entry: types
-/// that cannot be); the deferred form changes one call and replays the handler up to it.
-fn prefers(cx: &Cx, fns: &[FnSite], at: usize, findings: &[&Finding], members: &[usize]) -> bool {
+/// by making the helper and its callers asking helpers: when it sits in, or is called up from, a
+/// delegate of a hand-written handler ([`delegates`]). The step rewrite would cut that delegate,
+/// often the whole tool dispatch, at the ask and keep each of its locals across it in the sealed
+/// state (an `Instant`, a borrowed registry entry: types that cannot be); the deferred form
+/// changes one call and replays the handler up to it.
+fn prefers(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    findings: &[&Finding],
+    members: &[usize],
+    delegates: &std::cell::OnceCell<Vec<String>>,
+) -> bool {
     let has_form = members.iter().all(|&m| {
         locate::path_to(fns[at].block, findings[m].line, findings[m].column).is_some_and(|path| {
             matches!(path.last(), Some(locate::Node::Expr(syn::Expr::MethodCall(mc)))
@@ -67,59 +101,26 @@ fn prefers(cx: &Cx, fns: &[FnSite], at: usize, findings: &[&Finding], members: &
     if !has_form {
         return false;
     }
-    let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
-    let takes_context = |f: &FnSite| {
-        f.sig.inputs.iter().any(|input| {
-            matches!(input, syn::FnArg::Typed(t) if matches!(&*t.ty, syn::Type::Path(p)
-                if p.path.segments.last().is_some_and(|s| s.ident == "RequestContext")))
-        })
-    };
-    // The delegates first (most crates have none, and then nothing is walked): functions taking
-    // the context by value that a hand-written handler calls.
-    let handlers: Vec<&str> = fns
-        .iter()
-        .filter(|h| matches!(h.kind, Kind::HandWritten(_)))
-        .map(&body_text)
-        .collect();
-    if handlers.is_empty() {
-        return false;
-    }
-    let delegates: Vec<String> = fns
-        .iter()
-        .filter(|f| !matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) && takes_context(f))
-        .map(|f| f.sig.ident.to_string())
-        .filter(|name| handlers.iter().any(|h| super::across::mentions(h, name)))
-        .collect();
+    let delegates = delegates.get_or_init(|| self::delegates(cx, fns));
     if delegates.is_empty() {
         return false;
     }
-    if delegates.contains(&fns[at].sig.ident.to_string()) {
+    let is_delegate = |f: &FnSite| delegates.contains(&f.sig.ident.to_string());
+    if is_delegate(&fns[at]) {
         return true;
     }
-    // Up the calls by name, as `reaching_handlers` goes: does the way up pass a delegate?
-    let mut names = vec![fns[at].sig.ident.to_string()];
-    let mut seen = vec![false; fns.len()];
-    seen[at] = true;
-    let mut k = 0;
-    while k < names.len() {
-        let name = names[k].clone();
-        k += 1;
-        for (i, f) in fns.iter().enumerate() {
-            if seen[i] || matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
-                continue;
-            }
-            if !super::across::mentions(body_text(f), &name) {
-                continue;
-            }
-            seen[i] = true;
-            let caller = f.sig.ident.to_string();
-            if delegates.contains(&caller) {
-                return true;
-            }
-            names.push(caller);
+    let mut found = false;
+    walk_up(cx, fns, at, fns[at].sig.ident.to_string(), None, |_, f| {
+        if is_handler(f) {
+            Up::Leaf
+        } else if is_delegate(f) {
+            found = true;
+            Up::Done
+        } else {
+            Up::Climb
         }
-    }
-    false
+    });
+    found
 }
 
 /// Whether `f` reports a request sent through a stored peer, or relayed to one by a gateway.
@@ -264,7 +265,6 @@ fn call_edit(
 /// set (a handler more gets the scope, which costs nothing when it never asks).
 fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize, reach: Reach) -> Vec<usize> {
     let site = &fns[at];
-    let body_text = |f: &FnSite| range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e]);
     let by_type = match reach {
         Reach::ThroughItsType => site.self_ty.clone(),
         Reach::ThroughItsCallers => None,
@@ -272,28 +272,70 @@ fn reaching_handlers(cx: &Cx, fns: &[FnSite], at: usize, reach: Reach) -> Vec<us
     let first = by_type
         .clone()
         .unwrap_or_else(|| site.sig.ident.to_string());
+    let mut handlers = Vec::new();
+    // The type's own methods build nothing new: its constructor is called from outside.
+    walk_up(cx, fns, at, first, by_type.as_deref(), |i, f| {
+        if is_handler(f) {
+            handlers.push(i);
+            Up::Leaf
+        } else {
+            Up::Climb
+        }
+    });
+    handlers
+}
+
+fn is_handler(f: &FnSite) -> bool {
+    matches!(f.kind, Kind::Tool | Kind::HandWritten(_))
+}
+
+fn body_text<'s>(cx: &Cx<'s>, f: &FnSite) -> &'s str {
+    range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e])
+}
+
+/// What [`walk_up`] does at a function that names the one below it.
+enum Up {
+    /// Go on up through its callers.
+    Climb,
+    /// Stop here (a request handler).
+    Leaf,
+    /// Stop the whole walk.
+    Done,
+}
+
+/// Walks up the calls by name from `fns[at]`: the functions whose body names `first` (the
+/// function's own name, or a type's, where a value holding a peer is built), then the ones
+/// naming those, each function once; `visit` says at each whether to climb on. The methods of
+/// `own_type` and `fns[at]` itself are never visited. Calls are matched by name, so a name used
+/// twice widens the walk.
+fn walk_up(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    first: String,
+    own_type: Option<&str>,
+    mut visit: impl FnMut(usize, &FnSite) -> Up,
+) {
     let mut names = vec![first];
     let mut seen = vec![false; fns.len()];
-    let mut handlers = Vec::new();
+    seen[at] = true;
     let mut k = 0;
     while k < names.len() {
         let name = names[k].clone();
         k += 1;
         for (i, f) in fns.iter().enumerate() {
-            // The type's own methods build nothing new: its constructor is called from outside.
-            if seen[i] || (i == at) || (by_type.is_some() && f.self_ty == by_type) {
+            if seen[i] || (own_type.is_some() && f.self_ty.as_deref() == own_type) {
                 continue;
             }
-            if !super::across::mentions(body_text(f), &name) {
+            if !super::across::mentions(body_text(cx, f), &name) {
                 continue;
             }
             seen[i] = true;
-            if matches!(f.kind, Kind::Tool | Kind::HandWritten(_)) {
-                handlers.push(i);
-            } else {
-                names.push(f.sig.ident.to_string());
+            match visit(i, f) {
+                Up::Climb => names.push(f.sig.ident.to_string()),
+                Up::Leaf => {}
+                Up::Done => return,
             }
         }
     }
-    handlers
 }

@@ -86,6 +86,8 @@ fn plan_unit(
         groups[g].1.push(i);
     }
     let cx = Cx { src, idx, across };
+    // The hand-written handlers' delegates (`deferred::delegates`), for every helper of the file.
+    let delegates = std::cell::OnceCell::new();
     // First every handler's own plan, then the shared import edit for those that can be fixed.
     let mut planned: Vec<(Vec<usize>, Result<HandlerPlan, String>)> = Vec::new();
     for (fi, members) in &groups {
@@ -130,7 +132,8 @@ this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask th
                 }
             }
             Kind::Other => {
-                if let Some(reach) = deferred::reach(&cx, &fns, *fi, findings, members) {
+                if let Some(reach) = deferred::reach(&cx, &fns, *fi, findings, members, &delegates)
+                {
                     match deferred::plan(&cx, &fns, *fi, findings, members, reach) {
                         Ok(p) => planned.push((members.clone(), Ok(p))),
                         Err((_, why)) => {
