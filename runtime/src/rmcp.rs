@@ -150,8 +150,11 @@ fn mrtr_from(
 /// code that reads what the client can do from `peer_info()` (a gateway mirroring the agent's
 /// capabilities to an upstream, `supported_elicitation_modes()`) then sees it too.
 fn session_of(context: &RequestContext<RoleServer>) -> Option<usize> {
+    if let Some(known) = session_key(&context.peer) {
+        return Some(known);
+    }
     // Two requests of one new connection must not both set the info: the second would replace
-    // the Arc the first request's key points at.
+    // the Arc the first request's key points at. Only a connection's first requests get here.
     static SETTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _setting = SETTING
         .lock()
