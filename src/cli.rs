@@ -266,6 +266,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     phases.mark("exclude");
     let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
     phases.mark("lint");
+    crate::timings::print_stages();
     report.errors.extend(walk_errors);
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
     let color = match args.color {

@@ -301,7 +301,7 @@ fn analyse_admitted(
     };
     let crate::reading::parse::Parsed { text, file, idents } = parsed;
     let findings = analyse(path, &text, &file, idents.as_deref(), settings, package);
-    drop(file);
+    crate::timings::stage(crate::timings::Stage::Drop, || drop(file));
     // Spans live in a per-thread table that grows with every file parsed on this thread.
     proc_macro2::extra::invalidate_current_thread_spans();
     FileResult {
@@ -329,8 +329,12 @@ fn analyse(
         .and_then(|p| p.manifest.parent())
         .and_then(|root| full.strip_prefix(root).ok())
         .map(|p| p.to_string_lossy().into_owned());
-    let mut facts = FileFacts::gather_with(file, text, idents, package);
-    let callgraph = CallGraph::build(file, &facts);
+    use crate::timings::{stage, Stage};
+    let (mut facts, callgraph) = stage(Stage::Facts, || {
+        let facts = FileFacts::gather_with(file, text, idents, package);
+        let callgraph = CallGraph::build(file, &facts);
+        (facts, callgraph)
+    });
     // A module file declared under `#[cfg(test)]` elsewhere in the crate is test code too.
     facts.test_file = FileFacts::is_test_path(in_package.as_deref().unwrap_or(path))
         || facts
@@ -343,7 +347,7 @@ fn analyse(
     let lines = LineIndex::new(text);
     let mut walker =
         crate::rules::walk::Walker::new(&facts, &callgraph, &lines, rules::ALL, all_triggers());
-    walker.visit_file(file);
+    stage(Stage::Walk, || walker.visit_file(file));
     let drafts: Vec<(Range, Draft)> = std::mem::take(&mut walker.out);
     let mut seen = crate::model::fast_hash::HashSet::default();
     let mut findings = Vec::new();
@@ -375,9 +379,11 @@ fn analyse(
         });
     }
     sort_findings(&mut findings);
-    for pass in FILE_PASSES {
-        pass(&lines, file, &mut findings);
-    }
+    stage(Stage::FilePasses, || {
+        for pass in FILE_PASSES {
+            pass(&lines, file, &mut findings);
+        }
+    });
     findings
 }
 
@@ -486,7 +492,9 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         // The crate index this file's analysis asks for, built (by the first file of the
         // package) from the bytes the first pass read, before this file's own are taken.
         if let Some(p) = package.as_deref() {
-            crate::model::item_index::for_package_with(&p.manifest, held);
+            crate::timings::stage(crate::timings::Stage::ItemIndex, || {
+                crate::model::item_index::for_package_with(&p.manifest, held)
+            });
         }
         // The analysis takes the bytes over: they become the parsed file's text, with no copy.
         let bytes = std::borrow::Cow::Owned(std::mem::take(&mut *lock(bytes)));
@@ -496,7 +504,8 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         let scanned: Vec<Scanned> = files
             .par_iter()
             .map(|f| {
-                guarded(|| scan(f)).unwrap_or_else(|| {
+                guarded(|| crate::timings::stage(crate::timings::Stage::Scan, || scan(f)))
+                    .unwrap_or_else(|| {
                     let display = f.to_string_lossy().replace('\\', "/");
                     let r = internal_error(&display);
                     Scanned::Failed(display, r)

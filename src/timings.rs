@@ -28,3 +28,63 @@ impl Phases {
         }
     }
 }
+
+/// The stages of one file's analysis, summed over all files and threads: thread time, not wall
+/// time, so the sum shows what a stage costs whatever the parallelism.
+#[derive(Clone, Copy)]
+pub enum Stage {
+    Scan,
+    ItemIndex,
+    Skeleton,
+    Parse,
+    Facts,
+    Walk,
+    FilePasses,
+    Drop,
+}
+
+const STAGE_NAMES: [&str; 8] = [
+    "scan",
+    "item index",
+    "skeleton",
+    "parse",
+    "facts",
+    "walk",
+    "file passes",
+    "drop",
+];
+
+static STAGE_NANOS: [std::sync::atomic::AtomicU64; 8] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+
+fn stages_on() -> bool {
+    static ON: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        std::env::var_os("MCP_LINT_TIMINGS").is_some_and(|v| !v.is_empty() && v != "0")
+    });
+    *ON
+}
+
+/// Runs `f` as part of `stage` (timed only when timings are on).
+pub fn stage<T>(stage: Stage, f: impl FnOnce() -> T) -> T {
+    if !stages_on() {
+        return f();
+    }
+    let start = Instant::now();
+    let out = f();
+    STAGE_NANOS[stage as usize].fetch_add(
+        start.elapsed().as_nanos() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    out
+}
+
+/// Prints the stage sums (see [`Stage`]) when timings are on.
+pub fn print_stages() {
+    if !stages_on() {
+        return;
+    }
+    for (name, nanos) in STAGE_NAMES.iter().zip(&STAGE_NANOS) {
+        let ms = nanos.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e6;
+        eprintln!("stage:  {name:<12} {ms:>8.1} ms (all threads)");
+    }
+}

@@ -81,6 +81,13 @@ pub struct State<'a> {
     pub(crate) impls: Vec<ImplInfo>,
     /// Type parameters of the enclosing impls and fns.
     pub(crate) generics: Vec<HashSet<String>>,
+    /// Whether the text of the fn being walked can name a request (see [`names_a_request`]);
+    /// true outside fns.
+    pub(crate) fn_may_name_requests: bool,
+    /// Whether a binding of this file's walk has carried a request or a hand-written one: until
+    /// one has, no local name can bring one into a `let` value.
+    bound_request: bool,
+    bound_raw: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +107,9 @@ impl<'a> State<'a> {
             contexts: Vec::new(),
             impls: Vec::new(),
             generics: Vec::new(),
+            fn_may_name_requests: true,
+            bound_request: false,
+            bound_raw: false,
         }
     }
 
@@ -417,6 +427,8 @@ impl<'a> State<'a> {
                     Some(h) if h != name => format!("{h} {name}"),
                     _ => name.clone(),
                 });
+                self.bound_request |= v.request.is_some();
+                self.bound_raw |= !v.raw.is_empty();
                 if let Some(frame) = self.frames.last_mut() {
                     frame.insert(name, v);
                 }
@@ -475,8 +487,16 @@ impl<'a> State<'a> {
     /// The value of `let <pat> = init`: the expression's value plus the requests it carries.
     pub(crate) fn let_value(&self, init: &syn::Expr) -> Value {
         let mut v = self.value_of(init);
-        if v.request.is_none() {
+        // Both scans below walk the whole value, for every `let` of every fn: they are skipped
+        // when nothing they look for can be there. A request type or variant is found by its
+        // name as written, a hand-written request by its method's name in a string, else only
+        // through a local name bound to one or a call of one of the file's request builders.
+        let may_name = self.fn_may_name_requests;
+        if v.request.is_none() && (may_name || self.bound_request) {
             v.request = self.request_in(init);
+        }
+        if !(may_name || self.bound_raw || !self.facts.helpers.builders.is_empty()) {
+            return v;
         }
         let raw = self.raw_requests_in_expr(init);
         for r in raw {
@@ -486,6 +506,24 @@ impl<'a> State<'a> {
         }
         v
     }
+}
+
+/// Whether `text` (a fn's) can hold what [`State::let_value`]'s scans look for: the name of a
+/// request type or variant of an SDK as written, or the wire name of a legacy method. (A method
+/// spelled with escapes, `"roots\u{2f}list"`, is no more seen here than by the skeleton, which
+/// keeps a body by the same text.) An empty text (no position) may hold anything.
+pub(crate) fn names_a_request(text: &str) -> bool {
+    static NAMES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        let mut names: Vec<&str> = SDKS
+            .iter()
+            .flat_map(|sdk| sdk.request_names.iter().map(|r| r.name))
+            .collect();
+        // Every wire name `McpMethod::from_wire` takes.
+        names.extend(McpMethod::ALL.iter().map(|m| m.wire()));
+        names.push(crate::model::sdk::PMCP1_ELICIT_WIRE);
+        aho_corasick::AhoCorasick::new(names).expect("request names build an automaton")
+    });
+    text.is_empty() || NAMES.is_match(text)
 }
 
 /// Finds a request type or variant of an SDK in an expression.

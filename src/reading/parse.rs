@@ -74,7 +74,7 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             text: Some(text.into_owned()),
         });
     }
-    let read = match keys {
+    let read = crate::timings::stage(crate::timings::Stage::Skeleton, || match keys {
         Some(keys) => crate::reading::skeleton::read(&text, keys, aliases),
         None => too_deep(&text).map_or(
             Ok(crate::reading::skeleton::Skeleton {
@@ -83,7 +83,7 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
             }),
             Err,
         ),
-    };
+    });
     let (blanked, idents) = match read {
         Ok(s) => (s.blanked, s.idents),
         Err(TooDeep { what, at }) => {
@@ -104,7 +104,9 @@ take about 160 times its size in memory); split it, or exclude it in mcp-lint.to
         idents,
     };
     if let Some(blanked) = blanked {
-        if let Ok(f) = syn::parse_file(&blanked) {
+        if let Ok(f) =
+            crate::timings::stage(crate::timings::Stage::Parse, || syn::parse_file(&blanked))
+        {
             return Ok(parsed(text, f));
         }
     }

@@ -37,13 +37,18 @@ pub struct BodyKeys {
     pub imported: &'static [&'static str],
 }
 
-/// One fn body: the offsets of its braces, the fn's name, and the body it is nested in.
+/// One fn body (or an enum's variants): the offsets of its braces, the item's name, and the body
+/// it is nested in.
 #[derive(Debug)]
 struct Body {
     name: Range<usize>,
     open: usize,
     close: usize,
     parent: Option<usize>,
+    /// An enum's variants are blanked like a body when they hold no key: no rule reads them
+    /// (the scope model takes only the enum's name), and they can be a tenth of a file. Naming
+    /// an enum is no call: its name keeps no body, and a kept enum keeps no callers.
+    is_fn: bool,
 }
 
 /// `text` with the bodies of fns that cannot matter blanked, or `None` when every body matters
@@ -215,7 +220,7 @@ fn innermost(bodies: &[Body], at: usize) -> Option<usize> {
 fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &mut [bool]) {
     // Keyed by names of the file at hand, for this file only: no need for SipHash's keyed hash.
     let mut ids: HashMap<&[u8], usize, foldhash::fast::RandomState> = HashMap::default();
-    for b in bodies {
+    for b in bodies.iter().filter(|b| b.is_fn) {
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);
     }
@@ -235,8 +240,13 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         }
     }
     let mut followed = vec![false; ids.len()];
-    let mut queue: Vec<usize> = (0..bodies.len()).filter(|&i| kept[i]).collect();
+    let mut queue: Vec<usize> = (0..bodies.len())
+        .filter(|&i| kept[i] && bodies[i].is_fn)
+        .collect();
     while let Some(body) = queue.pop() {
+        if !bodies[body].is_fn {
+            continue;
+        }
         let id = ids[&bytes[bodies[body].name.clone()]];
         if std::mem::replace(&mut followed[id], true) {
             continue;
@@ -249,7 +259,8 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
 
 type Bodies = (Vec<Body>, Vec<Range<usize>>);
 
-/// Every fn body in the file, in order of their opening braces, and every identifier; `None`
+/// Every fn body (and enum's variants) in the file, in order of their opening braces, and every
+/// identifier; `None`
 /// when the braces do not balance. In the same pass, since it is the same lexing, the depth guard
 /// sees every token: `Err` when the file nests or chains too deep to be parsed.
 fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
@@ -259,31 +270,37 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
     let mut bodies: Vec<Body> = Vec::new();
     // Open braces: the index of the body each opens, if it opens one.
     let mut braces: Vec<Option<usize>> = Vec::new();
-    // After `fn name`: the name, and the depth of `(`/`[` inside the signature.
-    let mut pending: Option<(Range<usize>, usize)> = None;
-    let mut after_fn = false;
+    // After `fn name` (or `enum name`): the name, the depth of `(`/`[` inside the signature,
+    // and whether it is a fn.
+    let mut pending: Option<(Range<usize>, usize, bool)> = None;
+    // After `fn` (true) or `enum` (false).
+    let mut after: Option<bool> = None;
     while let Some(tok) = lexer.next() {
         guard.token(&tok, bytes, lexer.start())?;
         match tok {
             Token::Ident(r) => {
                 idents.push(r.clone());
-                if after_fn {
-                    pending = Some((r, 0));
-                    after_fn = false;
-                } else if &bytes[r] == b"fn" {
-                    after_fn = true;
+                if let Some(is_fn) = after.take() {
+                    pending = Some((r, 0, is_fn));
+                } else {
+                    match &bytes[r] {
+                        b"fn" => after = Some(true),
+                        b"enum" => after = Some(false),
+                        _ => {}
+                    }
                 }
                 continue;
             }
             Token::Punct(b'{') => {
                 let body = match pending.take() {
-                    Some((name, 0)) => {
+                    Some((name, 0, is_fn)) => {
                         let parent = braces.iter().rev().find_map(|b| *b);
                         bodies.push(Body {
                             name,
                             open: lexer.offset() - 1,
                             close: usize::MAX,
                             parent,
+                            is_fn,
                         });
                         Some(bodies.len() - 1)
                     }
@@ -296,7 +313,7 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
             }
             Token::Punct(b'}') => {
                 // A `}` closing a block in the signature (`[u8; { N }]`) leaves it pending.
-                if pending.as_ref().is_some_and(|(_, d)| *d == 0) {
+                if pending.as_ref().is_some_and(|(_, d, _)| *d == 0) {
                     pending = None;
                 }
                 match braces.pop() {
@@ -311,23 +328,23 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
                 }
             }
             Token::Punct(b'(' | b'[') => {
-                if let Some((_, depth)) = &mut pending {
+                if let Some((_, depth, _)) = &mut pending {
                     *depth += 1;
                 }
             }
             Token::Punct(b')' | b']') => {
-                if let Some((_, depth)) = &mut pending {
+                if let Some((_, depth, _)) = &mut pending {
                     *depth = depth.saturating_sub(1);
                 }
             }
-            Token::Punct(b';') if pending.as_ref().is_some_and(|(_, d)| *d == 0) => {
+            Token::Punct(b';') if pending.as_ref().is_some_and(|(_, d, _)| *d == 0) => {
                 pending = None;
             }
             // Other punctuation, literals; comments do not come from `Lexer::new`.
             _ => {}
         }
         // `fn` not followed by a name is a fn pointer type (`fn(u32) -> u32`).
-        after_fn = false;
+        after = None;
     }
     // Unbalanced braces: the file does not parse as it is, and no body can be trusted. (Dropping
     // only the unclosed ones would leave `parent` pointing at the wrong bodies.)
@@ -429,6 +446,27 @@ mod tests {
             let out = blank(&other, &keys).expect("bodies blanked");
             assert!(!out.contains("Meta(map())"), "{out}");
         }
+    }
+
+    #[test]
+    fn enum_variants_are_blanked_unless_they_hold_a_key_and_name_no_callers() {
+        let text = "enum Plain<T> where T: Copy {\n    A { id: u64 },\n    B(T),\n}\nenum Keyed {\n    Ask(ListRootsRequest),\n}\nfn uses() { Keyed::Ask(x); Plain::B(1) }\nfn other() { peer.list_roots() }\n";
+        let out = blank(text, &keys(&["list_roots", "ListRootsRequest"])).expect("blanked");
+        syn::parse_file(&out).expect("the skeleton parses");
+        assert!(out.starts_with("enum Plain<T> where T: Copy {\n"), "{out}");
+        assert!(!out.contains("A { id: u64 }"), "{out}");
+        assert!(out.contains("    Ask(ListRootsRequest),"), "a key keeps the variants: {out}");
+        // Naming a kept enum is no call: `uses` is blanked.
+        assert!(!out.contains("Keyed::Ask(x)"), "{out}");
+        assert!(out.contains("fn other() { peer.list_roots() }"));
+        for (a, b) in text.lines().zip(out.lines()) {
+            assert_eq!(a.chars().count(), b.chars().count());
+        }
+        // Inside a kept fn, an enum is judged on its own, like a nested fn.
+        let text = "fn f() {\n    enum E { X, Y }\n    peer.list_roots();\n}\n";
+        let out = blank(text, &keys(&["list_roots"])).expect("E is blanked");
+        assert!(!out.contains("X, Y"), "{out}");
+        assert!(out.contains("peer.list_roots();"));
     }
 
     #[test]

@@ -307,16 +307,22 @@ fn use_leaf(
     ident: &syn::Ident,
 ) {
     let Some(root) = root else { return };
+    let name = ident.to_string();
+    // Most leaves name nothing the upgrade changed: the table is asked first, and the path and
+    // the scan of the file's text (below) are made only for a leaf it knows.
+    let mut changes = changes_named(&name).peekable();
+    if changes.peek().is_none() {
+        return;
+    }
     let mut path = syn::Path::from(root.clone());
     path.segments.push(ident.clone().into());
-    let name = ident.to_string();
     // A name dropped with what used it (`AnnotateAble`, a removed method's parameters) is
     // dropped from the `use` line only once nothing else in the file names it: a use left is
     // another rule's finding, and the import then goes on the next pass.
-    let only_import = only_imported(cx.line_index().text(), &name);
-    for change in changes_named(&name) {
+    let only_import = std::cell::OnceCell::new();
+    for change in changes {
         let kind_fits = match change.kind {
-            Kind::DropImport => only_import,
+            Kind::DropImport => *only_import.get_or_init(|| only_imported(cx.line_index().text(), &name)),
             Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => true,
             _ => false,
         };

@@ -105,7 +105,18 @@ impl<'a> Walker<'a> {
         } else {
             None
         };
-        let takes_context = self.takes_request_context(sig);
+        // Each parameter's kind, once: whether the fn takes a request context and its bindings.
+        let params: Vec<(&syn::PatType, Kind)> = sig
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                syn::FnArg::Typed(pt) => Some((pt, self.state.classify(&pt.ty))),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let takes_context = params
+            .iter()
+            .any(|(_, kind)| matches!(kind, Kind::Context { .. }));
         let kind = crate::model::callgraph::handler_kind(
             self.state.facts,
             handler,
@@ -126,25 +137,24 @@ impl<'a> Walker<'a> {
             spawned: false,
             test,
         });
+        let body = self
+            .state
+            .lines
+            .text_between(block.brace_token.span.open(), block.brace_token.span.close());
+        let may_name = std::mem::replace(
+            &mut self.state.fn_may_name_requests,
+            crate::model::state::names_a_request(body),
+        );
         self.with_frame(|w| {
-            for input in &sig.inputs {
-                if let syn::FnArg::Typed(pt) = input {
-                    let kind = w.state.classify(&pt.ty);
-                    w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
-                }
+            for (pt, kind) in params {
+                w.state.bind_pat(&pt.pat, Value::of(kind, Origin::Param));
             }
             w.ask(|r, cx| r.check_fn(cx, sig, block));
             w.visit_block(block);
         });
+        self.state.fn_may_name_requests = may_name;
         self.state.contexts.pop();
         self.state.generics.pop();
-    }
-
-    fn takes_request_context(&self, sig: &syn::Signature) -> bool {
-        sig.inputs.iter().any(|i| match i {
-            syn::FnArg::Typed(pt) => matches!(self.state.classify(&pt.ty), Kind::Context { .. }),
-            syn::FnArg::Receiver(_) => false,
-        })
     }
 
     fn spawned<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
