@@ -81,9 +81,9 @@ pub struct State<'a> {
     pub(crate) impls: Vec<ImplInfo>,
     /// Type parameters of the enclosing impls and fns.
     pub(crate) generics: Vec<HashSet<String>>,
-    /// Whether the text of the fn being walked can name a request (see [`names_a_request`]);
-    /// true outside fns.
-    pub(crate) fn_may_name_requests: bool,
+    /// What the text of the fn being walked can name (see [`RequestNames::in_text`]); anything,
+    /// outside fns.
+    pub(crate) fn_names: RequestNames,
     /// Whether a binding of this file's walk has carried a request or a hand-written one: until
     /// one has, no local name can bring one into a `let` value.
     bound_request: bool,
@@ -107,7 +107,7 @@ impl<'a> State<'a> {
             contexts: Vec::new(),
             impls: Vec::new(),
             generics: Vec::new(),
-            fn_may_name_requests: true,
+            fn_names: RequestNames::ANY,
             bound_request: false,
             bound_raw: false,
         }
@@ -491,11 +491,11 @@ impl<'a> State<'a> {
         // when nothing they look for can be there. A request type or variant is found by its
         // name as written, a hand-written request by its method's name in a string, else only
         // through a local name bound to one or a call of one of the file's request builders.
-        let may_name = self.fn_may_name_requests;
-        if v.request.is_none() && (may_name || self.bound_request) {
+        let names = self.fn_names;
+        if v.request.is_none() && (names.types || self.bound_request) {
             v.request = self.request_in(init);
         }
-        if !(may_name || self.bound_raw || !self.facts.helpers.builders.is_empty()) {
+        if !(names.methods || self.bound_raw || !self.facts.helpers.builders.is_empty()) {
             return v;
         }
         let raw = self.raw_requests_in_expr(init);
@@ -508,22 +508,59 @@ impl<'a> State<'a> {
     }
 }
 
-/// Whether `text` (a fn's) can hold what [`State::let_value`]'s scans look for: the name of a
-/// request type or variant of an SDK as written, or the wire name of a legacy method. (A method
-/// spelled with escapes, `"roots\u{2f}list"`, is no more seen here than by the skeleton, which
-/// keeps a body by the same text.) An empty text (no position) may hold anything.
-pub(crate) fn names_a_request(text: &str) -> bool {
-    static NAMES: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
-        let mut names: Vec<&str> = SDKS
-            .iter()
-            .flat_map(|sdk| sdk.request_names.iter().map(|r| r.name))
-            .collect();
-        // Every wire name `McpMethod::from_wire` takes.
-        names.extend(McpMethod::ALL.iter().map(|m| m.wire()));
-        names.push(crate::model::sdk::PMCP1_ELICIT_WIRE);
-        aho_corasick::AhoCorasick::new(names).expect("request names build an automaton")
-    });
-    text.is_empty() || NAMES.is_match(text)
+/// What a fn's text can name of what [`State::let_value`]'s scans look for.
+#[derive(Clone, Copy)]
+pub(crate) struct RequestNames {
+    /// A request type or variant of an SDK, as a whole identifier (the scan compares whole
+    /// identifiers: `CreateMessageRequestParams` is not `CreateMessageRequest`).
+    pub types: bool,
+    /// The wire name of a legacy method. (A method spelled with escapes, `"roots\u{2f}list"`, is
+    /// no more seen here than by the skeleton, which keeps a body by the same text.)
+    pub methods: bool,
+}
+
+impl RequestNames {
+    pub const ANY: RequestNames = RequestNames {
+        types: true,
+        methods: true,
+    };
+
+    /// What `text` names; an empty text (no position) may name anything.
+    pub fn in_text(text: &str) -> RequestNames {
+        static NAMES: std::sync::LazyLock<(aho_corasick::AhoCorasick, usize)> =
+            std::sync::LazyLock::new(|| {
+                let mut names: Vec<&str> = SDKS
+                    .iter()
+                    .flat_map(|sdk| sdk.request_names.iter().map(|r| r.name))
+                    .collect();
+                let types = names.len();
+                // Every wire name `McpMethod::from_wire` takes.
+                names.extend(McpMethod::ALL.iter().map(|m| m.wire()));
+                names.push(crate::model::sdk::PMCP1_ELICIT_WIRE);
+                let ac = aho_corasick::AhoCorasick::new(names).expect("names build an automaton");
+                (ac, types)
+            });
+        if text.is_empty() {
+            return RequestNames::ANY;
+        }
+        let (ac, types) = &*NAMES;
+        let bytes = text.as_bytes();
+        let mut found = RequestNames {
+            types: false,
+            methods: false,
+        };
+        for m in ac.find_overlapping_iter(text) {
+            if m.pattern().as_usize() >= *types {
+                found.methods = true;
+            } else if crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
+                found.types = true;
+            }
+            if found.types && found.methods {
+                break;
+            }
+        }
+        found
+    }
 }
 
 /// Finds a request type or variant of an SDK in an expression.

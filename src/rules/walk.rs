@@ -141,9 +141,9 @@ impl<'a> Walker<'a> {
             .state
             .lines
             .text_between(block.brace_token.span.open(), block.brace_token.span.close());
-        let may_name = std::mem::replace(
-            &mut self.state.fn_may_name_requests,
-            crate::model::state::names_a_request(body),
+        let names = std::mem::replace(
+            &mut self.state.fn_names,
+            crate::model::state::RequestNames::in_text(body),
         );
         self.with_frame(|w| {
             for (pt, kind) in params {
@@ -152,7 +152,7 @@ impl<'a> Walker<'a> {
             w.ask(|r, cx| r.check_fn(cx, sig, block));
             w.visit_block(block);
         });
-        self.state.fn_may_name_requests = may_name;
+        self.state.fn_names = names;
         self.state.contexts.pop();
         self.state.generics.pop();
     }
