@@ -142,7 +142,20 @@ fn blank_bodies(
     }
     keep_callers(bytes, bodies, idents, &mut kept);
     let imported = imported_from_an_sdk(bytes, keys, aliases, idents);
+    // Every identifier of the file is asked about a dozen names: a bit per (first byte, length)
+    // of those names rules out almost all of them before any compare.
+    let names = || {
+        let context = keys.context.iter().chain(aliases).chain(&imported);
+        context.map(|n| n.as_bytes()).filter(|n| !n.is_empty())
+    };
+    let mut shapes = [0u64; 256];
+    for n in names() {
+        shapes[usize::from(n[0])] |= 1u64 << n.len().min(63);
+    }
     for r in idents {
+        if shapes[usize::from(bytes[r.start])] & (1u64 << r.len().min(63)) == 0 {
+            continue;
+        }
         let ident = &bytes[r.clone()];
         if keys.context.iter().any(|c| c.as_bytes() == ident)
             || aliases.iter().any(|a| a.as_bytes() == ident)
