@@ -506,10 +506,10 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             .map(|f| {
                 guarded(|| crate::timings::stage(crate::timings::Stage::Scan, || scan(f)))
                     .unwrap_or_else(|| {
-                    let display = f.to_string_lossy().replace('\\', "/");
-                    let r = internal_error(&display);
-                    Scanned::Failed(display, r)
-                })
+                        let display = f.to_string_lossy().replace('\\', "/");
+                        let r = internal_error(&display);
+                        Scanned::Failed(display, r)
+                    })
             })
             .collect();
         let mut order: Vec<usize> = (0..files.len())

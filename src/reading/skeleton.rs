@@ -468,7 +468,10 @@ mod tests {
         syn::parse_file(&out).expect("the skeleton parses");
         assert!(out.starts_with("enum Plain<T> where T: Copy {\n"), "{out}");
         assert!(!out.contains("A { id: u64 }"), "{out}");
-        assert!(out.contains("    Ask(ListRootsRequest),"), "a key keeps the variants: {out}");
+        assert!(
+            out.contains("    Ask(ListRootsRequest),"),
+            "a key keeps the variants: {out}"
+        );
         // Naming a kept enum is no call: `uses` is blanked.
         assert!(!out.contains("Keyed::Ask(x)"), "{out}");
         assert!(out.contains("fn other() { peer.list_roots() }"));

@@ -322,7 +322,9 @@ fn use_leaf(
     let only_import = std::cell::OnceCell::new();
     for change in changes {
         let kind_fits = match change.kind {
-            Kind::DropImport => *only_import.get_or_init(|| only_imported(cx.line_index().text(), &name)),
+            Kind::DropImport => {
+                *only_import.get_or_init(|| only_imported(cx.line_index().text(), &name))
+            }
             Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => true,
             _ => false,
         };

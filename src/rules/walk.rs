@@ -137,10 +137,10 @@ impl<'a> Walker<'a> {
             spawned: false,
             test,
         });
-        let body = self
-            .state
-            .lines
-            .text_between(block.brace_token.span.open(), block.brace_token.span.close());
+        let body = self.state.lines.text_between(
+            block.brace_token.span.open(),
+            block.brace_token.span.close(),
+        );
         let names = std::mem::replace(
             &mut self.state.fn_names,
             crate::model::state::RequestNames::in_text(body),
@@ -173,9 +173,11 @@ impl<'a> Walker<'a> {
     fn macro_may_matter(&self, m: &syn::Macro) -> bool {
         let delim = m.delimiter.span();
         let text = self.state.lines.text_between(delim.open(), delim.close());
-        if self
-            .triggers
-            .has_trigger_in(text.as_bytes(), self.state.facts.package.as_deref())
+        let package = self.state.facts.package.as_deref();
+        if self.triggers.has_trigger_in(text.as_bytes(), package)
+            && self
+                .triggers
+                .has_trigger_in(&code_and_methods(text), package)
         {
             return true;
         }
@@ -212,6 +214,22 @@ impl<'a> Walker<'a> {
             }
         }
     }
+}
+
+/// A macro body's text with the insides of its string literals blanked, but for those that hold a
+/// `/`: a trigger word in a log line or a format string (`format!("{confirmed}")`,
+/// `info!("elicitation declined")`) is no call and keeps no macro body worth parsing, while a
+/// method's wire name (`"roots/list"`, in `json!` or JSON text) is what the request rules read.
+fn code_and_methods(text: &str) -> Vec<u8> {
+    let mut out = text.as_bytes().to_vec();
+    for token in crate::reading::lexer::Lexer::new(text.as_bytes()) {
+        if let crate::reading::lexer::Token::Literal(r) = token {
+            if !out[r.clone()].contains(&b'/') {
+                out[r].fill(b' ');
+            }
+        }
+    }
+    out
 }
 
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.

@@ -1,6 +1,10 @@
-//! A `let` value is scanned for the requests it carries only when its fn's text can name one
-//! (`State::let_value`): these are the ways a request reaches a `let` in a fn whose own text names
-//! no request type and no method, which the shortcut must not lose, and its near misses.
+//! Work the engine skips when the text shows it cannot find anything, and what each shortcut must
+//! not lose:
+//! - a `let` value is scanned for the requests it carries only when its fn's text can name one
+//!   (`State::let_value`): the ways a request reaches a `let` in a fn whose own text names no
+//!   request type and no method, and near misses;
+//! - a macro body is parsed only when a trigger stands in its code or in a string with a method's
+//!   wire name (`walk::code_and_methods`), not for a trigger word in a log line.
 
 use mcp_lint::lint::{lint_source, Settings};
 
@@ -44,7 +48,10 @@ async fn typed(peer: Peer<RoleServer>) {
 }
 "#;
     let found = codes(text);
-    assert!(found.iter().any(|(c, l)| c == "MCP004" && *l == 6), "{found:?}");
+    assert!(
+        found.iter().any(|(c, l)| c == "MCP004" && *l == 6),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -66,4 +73,33 @@ async fn built(tx: Sender<serde_json::Value>) {
 }
 "#;
     assert_eq!(codes(text), vec![]);
+}
+
+#[test]
+fn macro_bodies_with_a_call_or_a_wire_name_are_still_read() {
+    let text = r#"use rmcp::{Peer, RoleServer};
+use serde_json::json;
+
+struct S { peer: Peer<RoleServer> }
+
+impl S {
+    async fn calls(&self, confirmed: bool) {
+        tracing::info!("elicit confirmed: {confirmed}");
+        // Only the trigger in its code says this body is worth reading.
+        tokio::select! {
+            r = self.peer.list_roots() => { let _ = r; }
+        }
+        println!("{}", json!({"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage"}));
+    }
+}
+
+async fn sends(tx: tokio::sync::mpsc::Sender<serde_json::Value>) {
+    let _ = tokio::join!(tx.send(json!({"jsonrpc": "2.0", "id": 2, "method": "roots/list"})));
+}
+"#;
+    let found = codes(text);
+    // `calls` is no handler: its roots request is one MRTR cannot reach.
+    assert!(found.contains(&("MCP006".to_string(), 11)), "{found:?}");
+    assert!(found.contains(&("MCP004".to_string(), 13)), "{found:?}");
+    assert!(found.contains(&("MCP004".to_string(), 18)), "{found:?}");
 }
