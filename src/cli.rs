@@ -350,6 +350,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             out.flush()
         })?;
         phases.mark("report");
+        drop_elsewhere((gated, sources));
         return Ok(status);
     }
     let out = match args.format {
@@ -493,5 +494,15 @@ fn write_stdout_with(
         // A closed pipe (`| head`) is the reader's choice, not our failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("cannot write the report: {e}")),
+    }
+}
+
+/// Frees a run's report and texts on a thread of their own: the command exits right after, and
+/// freeing ten thousand findings one by one was time the user waited for (the exit does not wait
+/// for that thread).
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    if let Err(e) = std::thread::Builder::new().spawn(move || drop(value)) {
+        // No thread to be had: freed here, as before.
+        drop(e);
     }
 }

@@ -73,6 +73,12 @@ impl<'a> Texts<'a> {
         }
     }
 
+    /// Whether `path` may hold a `mcp-lint:` directive: false for a file the engine read
+    /// without one.
+    pub fn may_hold_directives(&self, path: &str) -> bool {
+        !self.sources.without_directives.contains(path)
+    }
+
     pub fn get(&mut self, path: &str) -> Option<String> {
         if let Some(t) = self.sources.get(path) {
             return Some(t.to_string());
@@ -162,7 +168,9 @@ pub fn apply(
         if cfg.is_excluded(&abs) {
             continue;
         }
-        let text = texts.get(&path);
+        // A file the engine read without a directive in it cannot suppress: its text is neither
+        // copied nor searched again (most files of a run, each a copy and a scan).
+        let text = texts.may_hold_directives(&path).then(|| texts.get(&path)).flatten();
         let fs = match text.as_deref() {
             Some(src) if src.contains(crate::lint::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other
