@@ -170,7 +170,10 @@ pub fn apply(
         }
         // A file the engine read without a directive in it cannot suppress: its text is neither
         // copied nor searched again (most files of a run, each a copy and a scan).
-        let text = texts.may_hold_directives(&path).then(|| texts.get(&path)).flatten();
+        let text = texts
+            .may_hold_directives(&path)
+            .then(|| texts.get(&path))
+            .flatten();
         let fs = match text.as_deref() {
             Some(src) if src.contains(crate::lint::DIRECTIVE) => {
                 // A file the engine could not analyse says nothing about whether its other

@@ -130,10 +130,8 @@ pub fn handler_kind(
     let name = sig.ident.to_string();
     let has_handler_attr = attrs.iter().any(|a| {
         a.path().segments.last().is_some_and(|s| {
-            SDKS.iter().any(|sdk| {
-                sdk.handler_attributes
-                    .contains(&s.ident.to_string().as_str())
-            })
+            SDKS.iter()
+                .any(|sdk| crate::reading::ident_is_one_of(&s.ident, sdk.handler_attributes))
         })
     });
     let _ = facts;

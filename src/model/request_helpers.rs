@@ -164,7 +164,7 @@ impl Forwards<'_> {
             syn::Expr::Reference(r) => self.param_in(&r.expr),
             syn::Expr::Paren(p) => self.param_in(&p.expr),
             syn::Expr::MethodCall(mc)
-                if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str())
+                if crate::reading::ident_is_one_of(&mc.method, raw::STRING_CONVERSIONS)
                     || mc.method == "as_str" =>
             {
                 self.param_in(&mc.receiver)

@@ -842,7 +842,7 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
             if p.path
                 .segments
                 .last()
-                .is_some_and(|s| SPAWNS.contains(&s.ident.to_string().as_str()))
+                .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS))
             {
                 self.spawned_args(c.args.iter());
             }
@@ -851,7 +851,7 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        if SPAWNS.contains(&mc.method.to_string().as_str()) {
+        if crate::reading::ident_is_one_of(&mc.method, SPAWNS) {
             self.spawned_args(mc.args.iter());
         }
         syn::visit::visit_expr_method_call(self, mc);

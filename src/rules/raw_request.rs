@@ -140,14 +140,14 @@ fn wire_literal(e: &syn::Expr) -> Option<String> {
             ..
         }) => Some(s.value()),
         syn::Expr::MethodCall(mc)
-            if raw::STRING_CONVERSIONS.contains(&mc.method.to_string().as_str()) =>
+            if crate::reading::ident_is_one_of(&mc.method, raw::STRING_CONVERSIONS) =>
         {
             wire_literal(&mc.receiver)
         }
         syn::Expr::Call(c) if c.args.len() == 1 => match &*c.func {
             syn::Expr::Path(p)
                 if p.path.segments.last().is_some_and(|s| {
-                    raw::STRING_CONVERSIONS.contains(&s.ident.to_string().as_str())
+                    crate::reading::ident_is_one_of(&s.ident, raw::STRING_CONVERSIONS)
                 }) =>
             {
                 wire_literal(&c.args[0])

@@ -80,7 +80,7 @@ impl Rule for RmcpUpgrade {
             }
             syn::Expr::MethodCall(mc) => {
                 if let syn::Expr::Call(c) = &*mc.receiver {
-                    if RESULT_HANDLERS.contains(&mc.method.to_string().as_str()) {
+                    if crate::reading::ident_is_one_of(&mc.method, RESULT_HANDLERS) {
                         infallible_call(cx, c, true);
                     }
                 }

@@ -89,7 +89,7 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let first = b
         .methods
         .iter()
-        .filter(|m| ASSUME.contains(&m.method.to_string().as_str()))
+        .filter(|m| crate::reading::ident_is_one_of(&m.method, ASSUME))
         .filter_map(|m| content_in_chain(b, &m.receiver).map(|span| (span, m)))
         .min_by_key(|(span, _)| (span.start().line, span.start().column));
     if let Some((span, m)) = first {
