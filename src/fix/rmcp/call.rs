@@ -7,7 +7,7 @@
 use super::asks::{self, Ask};
 use super::handler::{self, FnSite, Kind};
 use super::locate::{self, Node};
-use super::text::{self, indent_at, range_of, starts_line, uses_of};
+use super::text::{self, indent_at, range_of, starts_line};
 use super::{arms, caps, Cx};
 use crate::finding::{Edit, Finding};
 use crate::reading::source::LineIndex;
@@ -59,13 +59,14 @@ pub(super) fn unused_aliases(
         }) else {
             continue;
         };
-        let Some((s, e)) = range_of(stmt, cx.idx) else {
+        let Some((s, e)) = text::stmt_range(stmt, cx.idx) else {
             continue;
         };
+        let stmt_uses = text::count_in(&cx.src[s..e], &c.receiver);
         let (s, e) = text::whole_lines(cx.src, s, e);
         edits.push(cx.idx.edit(s, e, String::new()));
         edits.extend(checks.edits);
-        freed.push((c.receiver.clone(), uses_of(stmt, cx.idx, &c.receiver)));
+        freed.push((c.receiver.clone(), stmt_uses));
     }
     (edits, freed)
 }
@@ -99,7 +100,7 @@ pub(super) fn read_request<'a>(
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
     let receiver = receiver_param(site, &mc.receiver)?;
-    let receiver_uses = uses_of(&*mc.receiver, cx.idx, &receiver);
+    let receiver_uses = text::expr_uses_of(&mc.receiver, cx.idx, &receiver);
     let alias = match &*mc.receiver {
         syn::Expr::Path(p) => p
             .path
@@ -114,7 +115,7 @@ pub(super) fn read_request<'a>(
 await it in its own `let` first"
         ));
     };
-    let aw_range = range_of(aw, cx.idx).ok_or("an expression without a position")?;
+    let aw_range = text::expr_range(aw, cx.idx).ok_or("an expression without a position")?;
     Ok(Request {
         found,
         method,
@@ -219,17 +220,18 @@ pub(super) fn plan_call(
                 }
             }
             // `CALL.await?` / `CALL.await.map_err(f)?`: the `Option<T>` that follows.
-            Some(Node::Expr(syn::Expr::Try(t))) if same(&*t.expr, aw_expr) => {
-                let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
+            Some(Node::Expr(te @ syn::Expr::Try(t))) if same(&*t.expr, aw_expr) => {
+                let (s, e) =
+                    text::expr_range(te, cx.idx).ok_or("an expression without a position")?;
                 replaced = Some((s, e, format!("{name}.accepted()")));
             }
             Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
                 if same(&*map.receiver, aw_expr) && map.method == "map_err" =>
             {
-                if let Some(Node::Expr(syn::Expr::Try(t))) = found.parent(3) {
+                if let Some(Node::Expr(te @ syn::Expr::Try(t))) = found.parent(3) {
                     if same(&*t.expr, mm) {
-                        let (s, e) =
-                            range_of(t, cx.idx).ok_or("an expression without a position")?;
+                        let (s, e) = text::expr_range(te, cx.idx)
+                            .ok_or("an expression without a position")?;
                         replaced = Some((s, e, format!("{name}.accepted()")));
                         message.push_str("; decline and cancel now read as `None`");
                     }
@@ -247,20 +249,20 @@ pub(super) fn plan_call(
     ) {
         let try_of = |t: &syn::ExprTry, inner: &syn::Expr| same(&*t.expr, inner);
         let target = match parent {
-            Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, aw_expr) => Some(t),
+            Some(Node::Expr(te @ syn::Expr::Try(t))) if try_of(t, aw_expr) => Some(te),
             Some(Node::Expr(mm @ syn::Expr::MethodCall(map)))
                 if same(&*map.receiver, aw_expr)
                     && ERROR_ADAPTERS.contains(&&*map.method.to_string()) =>
             {
                 match found.parent(3) {
-                    Some(Node::Expr(syn::Expr::Try(t))) if try_of(t, mm) => Some(t),
+                    Some(Node::Expr(te @ syn::Expr::Try(t))) if try_of(t, mm) => Some(te),
                     _ => None,
                 }
             }
             _ => None,
         };
         if let Some(t) = target {
-            let (s, e) = range_of(t, cx.idx).ok_or("an expression without a position")?;
+            let (s, e) = text::expr_range(t, cx.idx).ok_or("an expression without a position")?;
             replaced = Some((s, e, value));
         }
     }
@@ -317,7 +319,7 @@ pub(super) fn own_question(
     ask: &mut Ask,
 ) -> Result<String, String> {
     let (stmt_start, _) =
-        range_of(found.statement(), cx.idx).ok_or("a statement without a position")?;
+        text::stmt_range(found.statement(), cx.idx).ok_or("a statement without a position")?;
     let indent = indent_at(cx.src, stmt_start);
     let mut owned = String::new();
     for part in ask.parts_mut() {
@@ -327,7 +329,7 @@ pub(super) fn own_question(
         // The field's own name, unless the body names it outside this call (a field label of
         // the old call's params goes with it).
         let local = if !taken.iter().any(|t| t == field)
-            && body.count(field) == uses_of(aw, cx.idx, field)
+            && body.count(field) == text::expr_uses_of(aw, cx.idx, field)
         {
             field.to_string()
         } else {
@@ -396,7 +398,8 @@ pub(super) fn old_result_let(
     hoisted: &mut String,
     value: impl FnOnce(&str) -> String,
 ) -> Result<String, String> {
-    let (stmt_start, _) = range_of(statement, cx.idx).ok_or("a statement without a position")?;
+    let (stmt_start, _) =
+        text::stmt_range(statement, cx.idx).ok_or("a statement without a position")?;
     let indent = indent_at(cx.src, stmt_start);
     let base = answer
         .strip_suffix("answer")
@@ -428,7 +431,7 @@ pub(super) fn range_of_brace(m: &syn::ExprMatch, idx: &LineIndex) -> Option<usiz
 
 /// Inserts `text` as a statement of its own right before `stmt`.
 pub(super) fn hoist(cx: &Cx, stmt: &syn::Stmt, text: &str) -> Result<Edit, String> {
-    let (s, _) = range_of(stmt, cx.idx).ok_or("a statement without a position")?;
+    let (s, _) = text::stmt_range(stmt, cx.idx).ok_or("a statement without a position")?;
     let with = if starts_line(cx.src, s) {
         format!("{text}\n{}", indent_at(cx.src, s))
     } else {

@@ -221,12 +221,7 @@ pub fn edits_returning(
         _ => return Err(format!("`{name}` is not a request handler")),
     }
     if !is_mrtr_handler(site.attrs) {
-        let first = match site.vis {
-            syn::Visibility::Inherited => range_of(site.sig, idx),
-            vis => range_of(vis, idx),
-        }
-        .ok_or("a function without a position")?
-        .0;
+        let first = super::text::header_start(site.vis, site.sig, idx);
         let text = if starts_line(src, first) {
             format!("#[mrtr_handler]\n{}", indent_at(src, first))
         } else {
@@ -294,7 +289,7 @@ pub fn import_edit(file: &syn::File, src: &str, idx: &LineIndex, needed: &[&str]
     let mut last_use = None;
     for item in &file.items {
         if let syn::Item::Use(u) = item {
-            last_use = range_of(u, idx).map(|r| r.1);
+            last_use = super::text::use_range(u, idx).map(|r| r.1);
             if let syn::UseTree::Path(p) = &u.tree {
                 if p.ident == "mrtr" {
                     names_in(&p.tree, &mut have, &mut glob);

@@ -683,12 +683,7 @@ fn check_error_type(site: &FnSite) -> Result<(), String> {
 
 /// `#[name]` on its own line above the function (after its doc comments and attributes).
 fn attribute(cx: &Cx, site: &FnSite, name: &str) -> Result<Edit, String> {
-    let first = match site.vis {
-        syn::Visibility::Inherited => range_of(site.sig, cx.idx),
-        vis => range_of(vis, cx.idx),
-    }
-    .ok_or("a function without a position")?
-    .0;
+    let first = text::header_start(site.vis, site.sig, cx.idx);
     let text = if starts_line(cx.src, first) {
         format!("#[{name}]\n{}", indent_at(cx.src, first))
     } else {

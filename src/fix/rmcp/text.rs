@@ -2,7 +2,7 @@
 
 use crate::model::fast_hash::HashMap;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
 use crate::finding::Edit;
@@ -12,6 +12,162 @@ use crate::reading::source::LineIndex;
 /// Byte range `[start, end)` of a node in the text it was parsed from.
 pub fn range_of(node: &impl ToTokens, idx: &LineIndex) -> Option<(usize, usize)> {
     range_of_tokens(node.to_token_stream(), idx)
+}
+
+/// The byte range from the start of `first` to the end of `last`, `None` when it runs backwards
+/// (as [`range_of`] answers for the tokens it prints).
+fn span_range(first: Span, last: Span, idx: &LineIndex) -> Option<(usize, usize)> {
+    let s = first.start();
+    let e = last.end();
+    let start = idx.offset(s.line, s.column);
+    let end = idx.offset(e.line, e.column);
+    (end >= start).then_some((start, end))
+}
+
+/// [`range_of`] an expression, read off its own first and last tokens where the shape makes
+/// them plain (method chains, paths, `.await`, `?`): printing the expression to find its ends
+/// copied the whole of it, once per request planned. Other shapes are printed.
+pub fn expr_range(e: &syn::Expr, idx: &LineIndex) -> Option<(usize, usize)> {
+    match (first_token(e, true), last_token(e)) {
+        (Some(first), Some(last)) => span_range(first, last, idx),
+        _ => range_of(e, idx),
+    }
+}
+
+/// [`range_of`] a statement, from its own tokens where they are plain (see [`expr_range`]).
+pub fn stmt_range(stmt: &syn::Stmt, idx: &LineIndex) -> Option<(usize, usize)> {
+    let ends = match stmt {
+        syn::Stmt::Local(l) => Some((
+            outer_attr(&l.attrs).unwrap_or(l.let_token.span),
+            l.semi_token.span,
+        )),
+        syn::Stmt::Expr(e, semi) => {
+            let last = match semi {
+                Some(semi) => Some(semi.span),
+                None => last_token(e),
+            };
+            first_token(e, true).zip(last)
+        }
+        syn::Stmt::Macro(m) => {
+            let first = outer_attr(&m.attrs).or_else(|| path_first(&m.mac.path));
+            let last = match &m.semi_token {
+                Some(semi) => semi.span,
+                None => m.mac.delimiter.span().join(),
+            };
+            first.map(|f| (f, last))
+        }
+        syn::Stmt::Item(_) => None,
+    };
+    match ends {
+        Some((first, last)) => span_range(first, last, idx),
+        None => range_of(stmt, idx),
+    }
+}
+
+/// [`range_of`] a `use` item, from its own first token and its `;` (a long import list was
+/// printed to find them).
+pub fn use_range(u: &syn::ItemUse, idx: &LineIndex) -> Option<(usize, usize)> {
+    let first = outer_attr(&u.attrs)
+        .or_else(|| vis_first(&u.vis))
+        .unwrap_or(u.use_token.span);
+    span_range(first, u.semi_token.span, idx)
+}
+
+/// Where a function's header starts: its visibility, else its first qualifier or `fn` (the start
+/// [`range_of`] finds, without printing every parameter and the return type).
+pub fn header_start(vis: &syn::Visibility, sig: &syn::Signature, idx: &LineIndex) -> usize {
+    let first = vis_first(vis).unwrap_or_else(|| {
+        let qualifier = sig.constness.map(|t| t.span);
+        qualifier
+            .or(sig.asyncness.map(|t| t.span))
+            .or(sig.unsafety.map(|t| t.span))
+            .or(sig.abi.as_ref().map(|a| a.extern_token.span))
+            .unwrap_or(sig.fn_token.span)
+    });
+    let s = first.start();
+    idx.offset(s.line, s.column)
+}
+
+fn vis_first(vis: &syn::Visibility) -> Option<Span> {
+    match vis {
+        syn::Visibility::Public(p) => Some(p.span),
+        syn::Visibility::Restricted(r) => Some(r.pub_token.span),
+        syn::Visibility::Inherited => None,
+    }
+}
+
+/// The span of the first token syn prints for `e`, when `e` is a shape whose printing puts no
+/// parentheses of its own in front (`top`: `e` is printed by itself or as a statement, not as the
+/// leftmost part of a larger expression, where a block-like one would get them); `None` for the
+/// other shapes.
+fn first_token(e: &syn::Expr, top: bool) -> Option<Span> {
+    use syn::Expr;
+    match e {
+        Expr::MethodCall(m) if m.attrs.is_empty() => first_token(&m.receiver, false),
+        Expr::Await(a) if a.attrs.is_empty() => first_token(&a.base, false),
+        Expr::Try(t) if t.attrs.is_empty() => first_token(&t.expr, false),
+        Expr::Field(f) if f.attrs.is_empty() => first_token(&f.base, false),
+        Expr::Index(i) if i.attrs.is_empty() => first_token(&i.expr, false),
+        // `(self.f)(..)`: syn parenthesizes a field it calls.
+        Expr::Call(c) if c.attrs.is_empty() && !matches!(&*c.func, Expr::Field(_)) => {
+            first_token(&c.func, false)
+        }
+        Expr::Path(p) if p.attrs.is_empty() && p.qself.is_none() => path_first(&p.path),
+        Expr::Lit(l) if l.attrs.is_empty() => Some(l.lit.span()),
+        Expr::Paren(p) if p.attrs.is_empty() => Some(p.paren_token.span.join()),
+        Expr::Macro(m)
+            if m.attrs.is_empty()
+                && (top || !matches!(m.mac.delimiter, syn::MacroDelimiter::Brace(_))) =>
+        {
+            path_first(&m.mac.path)
+        }
+        Expr::Match(m) if top && m.attrs.is_empty() => Some(m.match_token.span),
+        Expr::If(i) if top && i.attrs.is_empty() => Some(i.if_token.span),
+        Expr::Return(r) if top && r.attrs.is_empty() => Some(r.return_token.span),
+        Expr::Reference(r) if top && r.attrs.is_empty() => Some(r.and_token.span),
+        _ => None,
+    }
+}
+
+/// The span of the last token syn prints for `e`, for shapes that end in a token of their own;
+/// `None` for the others.
+fn last_token(e: &syn::Expr) -> Option<Span> {
+    use syn::Expr;
+    match e {
+        Expr::MethodCall(m) => Some(m.paren_token.span.join()),
+        Expr::Call(c) => Some(c.paren_token.span.join()),
+        Expr::Await(a) => Some(a.await_token.span),
+        Expr::Try(t) => Some(t.question_token.span),
+        Expr::Field(f) => Some(match &f.member {
+            syn::Member::Named(i) => i.span(),
+            syn::Member::Unnamed(i) => i.span,
+        }),
+        Expr::Index(i) => Some(i.bracket_token.span.join()),
+        Expr::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            last.arguments.is_none().then(|| last.ident.span())
+        }
+        Expr::Lit(l) => Some(l.lit.span()),
+        Expr::Paren(p) => Some(p.paren_token.span.join()),
+        Expr::Macro(m) => Some(m.mac.delimiter.span().join()),
+        Expr::Match(m) => Some(m.brace_token.span.join()),
+        _ => None,
+    }
+}
+
+/// Where a node's printed outer attributes start (syn prints only the outer ones before it).
+fn outer_attr(attrs: &[syn::Attribute]) -> Option<Span> {
+    attrs
+        .iter()
+        .find(|a| matches!(a.style, syn::AttrStyle::Outer))
+        .map(|a| a.pound_token.span)
+}
+
+fn path_first(path: &syn::Path) -> Option<Span> {
+    match &path.leading_colon {
+        Some(colons) => Some(colons.spans[0]),
+        None => path.segments.first().map(|s| s.ident.span()),
+    }
 }
 
 pub fn range_of_tokens(tokens: TokenStream, idx: &LineIndex) -> Option<(usize, usize)> {
@@ -43,7 +199,40 @@ pub fn starts_line(src: &str, at: usize) -> bool {
 /// after a `.`), or inside a string literal as an inline format argument (`"{name}"`,
 /// `"{name:?}"`). Comments are not uses.
 pub fn uses_of(node: &impl ToTokens, idx: &LineIndex, name: &str) -> usize {
-    range_of(node, idx).map_or(0, |(s, e)| Uses::in_text(&idx.text()[s..e]).count(name))
+    range_of(node, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+}
+
+/// [`uses_of`] an expression, its ends found without printing it (see [`expr_range`]).
+pub fn expr_uses_of(e: &syn::Expr, idx: &LineIndex, name: &str) -> usize {
+    expr_range(e, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+}
+
+/// How many times `text` uses `name` (see [`uses_of`]), counted as it is lexed: one name asked
+/// once needs no table of all of them.
+pub fn count_in(text: &str, name: &str) -> usize {
+    let (mut idents, mut literals) = (0, 0);
+    scan(
+        text,
+        |ident| idents += usize::from(ident == name),
+        |literal| literals += usize::from(inline_arg(literal, name)),
+    );
+    idents + literals
+}
+
+/// Calls `ident` with each identifier used as a name in `text` (not a field or method after a
+/// `.`) and `literal` with each string literal that may hold an inline format argument.
+fn scan<'a>(text: &'a str, mut ident: impl FnMut(&'a str), mut literal: impl FnMut(&'a str)) {
+    // `x.name` is a field or method, not the binding.
+    let mut after_dot = false;
+    for token in Lexer::new(text.as_bytes()) {
+        let dot = matches!(token, Token::Punct(b'.'));
+        match token {
+            Token::Ident(r) if !after_dot => ident(&text[r]),
+            Token::Literal(r) if text[r.clone()].contains('{') => literal(&text[r]),
+            _ => {}
+        }
+        after_dot = dot;
+    }
 }
 
 /// The uses in one stretch of source text (a handler's body), counted in one pass of the lexer
@@ -65,17 +254,11 @@ impl<'a> Uses<'a> {
         // Keyed by the body's own names, for one file: the fast hash (see `fast_hash`).
         let mut idents: HashMap<&str, usize> = HashMap::default();
         let mut literals = Vec::new();
-        // `x.name` is a field or method, not the binding.
-        let mut after_dot = false;
-        for token in Lexer::new(text.as_bytes()) {
-            let dot = matches!(token, Token::Punct(b'.'));
-            match token {
-                Token::Ident(r) if !after_dot => *idents.entry(&text[r]).or_default() += 1,
-                Token::Literal(r) if text[r.clone()].contains('{') => literals.push(&text[r]),
-                _ => {}
-            }
-            after_dot = dot;
-        }
+        scan(
+            text,
+            |ident| *idents.entry(ident).or_default() += 1,
+            |literal| literals.push(literal),
+        );
         Uses { idents, literals }
     }
 
