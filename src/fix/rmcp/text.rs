@@ -1,12 +1,10 @@
 //! Source positions of syntax nodes and small text helpers for the rewrites.
 
-use crate::model::fast_hash::HashMap;
-
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
 use crate::finding::Edit;
-use crate::reading::lexer::{Lexer, Token};
+use crate::reading::lexer::{is_ident, stands_alone, Lexer, Token};
 use crate::reading::source::LineIndex;
 
 /// Byte range `[start, end)` of a node in the text it was parsed from.
@@ -207,9 +205,88 @@ pub fn expr_uses_of(e: &syn::Expr, idx: &LineIndex, name: &str) -> usize {
     expr_range(e, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
 }
 
-/// How many times `text` uses `name` (see [`uses_of`]), counted as it is lexed: one name asked
-/// once needs no table of all of them.
+/// How many times `text` uses `name` (see [`uses_of`]): the count [`scan`] gives, without
+/// lexing every token. Only a string, a char literal or lifetime, a comment or a raw identifier
+/// changes how the text after it lexes, and each starts at a `"`, `'`, `/` or `#` (or at a word
+/// right before one: `b"`, `r#"`, `r#name`), so the lexer runs from those and from each place
+/// `name` stands as a word; the plain code between them, most of a handler's body, is passed over
+/// by `memchr`. Lexing a whole body to count its context parameter was most of the planner's
+/// lexing.
 pub fn count_in(text: &str, name: &str) -> usize {
+    if name.is_empty() {
+        return count_lexed(text, name);
+    }
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    let finder = memchr::memmem::Finder::new(name);
+    let specials =
+        |from: usize| memchr::memchr3(b'"', b'\'', b'/', &bytes[from..]).map_or(len, |i| from + i);
+    let hashes = |from: usize| memchr::memchr(b'#', &bytes[from..]).map_or(len, |i| from + i);
+    let found = |from: usize| finder.find(&bytes[from..]).map_or(len, |i| from + i);
+    let mut lexer = Lexer::new(bytes);
+    // `lexed`: the end of the last token lexed; `dot`: whether the last token before `lexed` is a
+    // `.`; `search`: where the next occurrence of `name` is looked for.
+    let (mut lexed, mut dot, mut search) = (0, false, 0);
+    let (mut next_special, mut next_hash, mut next_name) = (specials(0), hashes(0), found(0));
+    let mut n = 0;
+    loop {
+        if next_special < lexed {
+            next_special = specials(lexed);
+        }
+        if next_hash < lexed {
+            next_hash = hashes(lexed);
+        }
+        if next_name < search {
+            next_name = found(search);
+        }
+        // No token after the last place `name` occurs can be a use of it.
+        if next_name == len {
+            break;
+        }
+        let special = next_special.min(next_hash);
+        let at = if next_name < special {
+            if !stands_alone(bytes, next_name, next_name + name.len()) {
+                search = next_name + 1;
+                continue;
+            }
+            next_name
+        } else if special < len {
+            // A word right before it may be a literal's prefix: the token starts at the word.
+            let mut word = special;
+            while word > lexed && is_ident(bytes[word - 1]) {
+                word -= 1;
+            }
+            word
+        } else {
+            break;
+        };
+        // Plain code passed over: its last token is a `.` when its last byte is.
+        if let Some(&b) = bytes[lexed..at]
+            .iter()
+            .rev()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            dot = b == b'.';
+        }
+        lexer.seek(at);
+        let Some(token) = lexer.next() else { break };
+        let is_dot = matches!(token, Token::Punct(b'.'));
+        match token {
+            Token::Ident(r) if !dot => n += usize::from(&text[r] == name),
+            Token::Literal(r) if text[r.clone()].contains('{') => {
+                n += usize::from(inline_arg(&text[r], name));
+            }
+            _ => {}
+        }
+        dot = is_dot;
+        lexed = lexer.offset();
+        search = search.max(lexed);
+    }
+    n
+}
+
+/// [`count_in`] by lexing every token of `text`.
+fn count_lexed(text: &str, name: &str) -> usize {
     let (mut idents, mut literals) = (0, 0);
     scan(
         text,
@@ -235,12 +312,13 @@ fn scan<'a>(text: &'a str, mut ident: impl FnMut(&'a str), mut literal: impl FnM
     }
 }
 
-/// The uses in one stretch of source text (a handler's body), counted in one pass of the lexer
-/// over the text: a handler with several calls asks about many names, and walking its printed
-/// tokens once per question was a tenth of a run. Comments are not uses.
+/// The uses in one stretch of source text (a handler's body), for the questions a handler's calls
+/// ask about names. Each is answered by [`count_in`], which lexes only around the places the name
+/// occurs: a table of every name, made by lexing the whole body, cost more than the few questions
+/// a handler asks (walking its printed tokens once per question was a tenth of a run). Comments
+/// are not uses.
 pub struct Uses<'a> {
-    idents: HashMap<&'a str, usize>,
-    literals: Vec<&'a str>,
+    text: &'a str,
 }
 
 impl<'a> Uses<'a> {
@@ -251,21 +329,12 @@ impl<'a> Uses<'a> {
     }
 
     pub fn in_text(text: &'a str) -> Self {
-        // Keyed by the body's own names, for one file: the fast hash (see `fast_hash`).
-        let mut idents: HashMap<&str, usize> = HashMap::default();
-        let mut literals = Vec::new();
-        scan(
-            text,
-            |ident| *idents.entry(ident).or_default() += 1,
-            |literal| literals.push(literal),
-        );
-        Uses { idents, literals }
+        Uses { text }
     }
 
     /// How many times `name` is used here (see [`uses_of`]).
     pub fn count(&self, name: &str) -> usize {
-        self.idents.get(name).copied().unwrap_or(0)
-            + self.literals.iter().filter(|l| inline_arg(l, name)).count()
+        count_in(self.text, name)
     }
 
     /// A name not used anywhere here: `base`, else `base2`, `base3`, ...
@@ -408,9 +477,60 @@ mod tests {
             ("missing", 0),
         ] {
             assert_eq!(uses.count(name), expected, "{name}");
+            assert_eq!(count_in(source, name), expected, "{name}, by itself");
+            assert_eq!(
+                count_lexed(source, name),
+                expected,
+                "{name}, every token lexed"
+            );
         }
         assert_eq!(uses.fresh_name("answer", &[]), "answer3");
         assert_eq!(uses.fresh_name("y", &["y2".to_string()]), "y3");
         assert_eq!(uses.fresh_name("fresh", &[]), "fresh");
+    }
+
+    /// The count that lexes only around a name's places against lexing every token, for every
+    /// word of the crate's own sources and of shapes that change how text lexes.
+    #[test]
+    fn counting_around_a_name_matches_lexing_every_token() {
+        let mut texts: Vec<String> = [
+            r##"a. /* x. */ b a /* c */ .b x.// c.
+            b 'b"b" br"b\" b" b r#b r#"b"# b'b' 'b' '\'' b c"{b}" #b /b/ //b"##,
+            "b\"{b}\" 'b b' b\t.b b\r\n.\n b {b:?} é b éb bé",
+            "x.b\n// b\n b",
+            "/* /* b */ b */ b",
+            "\"b",
+            "r#\"b",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    texts.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        for text in &texts {
+            // Every token lexed once: each name's count, and the literals that may name one.
+            let mut idents: std::collections::HashMap<&str, usize> = Default::default();
+            let mut literals = Vec::new();
+            scan(
+                text,
+                |i| *idents.entry(i).or_default() += 1,
+                |l| literals.push(l),
+            );
+            let mut names: Vec<&str> = idents.keys().copied().collect();
+            names.extend(["b", "r", "br", "c", "{", "\"", "/", "é"]);
+            for name in names {
+                let lexed = idents.get(name).copied().unwrap_or(0)
+                    + literals.iter().filter(|l| inline_arg(l, name)).count();
+                assert_eq!(count_in(text, name), lexed, "{name}");
+            }
+        }
     }
 }
