@@ -245,7 +245,8 @@ fn mrtr_param(
         for a in &site.sig.inputs {
             if let syn::FnArg::Typed(pt) = a {
                 if matches!(&*pt.pat, syn::Pat::Ident(i) if i.ident == param) {
-                    let (s, e) = range_of(pt, idx).ok_or("a parameter without a position")?;
+                    let (s, e) = super::text::param_range(pt, idx)
+                        .ok_or("a parameter without a position")?;
                     return Ok(idx.edit(s, e, "mrtr: Mrtr".into()));
                 }
             }
@@ -259,8 +260,12 @@ fn mrtr_param(
     let next = site.sig.inputs.iter().nth(1);
     match (first.punct(), next) {
         (Some(comma), Some(next)) => {
-            let (_, at) = range_of(comma, idx).ok_or("a comma without a position")?;
-            let (ns, _) = range_of(next, idx).ok_or("a parameter without a position")?;
+            let at = idx.range(comma.span).end;
+            let next = match next {
+                syn::FnArg::Typed(pt) => super::text::param_range(pt, idx),
+                receiver => range_of(receiver, idx),
+            };
+            let (ns, _) = next.ok_or("a parameter without a position")?;
             let text = if src[at..ns].contains('\n') {
                 format!("\n{}mrtr: Mrtr,", indent_at(src, ns))
             } else {

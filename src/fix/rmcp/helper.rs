@@ -92,7 +92,8 @@ pub(super) fn plan(
     let mut imports: Vec<&'static str> = vec!["mrtr_helper", "Mrtr"];
     let position = match typed_param(site, &receiver) {
         Some((position, param)) => {
-            let (ps, pe) = range_of(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
+            let (ps, pe) =
+                text::param_range(param, cx.idx).ok_or_else(|| fail("no position".into()))?;
             edits.push(if keep {
                 cx.idx.edit(pe, pe, ", mrtr: &Mrtr".into())
             } else {
@@ -445,7 +446,8 @@ first, then this one"
             [(param, _)] => {
                 let (caller_position, typed) = typed_param(caller, param)
                     .ok_or_else(|| format!("`{param}` is not a parameter of `{caller_name}`"))?;
-                let (ps, pe) = range_of(typed, cx.idx).ok_or("a parameter without a position")?;
+                let (ps, pe) =
+                    text::param_range(typed, cx.idx).ok_or("a parameter without a position")?;
                 let caller_keep = replace.is_none();
                 let checks = match replace {
                     Some((_, checks)) => checks,

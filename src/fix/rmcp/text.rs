@@ -86,6 +86,56 @@ pub fn header_start(vis: &syn::Visibility, sig: &syn::Signature, idx: &LineIndex
     idx.offset(s.line, s.column)
 }
 
+/// [`range_of`] a typed parameter (`Parameters(args): Parameters<Args>`), from its own first
+/// and last tokens where they are plain (see [`expr_range`]).
+pub fn param_range(pt: &syn::PatType, idx: &LineIndex) -> Option<(usize, usize)> {
+    match (
+        outer_attr(&pt.attrs).or_else(|| pat_first(&pt.pat)),
+        type_last(&pt.ty),
+    ) {
+        (Some(first), Some(last)) => span_range(first, last, idx),
+        _ => range_of(pt, idx),
+    }
+}
+
+fn pat_first(p: &syn::Pat) -> Option<Span> {
+    use syn::Pat;
+    match p {
+        Pat::Ident(i) if i.attrs.is_empty() => Some(
+            i.by_ref
+                .map(|t| t.span)
+                .or(i.mutability.map(|t| t.span))
+                .unwrap_or(i.ident.span()),
+        ),
+        Pat::TupleStruct(t) if t.attrs.is_empty() && t.qself.is_none() => path_first(&t.path),
+        Pat::Struct(s) if s.attrs.is_empty() && s.qself.is_none() => path_first(&s.path),
+        Pat::Tuple(t) if t.attrs.is_empty() => Some(t.paren_token.span.join()),
+        Pat::Wild(w) if w.attrs.is_empty() => Some(w.underscore_token.span),
+        _ => None,
+    }
+}
+
+fn type_last(t: &syn::Type) -> Option<Span> {
+    use syn::Type;
+    match t {
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::None => Some(last.ident.span()),
+                syn::PathArguments::AngleBracketed(a) => Some(a.gt_token.span),
+                syn::PathArguments::Parenthesized(_) => None,
+            }
+        }
+        Type::Reference(r) => type_last(&r.elem),
+        Type::Ptr(p) => type_last(&p.elem),
+        Type::Tuple(t) => Some(t.paren_token.span.join()),
+        Type::Slice(s) => Some(s.bracket_token.span.join()),
+        Type::Array(a) => Some(a.bracket_token.span.join()),
+        Type::Paren(p) => Some(p.paren_token.span.join()),
+        _ => None,
+    }
+}
+
 fn vis_first(vis: &syn::Visibility) -> Option<Span> {
     match vis {
         syn::Visibility::Public(p) => Some(p.span),
