@@ -286,7 +286,7 @@ fn handler_result(
         _ => None,
     };
     let delegates = router.is_some_and(|(field, call)| body.contains(field) && body.contains(call));
-    if delegates && crate::fix::rmcp::text::Uses::in_text(body).count(old) == 0 {
+    if delegates && crate::fix::rmcp::text::count_in(body, old) == 0 {
         return Some(Fix {
             applicability: Applicability::Unsafe,
             message: format!(

@@ -610,7 +610,7 @@ fn let_then_match<'a>(
         local.semi_token.span.end(),
         block.brace_token.span.close().start(),
     );
-    if text::Uses::in_text(later_text).count(&name) != 1 {
+    if text::count_in(later_text, &name) != 1 {
         return None;
     }
     struct FindMatch<'a> {

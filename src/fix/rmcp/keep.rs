@@ -322,7 +322,7 @@ fn strip_roots<'a>(
         hits: Vec::new(),
     };
     walk(&mut v);
-    if text::Uses::in_text(scope).count(name) != v.hits.len() {
+    if text::count_in(scope, name) != v.hits.len() {
         return None;
     }
     v.hits
