@@ -537,7 +537,14 @@ impl RequestNames {
                 // Every wire name `McpMethod::from_wire` takes.
                 names.extend(McpMethod::ALL.iter().map(|m| m.wire()));
                 names.push(crate::model::sdk::PMCP1_ELICIT_WIRE);
-                let ac = aho_corasick::AhoCorasick::new(names).expect("names build an automaton");
+                // Leftmost-longest, not overlapping: the names are identifiers and the wire names
+                // hold a `/`, so a name standing alone is never inside another match, and the
+                // longest match at a place is the one that can stand alone (`..RequestParam`
+                // over `..Request`). This search keeps the automaton's SIMD prefilter.
+                let ac = aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(names)
+                    .expect("names build an automaton");
                 (ac, types)
             });
         if text.is_empty() {
@@ -549,7 +556,7 @@ impl RequestNames {
             types: false,
             methods: false,
         };
-        for m in ac.find_overlapping_iter(text) {
+        for m in ac.find_iter(text) {
             if m.pattern().as_usize() >= *types {
                 found.methods = true;
             } else if crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
@@ -617,4 +624,35 @@ impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
     }
 
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestNames;
+
+    #[test]
+    fn a_fn_text_names_requests_as_the_scans_read_them() {
+        let names = |t: &str| {
+            let n = RequestNames::in_text(t);
+            (n.types, n.methods)
+        };
+        assert_eq!(names("let r = ListRootsRequest::default();"), (true, false));
+        assert_eq!(
+            names("ServerRequest::CreateMessageRequest(x)"),
+            (true, false)
+        );
+        // Inside a longer name, or a longer one, it is not the type the scan compares.
+        assert_eq!(names("CreateMessageRequestParams { .. }"), (false, false));
+        assert_eq!(names("MyListRootsRequest::new()"), (false, false));
+        // A longer name first, then the name standing alone.
+        assert_eq!(
+            names("CreateMessageRequestParams::x(); CreateMessageRequest::y()"),
+            (true, false)
+        );
+        assert_eq!(names(r#"json!({"method": "roots/list"})"#), (false, true));
+        assert_eq!(names(r#"send("elicitation/elicitInput")"#), (false, true));
+        assert_eq!(names("peer.list_roots().await"), (false, false));
+        // No text (no position): anything.
+        assert_eq!(names(""), (true, true));
+    }
 }
