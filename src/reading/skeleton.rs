@@ -142,25 +142,15 @@ fn blank_bodies(
     }
     keep_callers(bytes, bodies, idents, &mut kept);
     let imported = imported_from_an_sdk(bytes, keys, aliases, idents);
-    // Every identifier of the file is asked about a dozen names: a bit per (first byte, length)
-    // of those names rules out almost all of them before any compare.
+    // Every identifier of the file is asked about a dozen names.
     let names = || {
         let context = keys.context.iter().chain(aliases).chain(&imported);
-        context.map(|n| n.as_bytes()).filter(|n| !n.is_empty())
+        context.map(|n| n.as_bytes())
     };
-    let mut shapes = [0u64; 256];
-    for n in names() {
-        shapes[usize::from(n[0])] |= 1u64 << n.len().min(63);
-    }
+    let shapes = Shapes::of(names());
     for r in idents {
-        if shapes[usize::from(bytes[r.start])] & (1u64 << r.len().min(63)) == 0 {
-            continue;
-        }
         let ident = &bytes[r.clone()];
-        if keys.context.iter().any(|c| c.as_bytes() == ident)
-            || aliases.iter().any(|a| a.as_bytes() == ident)
-            || imported.iter().any(|n| n.as_bytes() == ident)
-        {
+        if shapes.may_be(ident) && names().any(|n| n == ident) {
             keep_around(bodies, &mut kept, r.start, &mut |_| {});
         }
     }
@@ -237,18 +227,15 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         let n = ids.len();
         ids.entry(&bytes[b.name.clone()]).or_insert(n);
     }
-    // For each name: the offsets where it is used. Most identifiers have a first byte and length
-    // no fn name has, which a bit test rules out before hashing.
-    let mut lengths = [0u64; 256];
-    for n in ids.keys() {
-        lengths[usize::from(n[0])] |= 1u64 << n.len().min(63);
-    }
+    // For each name: the offsets where it is used.
+    let shapes = Shapes::of(ids.keys().copied());
     let mut mentions: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
     for r in idents {
-        if lengths[usize::from(bytes[r.start])] & (1u64 << r.len().min(63)) == 0 {
+        let ident = &bytes[r.clone()];
+        if !shapes.may_be(ident) {
             continue;
         }
-        if let Some(&id) = ids.get(&bytes[r.clone()]) {
+        if let Some(&id) = ids.get(ident) {
             mentions[id].push(r.start);
         }
     }
@@ -267,6 +254,27 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         for &at in &mentions[id] {
             keep_around(bodies, kept, at, &mut |i| queue.push(i));
         }
+    }
+}
+
+/// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
+/// file have a first byte and length no name of the set has, which one bit test rules out before
+/// any compare or hash.
+struct Shapes([u64; 256]);
+
+impl Shapes {
+    fn of<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> Shapes {
+        let mut bits = [0u64; 256];
+        for n in names.into_iter().filter(|n| !n.is_empty()) {
+            bits[usize::from(n[0])] |= 1u64 << n.len().min(63);
+        }
+        Shapes(bits)
+    }
+
+    /// Whether `word` may be one of the names.
+    fn may_be(&self, word: &[u8]) -> bool {
+        word.first()
+            .is_some_and(|&b| self.0[usize::from(b)] & (1u64 << word.len().min(63)) != 0)
     }
 }
 
