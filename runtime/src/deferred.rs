@@ -115,6 +115,19 @@ struct ScopeInner {
     book: Mutex<Book>,
     /// The connection it is listed under in [`IN_FLIGHT`], until it is dropped.
     listed: Option<usize>,
+    /// Set for the scope the SDK adapter opens around a whole request (see
+    /// [`crate::rmcp::scope`]), which a `#[mrtr_handler]` below it takes over.
+    adapter: Option<AdapterRole>,
+}
+
+/// The adapter's scope around a request whose handler may or may not be a `#[mrtr_handler]`.
+#[derive(Debug, Default)]
+struct AdapterRole {
+    /// The request's state was sealed by this scope (a round that ended on deferred asks).
+    owns_state: bool,
+    /// A `#[mrtr_handler]` below took the request over: its flow carries the rounds, and this
+    /// scope refuses asks from then on (they would belong to neither state).
+    yielded: std::sync::atomic::AtomicBool,
 }
 
 /// The scopes of the 2026-07-28 handlers running now, by client connection (see the module doc).
@@ -178,7 +191,27 @@ impl DeferredScope {
         refused: bool,
     ) -> DeferredScope {
         let listed = mrtr.session().filter(|_| !mrtr.carries_in_process());
-        let scope = DeferredScope::with_book(mrtr, Book::from_state(data, refused), listed);
+        DeferredScope::with_book(mrtr, Book::from_state(data, refused), listed)
+    }
+
+    fn with_book(mrtr: &Mrtr, book: Book, listed: Option<usize>) -> DeferredScope {
+        DeferredScope::build(mrtr, book, listed, None)
+    }
+
+    fn build(
+        mrtr: &Mrtr,
+        book: Book,
+        listed: Option<usize>,
+        adapter: Option<AdapterRole>,
+    ) -> DeferredScope {
+        let scope = DeferredScope {
+            inner: Arc::new(ScopeInner {
+                mrtr: mrtr.clone(),
+                book: Mutex::new(book),
+                listed,
+                adapter,
+            }),
+        };
         if let Some(session) = listed {
             in_flight()
                 .entry(session)
@@ -188,14 +221,64 @@ impl DeferredScope {
         scope
     }
 
-    fn with_book(mrtr: &Mrtr, book: Book, listed: Option<usize>) -> DeferredScope {
-        DeferredScope {
-            inner: Arc::new(ScopeInner {
-                mrtr: mrtr.clone(),
-                book: Mutex::new(book),
-                listed,
-            }),
+    /// The scope an SDK adapter opens around a whole request (every `tools/call`,
+    /// `prompts/get`, `resources/read` its server serves), so that a deferred ask anywhere below
+    /// finds its round whatever the handler is. `data` is the opened state's when this scope
+    /// sealed it (`owns_state`), else empty; `refused`: the request's state belongs to a
+    /// `#[mrtr_handler]` below, and deferred asks outside its flow fail.
+    pub(crate) fn open_for_adapter(
+        mrtr: &Mrtr,
+        data: &Map<String, Value>,
+        owns_state: bool,
+        refused: bool,
+    ) -> DeferredScope {
+        let listed = mrtr.session().filter(|_| !mrtr.carries_in_process());
+        let role = AdapterRole {
+            owns_state,
+            ..AdapterRole::default()
+        };
+        DeferredScope::build(mrtr, Book::from_state(data, refused), listed, Some(role))
+    }
+
+    /// True once a `#[mrtr_handler]` below this adapter scope took the request over.
+    pub(crate) fn yielded(&self) -> bool {
+        self.inner
+            .adapter
+            .as_ref()
+            .is_some_and(|a| a.yielded.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
+    /// Called as a `#[mrtr_handler]`'s flow starts: the adapter scope current on this task (if
+    /// any) hands the request over. `Err` when the adapter sealed this request's state: the
+    /// retry answers a deferred ask made before the handler, whose flow cannot take that state.
+    pub(crate) fn hand_over_to_handler() -> Result<(), MrtrError> {
+        let Some(scope) = CURRENT.with(|current| current.borrow().clone()) else {
+            return Ok(());
+        };
+        let Some(role) = &scope.inner.adapter else {
+            return Ok(());
+        };
+        if role.owns_state {
+            return Err(MrtrError::Internal(
+                "a #[mrtr_handler] reached after a deferred ask of the same request: the retry \
+                 carries the deferred ask's state, which the handler's flow cannot resume; ask \
+                 inside the handler (`mrtr.elicit(..)`), or make the handler a plain one"
+                    .into(),
+            ));
         }
+        role.yielded
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(session) = scope.inner.listed {
+            // No longer a request in flight of its own: the handler's flow lists itself.
+            let mut map = in_flight();
+            if let Some(scopes) = map.get_mut(&session) {
+                scopes.retain(|s| !std::ptr::eq(s.as_ptr(), Arc::as_ptr(&scope.inner)));
+                if scopes.is_empty() {
+                    map.remove(&session);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Runs `body` with this scope current: deferred asks made while it is polled (on this task)
@@ -242,6 +325,13 @@ impl DeferredScope {
 
     /// A 2026-07-28 request's look-up (a pre-2026 session never gets here: see [`poll_with`]).
     fn poll<T>(&self, ask: &Ask<T>) -> Deferred<T> {
+        if self.yielded() {
+            return Deferred::Failed(MrtrError::Internal(
+                "a deferred ask after a #[mrtr_handler] of the same request ran: its flow carries \
+                 the rounds, so ask inside it (`mrtr.elicit(..)`) or before it"
+                    .into(),
+            ));
+        }
         let mut book = self.book();
         if book.refused {
             return Deferred::Failed(MrtrError::Internal(

@@ -150,6 +150,8 @@ impl Flow {
     /// that names a step this handler does not have, is `InvalidState`. The state is verified
     /// here but used up only when the round advances ([`Flow::advance`], [`Flow::suspend`]).
     pub fn start(mrtr: &Mrtr, fingerprint: &'static str, steps: u32) -> Result<Flow, MrtrError> {
+        // Below the adapter's scope of the whole request, this flow takes the request over.
+        DeferredScope::hand_over_to_handler()?;
         if mrtr.carries_in_process() {
             // A pre-2026 session runs the whole flow inside this request: no state comes in,
             // and nothing the request says about MRTR (requestState, inputResponses) counts.
@@ -198,6 +200,58 @@ impl Flow {
     ) -> Flow {
         // Deferred asks fail in a round that resumed at a step (see `crate::deferred`).
         let deferred = DeferredScope::open_for_request(mrtr, &data, resume.is_some());
+        Flow::with_scope(
+            mrtr,
+            fingerprint,
+            flow_id,
+            resume,
+            data,
+            answering_first,
+            deferred,
+        )
+    }
+
+    /// The flow of an SDK adapter's scope around a whole request (`crate::rmcp::scope`): no
+    /// steps of its own, only deferred asks, whose rounds it seals under `fingerprint` (step 0).
+    /// `Ok(None)` when the request's state is another handler's (a `#[mrtr_handler]` below the
+    /// adapter sealed it): the adapter then runs the request in a scope that refuses asks.
+    pub(crate) fn start_adapter(
+        mrtr: &Mrtr,
+        fingerprint: &'static str,
+    ) -> Result<Result<Flow, DeferredScope>, MrtrError> {
+        let fresh = |data: Map<String, Value>, flow_id: Option<String>, owns: bool| {
+            let scope = DeferredScope::open_for_adapter(mrtr, &data, owns, false);
+            Flow::with_scope(mrtr, fingerprint, flow_id, None, data, true, scope)
+        };
+        if mrtr.carries_in_process() {
+            return Ok(Ok(fresh(Map::new(), None, false)));
+        }
+        match mrtr.verify_state()? {
+            None => Ok(Ok(fresh(Map::new(), None, false))),
+            Some(body) if body.fingerprint == fingerprint => {
+                if body.step != 0 || !deferred::names_asks(&body.data) {
+                    return Err(MrtrError::InvalidState);
+                }
+                Ok(Ok(fresh(body.data, Some(body.flow_id), true)))
+            }
+            Some(_) => Ok(Err(DeferredScope::open_for_adapter(
+                mrtr,
+                &Map::new(),
+                false,
+                true,
+            ))),
+        }
+    }
+
+    fn with_scope(
+        mrtr: &Mrtr,
+        fingerprint: &'static str,
+        flow_id: Option<String>,
+        resume: Option<u32>,
+        data: Map<String, Value>,
+        answering_first: bool,
+        deferred: DeferredScope,
+    ) -> Flow {
         Flow {
             mrtr: mrtr.clone(),
             fingerprint,
@@ -497,6 +551,19 @@ impl Flow {
                 MrtrError::Internal(SUSPENDED.into())
             }
             Err(error) => error,
+        }
+    }
+
+    /// [`Flow::finish`] for a body that already returns the handler's response type (the
+    /// adapter's scope around a whole handler, see `crate::rmcp::scope`).
+    pub fn finish_response<R, E>(
+        self,
+        outcome: Result<R, E>,
+        input_required: impl FnOnce(InputRequired) -> R,
+    ) -> Result<R, E> {
+        match self.suspended {
+            Some(suspended) => Ok(input_required(suspended)),
+            None => outcome,
         }
     }
 

@@ -26,6 +26,7 @@ use crate::wire::{Completes, InputRequired};
 pub use crate::context::CLIENT_CAPABILITIES_META_KEY;
 
 pub mod deferred;
+pub mod scope;
 
 /// A server whose handlers use MRTR: it owns the configuration (keys, audience, budget).
 /// `impl MrtrServer for MyServer {}` is enough: the default configuration reads `MRTR_KEYS`.

@@ -15,8 +15,8 @@
 #![allow(deprecated)]
 
 use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ListRootsResult,
+    ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ListRootsResult, ServerRequest,
 };
 use rmcp::service::{ElicitationError, ElicitationSafe, Peer, ServiceError};
 use rmcp::{ErrorData, RoleServer};
@@ -51,6 +51,31 @@ where
     let message = message.into();
     match poll(peer, || ask::form_ask::<T>(message.clone())) {
         Deferred::Unscoped | Deferred::InProcess => peer.elicit::<T>(message).await,
+        other => elicitation_answer(other),
+    }
+}
+
+/// [`Peer::elicit_with_timeout`], deferred. On a 2026-07-28 request the client answers in its
+/// retry, so the timeout applies only where the peer's own request is sent.
+pub async fn elicit_with_timeout<T>(
+    peer: &Peer<RoleServer>,
+    message: impl Into<String>,
+    timeout: Option<std::time::Duration>,
+) -> Result<Option<T>, ElicitationError>
+where
+    T: ElicitationSafe + DeserializeOwned,
+{
+    let message = message.into();
+    match poll(peer, || ask::form_ask::<T>(message.clone())) {
+        Deferred::Unscoped | Deferred::InProcess => {
+            peer.elicit_with_timeout::<T>(message, timeout).await
+        }
+        other => elicitation_answer(other),
+    }
+}
+
+fn elicitation_answer<T>(found: Deferred<Elicitation<T>>) -> Result<Option<T>, ElicitationError> {
+    match found {
         Deferred::Ready(Elicitation::Accept(value)) => Ok(Some(value)),
         Deferred::Ready(Elicitation::Decline) => Err(ElicitationError::UserDeclined),
         Deferred::Ready(Elicitation::Cancel) => Err(ElicitationError::UserCancelled),
@@ -59,6 +84,56 @@ where
             Err(ElicitationError::CapabilityNotSupported)
         }
         Deferred::Failed(error) => Err(ElicitationError::Service(service_error(error))),
+        Deferred::Unscoped | Deferred::InProcess => {
+            unreachable!("the caller sends these the legacy way")
+        }
+    }
+}
+
+/// [`Peer::create_elicitation_with_timeout`], deferred (the timeout as in
+/// [`elicit_with_timeout`]).
+pub async fn create_elicitation_with_timeout(
+    peer: &Peer<RoleServer>,
+    params: ElicitRequestParams,
+    timeout: Option<std::time::Duration>,
+) -> Result<ElicitResult, ServiceError> {
+    match poll(peer, || elicitation_ask(&params)) {
+        Deferred::Unscoped | Deferred::InProcess => {
+            peer.create_elicitation_with_timeout(params, timeout).await
+        }
+        other => settle(other),
+    }
+}
+
+fn elicitation_ask(params: &ElicitRequestParams) -> Ask<ElicitResult> {
+    let request = json!({ "method": "elicitation/create", "params": params });
+    let capability = if request["params"]["mode"] == "url" {
+        json!({ "elicitation": { "url": {} } })
+    } else {
+        json!({ "elicitation": {} })
+    };
+    Ask::new(request, capability, decode::<ElicitResult>)
+}
+
+/// [`Peer::send_request`] with a `ServerRequest`, deferred: an `ElicitRequest`,
+/// `CreateMessageRequest` or `ListRootsRequest` is asked as [`create_elicitation`],
+/// [`create_message`] or [`list_roots`] would, and its answer comes back as the `ClientResult`
+/// the peer's request returned. Every other request (a ping, a custom one) is sent as before.
+pub async fn send_request(
+    peer: &Peer<RoleServer>,
+    request: ServerRequest,
+) -> Result<ClientResult, ServiceError> {
+    match request {
+        ServerRequest::ElicitRequest(r) => create_elicitation(peer, r.params)
+            .await
+            .map(ClientResult::ElicitResult),
+        ServerRequest::CreateMessageRequest(r) => create_message(peer, r.params)
+            .await
+            .map(|answer| ClientResult::CreateMessageResult(Box::new(answer))),
+        ServerRequest::ListRootsRequest(_) => {
+            list_roots(peer).await.map(ClientResult::ListRootsResult)
+        }
+        other => peer.send_request(other).await,
     }
 }
 
@@ -67,16 +142,7 @@ pub async fn create_elicitation(
     peer: &Peer<RoleServer>,
     params: ElicitRequestParams,
 ) -> Result<ElicitResult, ServiceError> {
-    let asked = || {
-        let request = json!({ "method": "elicitation/create", "params": &params });
-        let capability = if request["params"]["mode"] == "url" {
-            json!({ "elicitation": { "url": {} } })
-        } else {
-            json!({ "elicitation": {} })
-        };
-        Ask::new(request, capability, decode::<ElicitResult>)
-    };
-    match poll(peer, asked) {
+    match poll(peer, || elicitation_ask(&params)) {
         Deferred::Unscoped | Deferred::InProcess => peer.create_elicitation(params).await,
         other => settle(other),
     }
