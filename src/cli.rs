@@ -124,6 +124,11 @@ pub struct LintArgs {
     /// release's, e.g. '"0.1"'; '{ path = "../mrtr/runtime" }' for a local checkout).
     #[arg(long, value_name = "TOML")]
     pub mrtr_dependency: Option<String>,
+    /// Offer only the compiled MRTR rewrite (`#[mrtr_handler]`, `#[mrtr_helper]`): a request it
+    /// cannot take keeps a display-only fix saying why, instead of the deferred form
+    /// (`mrtr::rmcp::deferred::*`, which replays the request up to the ask on each round).
+    #[arg(long)]
+    pub no_deferred_fixes: bool,
     /// Files the `--fix` before this report could not fix: the SARIF report of what remains says
     /// the run did not succeed (not a flag).
     #[arg(skip)]
@@ -231,6 +236,9 @@ pub fn settings_from_args(args: &LintArgs) -> Result<Settings, String> {
         prefilter: !args.no_prefilter,
         threads,
         base_dir,
+        tiers: crate::fix::Tiers {
+            deferred: !args.no_deferred_fixes,
+        },
         ..Settings::default()
     })
 }

@@ -437,7 +437,7 @@ pub fn run_with_baseline(
         }
     }
     // Helpers whose callers sit in other files: planned over each package's files together.
-    let across = fix_across(
+    let (across, written) = fix_across(
         &leftover,
         &now,
         settings,
@@ -448,6 +448,11 @@ pub fn run_with_baseline(
         err,
     )?;
     pending.1 = pending.1.saturating_sub(across);
+    // Deferred asks written by this run need their servers' request scope.
+    if settings.tiers.deferred {
+        now.extend(written);
+        scope_servers(&now, settings, &packages, opts, &mut outcome, out, err)?;
+    }
     let verb = if opts.diff_only { "would fix" } else { "fixed" };
     writeln!(
         err,
@@ -486,7 +491,7 @@ fn plural(n: usize) -> &'static str {
 /// The pass across files (`fix::rmcp::across`): per package with rmcp findings left, its
 /// `src/` files as this run leaves them, planned together; the files a plan changes (and the
 /// manifest, for the runtime) are written as one all-or-none set, or printed as diffs. Returns
-/// how many findings it fixed.
+/// how many findings it fixed, and the texts it wrote (by shown path).
 #[allow(clippy::too_many_arguments)]
 fn fix_across(
     leftover: &[(String, Vec<Finding>)],
@@ -497,7 +502,7 @@ fn fix_across(
     outcome: &mut RunOutcome,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
-) -> Result<usize, String> {
+) -> Result<(usize, std::collections::HashMap<String, String>), String> {
     let base = &settings.base_dir;
     // Per package (by manifest): its name and its findings left.
     let mut by_package: std::collections::BTreeMap<std::path::PathBuf, (String, Vec<Finding>)> =
@@ -550,6 +555,7 @@ fn fix_across(
                 &p.findings,
                 &overlay,
                 opts.runtime_requirement.as_deref(),
+                settings.tiers,
             );
             match planned {
                 Ok(Some(planned)) => {
@@ -576,7 +582,163 @@ fn fix_across(
     for e in gave_up {
         writeln!(err, "{e}").map_err(output_error)?;
     }
-    Ok(fixed_total)
+    Ok((fixed_total, written))
+}
+
+/// The server side of the deferred asks this run wrote (`fix::rmcp::scope`): every
+/// `impl ServerHandler` of the packages whose files now hold one, and of the members of their
+/// workspace that depend on them, gets `#[mrtr::mrtr_server]` (and the type `impl
+/// mrtr::MrtrServer` where its package has none), so that each request those servers serve runs
+/// in the scope the asks look for. Written as one all-or-none set per package with its manifest
+/// (the runtime dependency), or printed with `--diff`. `texts`: this run's new texts, by path
+/// as shown.
+fn scope_servers(
+    texts: &std::collections::HashMap<String, String>,
+    settings: &Settings,
+    packages: &Packages,
+    opts: &Options,
+    outcome: &mut RunOutcome,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), String> {
+    use crate::fix::rmcp::scope;
+    let base = &settings.base_dir;
+    let mut asking: std::collections::BTreeMap<std::path::PathBuf, String> = Default::default();
+    for (path, text) in texts {
+        if text.contains("mrtr::rmcp::deferred::") {
+            if let Some(p) = packages.for_file(&base.join(path)) {
+                asking.insert(p.manifest.clone(), p.name.clone());
+            }
+        }
+    }
+    let mut workspaces = Workspaces::default();
+    let mut done: std::collections::BTreeSet<std::path::PathBuf> = Default::default();
+    for (manifest, name) in &asking {
+        let mut manifests = vec![manifest.clone()];
+        let mut dependents = workspaces.dependents(manifest, name, packages);
+        dependents
+            .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
+        manifests.extend(dependents);
+        for m in manifests {
+            if !done.insert(m.clone()) {
+                continue;
+            }
+            let files = package_sources(&m, base, &|shown| texts.get(shown).cloned());
+            let all: String = files.iter().map(|(_, _, t)| t.as_str()).collect();
+            let mut set: Vec<(std::path::PathBuf, String, String)> = Vec::new();
+            let mut scoped = Vec::new();
+            for (path, shown, text) in &files {
+                if !text.contains("ServerHandler") {
+                    continue;
+                }
+                let Ok(file) = syn::parse_file(text) else {
+                    continue;
+                };
+                let idx = crate::reading::source::LineIndex::new(text);
+                let impls = scope::server_impls(&file.items, &idx);
+                let given = |ty: &str| scope::text_implements_mrtr_server(&all, ty);
+                let (edits, tys) = scope::edits(&impls, &idx, &given);
+                if edits.is_empty() {
+                    continue;
+                }
+                let fix = crate::finding::Fix {
+                    applicability: crate::finding::Applicability::Unsafe,
+                    message: String::new(),
+                    edits,
+                };
+                let new = crate::fix::apply::apply_fixes(text, &[&fix]).text;
+                if syn::parse_file(&new).is_err() {
+                    writeln!(
+                        err,
+                        "{shown}: the request scope would not parse; left unchanged"
+                    )
+                    .map_err(output_error)?;
+                    continue;
+                }
+                let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+                set.push((path.clone(), on_disk, new));
+                scoped.extend(tys.into_iter().map(|t| format!("{shown}: `{t}`")));
+            }
+            if set.is_empty() {
+                continue;
+            }
+            let uses: String = set.iter().map(|(_, _, t)| t.as_str()).collect();
+            match crate::fix::runtime_dependency::manifest_with_runtime(
+                &m,
+                "",
+                &uses,
+                opts.runtime_requirement.as_deref(),
+            ) {
+                Ok(Some((old, new))) => set.push((m.clone(), old, new)),
+                Ok(None) => {}
+                Err(e) => {
+                    writeln!(err, "{}: not scoped: {e}", m.display()).map_err(output_error)?;
+                    outcome.failed += 1;
+                    continue;
+                }
+            }
+            // The files hold this run's texts already where the run changed them: what is
+            // replaced is what is on disk now.
+            if opts.diff_only {
+                for (path, old, new) in &set {
+                    let shown = crate::reading::source::display_path(path, base);
+                    let old = texts.get(&shown).unwrap_or(old);
+                    out.write_all(crate::fix::diff::unified(&shown, old, new).as_bytes())
+                        .map_err(output_error)?;
+                }
+            } else {
+                let writes: Vec<(std::path::PathBuf, &str, &str)> = set
+                    .iter()
+                    .map(|(p, o, n)| (p.clone(), o.as_str(), n.as_str()))
+                    .collect();
+                if let Err(e) = write_checked(&writes) {
+                    writeln!(err, "{}: not scoped: {e}", m.display()).map_err(output_error)?;
+                    outcome.failed += 1;
+                    continue;
+                }
+                outcome.changed += set.len();
+            }
+            let verb = if opts.diff_only { "would run" } else { "runs" };
+            writeln!(
+                err,
+                "{verb} every request in an MRTR scope for the deferred asks ({}): {}",
+                scope::ATTRIBUTE,
+                scoped.join(", ")
+            )
+            .map_err(output_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `.rs` files under the `src/` of the package of `manifest`: path, path as shown, and text
+/// (as `overlay` gives it by the shown path, else as on disk), in a stable order.
+fn package_sources(
+    manifest: &std::path::Path,
+    base: &std::path::Path,
+    overlay: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(std::path::PathBuf, String, String)> {
+    let Some(src) = manifest.parent().map(|d| d.join("src")) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_type().is_some_and(|t| t.is_file())
+                && e.path().extension().is_some_and(|x| x == "rs")
+        })
+        .map(|e| e.into_path())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let shown = crate::reading::source::display_path(&p, base);
+            let text = overlay(&shown).or_else(|| std::fs::read_to_string(&p).ok())?;
+            Some((p, shown, text))
+        })
+        .collect()
 }
 
 /// What a failed write to the output (stdout, stderr) becomes.
@@ -723,6 +885,7 @@ pub fn plan_package_across(
     findings: &[Finding],
     overlay: &dyn Fn(&str) -> Option<String>,
     requirement: Option<&str>,
+    tiers: crate::fix::Tiers,
 ) -> Result<Option<AcrossSet>, String> {
     let manifests: Vec<&std::path::Path> = std::iter::once(manifest)
         .chain(dependents.iter().map(|d| d.as_path()))
@@ -731,33 +894,12 @@ pub fn plan_package_across(
     let mut files = Vec::new();
     let mut owner = Vec::new();
     for (m, manifest) in manifests.iter().enumerate() {
-        let Some(src) = manifest.parent().map(|d| d.join("src")) else {
-            continue;
-        };
-        let mut paths: Vec<std::path::PathBuf> = crate::reading::discover::walker(&src)
-            .build()
-            .filter_map(Result::ok)
-            .filter(|e| {
-                e.file_type().is_some_and(|t| t.is_file())
-                    && e.path().extension().is_some_and(|x| x == "rs")
-            })
-            .map(|e| e.into_path())
-            .collect();
-        paths.sort();
-        for p in &paths {
-            let shown = crate::reading::source::display_path(p, base);
-            let text = match overlay(&shown) {
-                Some(t) => t,
-                None => match std::fs::read_to_string(p) {
-                    Ok(t) => t,
-                    Err(_) => continue,
-                },
-            };
+        for (_, shown, text) in package_sources(manifest, base, overlay) {
             files.push((shown, text));
             owner.push(m);
         }
     }
-    let plan = match crate::fix::rmcp::across::plan(&files, findings) {
+    let plan = match crate::fix::rmcp::across::plan(&files, findings, tiers) {
         Ok(Some(plan)) => plan,
         Ok(None) => return Ok(None),
         Err(e) => {

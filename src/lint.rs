@@ -71,6 +71,8 @@ pub struct Settings {
     pub base_dir: PathBuf,
     /// Whether legacy requests in test code are reported (the `report-test-code` setting).
     pub test_code: TestCode,
+    /// Which forms the MRTR rewrite may take (`--no-deferred-fixes`).
+    pub tiers: crate::fix::Tiers,
 }
 
 /// Where legacy requests (MCP001-004, MCP006) in test code are reported. Quiet by default: on
@@ -106,6 +108,7 @@ impl Default for Settings {
             threads: None,
             base_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
             test_code: TestCode::default(),
+            tiers: crate::fix::Tiers::default(),
         }
     }
 }
@@ -381,7 +384,7 @@ fn analyse(
     sort_findings(&mut findings);
     stage(Stage::FilePasses, || {
         for pass in FILE_PASSES {
-            pass(&lines, file, &mut findings);
+            pass(&lines, file, &mut findings, settings.tiers);
         }
     });
     findings
@@ -402,7 +405,8 @@ fn all_triggers() -> &'static Prefilter {
 /// text) and the tree the engine parsed: on the worker thread, in parallel with other files,
 /// without parsing or indexing again (fixes).
 /// It may fill `fix` and edit messages; it must keep the findings' order and positions.
-pub type FilePass = fn(lines: &LineIndex, file: &syn::File, findings: &mut [Finding]);
+pub type FilePass =
+    fn(lines: &LineIndex, file: &syn::File, findings: &mut [Finding], tiers: crate::fix::Tiers);
 
 /// The file passes, in order: the autofix plans each file's fixes from the tree parsed here.
 pub static FILE_PASSES: &[FilePass] = &[crate::fix::file_pass];

@@ -3,12 +3,17 @@
 //! reason; a caller that also asks directly, migrated over two passes) and a peer kept in a
 //! struct field. The shapes that build and run are in `tests/fix_fixtures` (`helpers.rs`,
 //! `peers.rs`, ...), built and driven through MRTR rounds by `tests/fix_compile`.
+//!
+//! These are the compiled tier's shapes (`#[mrtr_handler]`, `#[mrtr_helper]`), so every run here
+//! has `--no-deferred-fixes`: what the compiled rewrite refuses stays visible with its reason.
+//! The deferred tier, which takes those requests by default, is `tests/fix_deferred.rs`.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .arg("--no-deferred-fixes")
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")

@@ -14,6 +14,16 @@ pub fn find(file: &syn::File, wanted: &dyn Fn(&syn::Expr) -> bool) -> Option<syn
     f.found
 }
 
+/// [`find`] over one block (a function's body), macro bodies included.
+pub fn find_in_block(block: &syn::Block, wanted: &dyn Fn(&syn::Expr) -> bool) -> Option<syn::Expr> {
+    let mut f = Find {
+        wanted,
+        found: None,
+    };
+    f.visit_block(block);
+    f.found
+}
+
 struct Find<'w> {
     wanted: &'w dyn Fn(&syn::Expr) -> bool,
     // Owned: a macro body's expressions live only while it is searched.

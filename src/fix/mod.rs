@@ -23,6 +23,21 @@ pub mod upgrade;
 
 use crate::finding::{Applicability, Finding};
 
+/// Which forms the MRTR rewrite may take. The compiled form (`#[mrtr_handler]`,
+/// `#[mrtr_helper]`) is always tried first; the deferred form (`mrtr::rmcp::deferred::*` at the
+/// call site, replayed on retry) takes every request it refuses, unless `deferred` is off
+/// (`--no-deferred-fixes`: a team that will not accept replay semantics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiers {
+    pub deferred: bool,
+}
+
+impl Default for Tiers {
+    fn default() -> Self {
+        Tiers { deferred: true }
+    }
+}
+
 /// The fixes of one file, computed from the tree the engine already parsed: a `lint::FilePass`,
 /// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a
@@ -31,8 +46,9 @@ pub fn file_pass(
     lines: &crate::reading::source::LineIndex,
     file: &syn::File,
     findings: &mut [Finding],
+    tiers: Tiers,
 ) {
-    mrtr_pass(lines, file, findings);
+    mrtr_pass(lines, file, findings, tiers);
     // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
     upgrade::attach(lines, file, findings);
 }
@@ -41,6 +57,7 @@ fn mrtr_pass(
     lines: &crate::reading::source::LineIndex,
     file: &syn::File,
     findings: &mut [Finding],
+    tiers: Tiers,
 ) {
     let members: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].fix.is_none() && rmcp::wants(&findings[i]))
@@ -50,7 +67,7 @@ fn mrtr_pass(
     }
     let fixes = {
         let fs: Vec<&Finding> = members.iter().map(|&i| &findings[i]).collect();
-        rmcp::plan_parsed(lines, file, &fs)
+        rmcp::plan_parsed(lines, file, &fs, tiers)
     };
     for (i, fix) in members.into_iter().zip(fixes) {
         findings[i].fix = fix;

@@ -6,6 +6,7 @@ mod legacy_request;
 mod raw_request;
 mod receiver;
 mod removed_api;
+mod replay;
 pub mod rmcp_upgrade;
 mod safety;
 pub mod walk;
@@ -15,6 +16,7 @@ use crate::rules::engine::Rule;
 pub use legacy_request::LegacyRequest;
 pub use raw_request::RawRequest;
 pub use removed_api::RemovedApi;
+pub use replay::Replay;
 pub use rmcp_upgrade::RmcpUpgrade;
 pub use safety::Safety;
 
@@ -26,6 +28,7 @@ pub static ALL: &[&'static dyn Rule] = &[
     &RemovedApi,
     &Safety,
     &RmcpUpgrade,
+    &Replay,
 ];
 
 /// Codes the engine itself emits.

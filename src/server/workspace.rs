@@ -132,6 +132,7 @@ impl Workspace {
             std::slice::from_ref(finding),
             open,
             None,
+            self.settings.tiers,
         )
         .ok()??;
         let fixes_it = planned

@@ -27,7 +27,11 @@ pub struct Across {
 /// Plans the rmcp findings of `findings` whose helper has callers in other files of `files`
 /// (path as the findings name it, text). `Ok(None)` when nothing can be rewritten; `Err` when a
 /// file does not parse.
-pub fn plan(files: &[(String, String)], findings: &[Finding]) -> Result<Option<Across>, String> {
+pub fn plan(
+    files: &[(String, String)],
+    findings: &[Finding],
+    tiers: crate::fix::Tiers,
+) -> Result<Option<Across>, String> {
     let wanted: Vec<&Finding> = findings.iter().filter(|f| super::wants(f)).collect();
     if wanted.is_empty() {
         return Ok(None);
@@ -71,7 +75,7 @@ pub fn plan(files: &[(String, String)], findings: &[Finding]) -> Result<Option<A
         })
         .unzip();
     let refs: Vec<&Finding> = shifted.iter().collect();
-    let (fixes, needed) = super::plan_unit(&idx, &file, &refs, true);
+    let (fixes, needed) = super::plan_unit(&idx, &file, &refs, true, tiers);
 
     // Each applicable fix's edits, into the file they fall in (shared edits once).
     let mut per_file: Vec<Vec<Edit>> = vec![Vec::new(); files.len()];

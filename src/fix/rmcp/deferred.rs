@@ -24,12 +24,16 @@ use super::text::range_of;
 use super::{Cx, HandlerPlan};
 use crate::finding::Finding;
 
-/// The peer methods that have a deferred form (`mrtr::rmcp::deferred::*`).
+/// The peer methods that have a deferred form (`mrtr::rmcp::deferred::*`), each with the
+/// peer's own signature and result.
 const DEFERRED: &[&str] = &[
     "elicit",
+    "elicit_with_timeout",
     "create_elicitation",
+    "create_elicitation_with_timeout",
     "create_message",
     "list_roots",
+    "send_request",
 ];
 
 /// Whether the requests `members` of the function `fns[at]` (not a request handler) take the
@@ -131,6 +135,82 @@ pub fn wants(f: &Finding) -> bool {
         && (f.message.contains(THROUGH_A_STORED_PEER) || f.message.contains(FORWARDED_BY_A_RELAY))
 }
 
+/// Whether `f` reports a raw `ServerRequest` sent with the peer's `send_request` (MCP004), which
+/// only the deferred form rewrites.
+pub fn wants_raw(f: &Finding) -> bool {
+    f.code == "MCP004"
+        && f.sdk.as_deref() == Some("rmcp")
+        && f.message.starts_with("`send_request`")
+}
+
+/// The deferred form of the requests `members` of `fns[at]` at their call sites alone, for any
+/// request the compiled rewrite cannot take (see [`super::scope`]): the function may be a
+/// handler, a helper of any visibility, a method behind a trait object or a macro's body. The
+/// server's `impl ServerHandler` then needs the request scope (`needs_scope`). Each message names
+/// what replays: the statements before the ask in its function, run again in every round.
+pub(super) fn anywhere(
+    cx: &Cx,
+    fns: &[FnSite],
+    at: usize,
+    findings: &[&Finding],
+    members: &[usize],
+) -> Result<HandlerPlan, (usize, String)> {
+    let site = &fns[at];
+    let mut edits = Vec::new();
+    let mut messages = Vec::new();
+    for &m in members {
+        let f = findings[m];
+        let (edit, method) = call_edit(cx, site, f).map_err(|why| (m, why))?;
+        let replays = replayed_before(cx, site, edit.start);
+        edits.push(edit);
+        messages.push(format!(
+            "`{method}` becomes `mrtr::rmcp::deferred::{method}` (same result; a 2026-07-28 \
+retry replays up to here{replays})"
+        ));
+    }
+    Ok(HandlerPlan {
+        edits,
+        messages,
+        imports: Vec::new(),
+        self_tys: Vec::new(),
+        needs_scope: true,
+    })
+}
+
+/// `; re-runs: `a`, `b` in `f`` for the statements of `site`'s body before byte `at` (the first
+/// line of each, three at most), and the callers' code before the call when `site` is not the
+/// handler itself.
+fn replayed_before(cx: &Cx, site: &FnSite, at: usize) -> String {
+    let mut before: Vec<String> = Vec::new();
+    for stmt in &site.block.stmts {
+        let Some((s, e)) = super::text::stmt_range(stmt, cx.idx) else {
+            continue;
+        };
+        if e > at {
+            break;
+        }
+        let first = cx.src[s..e].lines().next().unwrap_or("").trim();
+        let cut: String = first.chars().take(24).collect();
+        let dots = if cut.len() < first.len() { ".." } else { "" };
+        before.push(format!("`{cut}{dots}`"));
+    }
+    let name = &site.sig.ident;
+    let mut out = String::new();
+    if !before.is_empty() {
+        let more = before.len().saturating_sub(2);
+        before.truncate(2);
+        out.push_str(&format!("; re-runs {}", before.join(", ")));
+        if more > 0 {
+            out.push_str(&format!(" +{more}"));
+        }
+    }
+    if !is_handler(site) {
+        let join = if out.is_empty() { "; re-runs" } else { " and" };
+        out.push_str(&format!("{join} the callers of `{name}`"));
+    }
+    out
+}
+
 /// How the request handlers above a deferred ask are found.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {
@@ -214,7 +294,30 @@ build or call it), so nothing would give the ask an MRTR round"
         messages,
         imports,
         self_tys,
+        needs_scope: false,
     })
+}
+
+/// The method call a finding points at (its method name), in the function's body or inside a
+/// macro invocation there whose tokens parse as Rust (`host_fn!(..)`, `tokio::select!`).
+fn method_call_at(site: &FnSite, f: &Finding) -> Option<syn::ExprMethodCall> {
+    if let Some(path) = locate::path_to(site.block, f.line, f.column) {
+        if let Some(locate::Node::Expr(syn::Expr::MethodCall(mc))) = path.last() {
+            return Some((*mc).clone());
+        }
+    }
+    let at = proc_macro2::LineColumn {
+        line: f.line,
+        column: f.column.saturating_sub(1),
+    };
+    let found = crate::fix::find_expr::find_in_block(
+        site.block,
+        &|e| matches!(e, syn::Expr::MethodCall(mc) if mc.method.span().start() == at),
+    )?;
+    match found {
+        syn::Expr::MethodCall(mc) => Some(mc),
+        _ => None,
+    }
 }
 
 /// `RECV.METHOD::<T>(ARGS)` -> `mrtr::rmcp::deferred::METHOD::<T>(&RECV, ARGS)`.
@@ -223,11 +326,8 @@ fn call_edit(
     site: &FnSite,
     f: &Finding,
 ) -> Result<(crate::finding::Edit, String), String> {
-    let path = locate::path_to(site.block, f.line, f.column)
-        .ok_or("the call sits inside a macro invocation, which the rewrite cannot see into")?;
-    let Some(locate::Node::Expr(syn::Expr::MethodCall(mc))) = path.last() else {
-        return Err("the request is not a method call on the peer".into());
-    };
+    let mc = method_call_at(site, f).ok_or("the request is not a method call on the peer")?;
+    let mc = &mc;
     let method = mc.method.to_string();
     if !DEFERRED.contains(&method.as_str()) {
         return Err(format!("`{method}` has no deferred form in the runtime"));

@@ -195,6 +195,7 @@ pub(super) fn plan(
         messages,
         imports,
         self_tys,
+        needs_scope: false,
     })
 }
 

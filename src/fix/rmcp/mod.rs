@@ -21,6 +21,7 @@ mod helper;
 mod keep;
 mod locate;
 mod plain;
+pub mod scope;
 pub(crate) mod text;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
@@ -39,13 +40,20 @@ pub const MAX_REWRITTEN_CALLS: usize = 32;
 /// Whether `f` is a finding this module may fix: a legacy request, or one sent through a stored
 /// peer (see [`deferred`]).
 pub fn wants(f: &Finding) -> bool {
-    (CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp")) || deferred::wants(f)
+    (CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp"))
+        || deferred::wants(f)
+        || deferred::wants_raw(f)
 }
 
 /// A fix for each finding (same order), or `None` where this module has nothing to offer, planned
 /// on the tree the engine already parsed from `idx.text()` (on its worker thread).
-pub fn plan_parsed(idx: &LineIndex, file: &syn::File, findings: &[&Finding]) -> Vec<Option<Fix>> {
-    plan_unit(idx, file, findings, false).0
+pub fn plan_parsed(
+    idx: &LineIndex,
+    file: &syn::File,
+    findings: &[&Finding],
+    tiers: super::Tiers,
+) -> Vec<Option<Fix>> {
+    plan_unit(idx, file, findings, false, tiers).0
 }
 
 /// [`plan_parsed`] over one file (`across: false`), or over the files of a crate laid end to end
@@ -57,6 +65,7 @@ fn plan_unit(
     file: &syn::File,
     findings: &[&Finding],
     across: bool,
+    tiers: super::Tiers,
 ) -> (Vec<Option<Fix>>, Vec<&'static str>) {
     let mut out: Vec<Option<Fix>> = vec![None; findings.len()];
     if !findings.iter().any(|f| wants(f)) {
@@ -91,73 +100,22 @@ fn plan_unit(
     // First every handler's own plan, then the shared import edit for those that can be fixed.
     let mut planned: Vec<(Vec<usize>, Result<HandlerPlan, String>)> = Vec::new();
     for (fi, members) in &groups {
-        let site = &fns[*fi];
-        match site.kind {
-            Kind::Tool | Kind::HandWritten(_) if members.len() > MAX_REWRITTEN_CALLS => {
-                for &m in members {
-                    out[m] = Some(display_only(format!(
-                        "no automatic rewrite: this handler sends {} legacy requests, more than \
-the {MAX_REWRITTEN_CALLS} the rewrite takes in one handler; migrate it by hand, or split it",
-                        members.len()
-                    )));
-                }
-            }
-            Kind::Tool | Kind::HandWritten(_) => {
-                let plan = plan_handler(&cx, site, findings, members);
-                match plan {
-                    Ok(p) => planned.push((members.clone(), Ok(p))),
-                    Err((failed, why)) => {
-                        for &m in members {
-                            let message = if m == failed {
-                                format!("no automatic rewrite: {why}")
-                            } else {
-                                let line = findings[failed].line;
-                                format!(
-                                    "not rewritten: the request at line {line} of the same handler \
-cannot be ({why}), and a handler is migrated as a whole"
-                                )
-                            };
-                            out[m] = Some(display_only(message));
-                        }
+        let attempt = plan_group(&cx, &fns, *fi, findings, members, &groups, &delegates);
+        match attempt {
+            Ok(p) => planned.push((members.clone(), Ok(p))),
+            // Whatever the compiled rewrite refused, the deferred form takes at the call site,
+            // when every request of the function has one (see `scope`).
+            Err(refused) => match deferred::anywhere(&cx, &fns, *fi, findings, members)
+                .ok()
+                .filter(|_| tiers.deferred)
+            {
+                Some(p) => planned.push((members.clone(), Ok(p))),
+                None => {
+                    for (m, message) in refused {
+                        out[m] = Some(display_only(message));
                     }
                 }
-            }
-            Kind::Prompt => {
-                for &m in members {
-                    out[m] = Some(display_only(
-                        "rmcp's `#[prompt]` methods get no `Mrtr` handle from the runtime: move \
-this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask there"
-                            .into(),
-                    ));
-                }
-            }
-            Kind::Other => {
-                if let Some(reach) = deferred::reach(&cx, &fns, *fi, findings, members, &delegates)
-                {
-                    match deferred::plan(&cx, &fns, *fi, findings, members, reach) {
-                        Ok(p) => planned.push((members.clone(), Ok(p))),
-                        Err((_, why)) => {
-                            for &m in members {
-                                out[m] = Some(display_only(format!("no automatic rewrite: {why}")));
-                            }
-                        }
-                    }
-                    continue;
-                }
-                let asking: Vec<usize> = groups.iter().map(|(k, _)| *k).collect();
-                match helper::plan(&cx, &fns, *fi, findings, members, &asking) {
-                    Ok(p) => planned.push((members.clone(), Ok(p))),
-                    Err((_, why)) => {
-                        let name = site.sig.ident.to_string();
-                        for &m in members {
-                            out[m] = Some(display_only(format!(
-                                "the request sits in `{name}`, not in a request handler, and it \
-cannot become an asking helper (`#[mrtr_helper]`): {why}"
-                            )));
-                        }
-                    }
-                }
-            }
+            },
         }
     }
     let mut needed: Vec<&'static str> = Vec::new();
@@ -196,12 +154,40 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
             }
         }
     }
+    // The request scope that deferred asks need, on the unit's `impl ServerHandler` blocks; an
+    // impl that stands elsewhere gets it from the fix driver once the asks are written.
+    let scope_plan = planned
+        .iter()
+        .any(|(_, p)| p.as_ref().is_ok_and(|p| p.needs_scope))
+        .then(|| {
+            let impls = scope::server_impls(&file.items, idx);
+            let written = |ty: &str| {
+                scope::text_implements_mrtr_server(src, ty)
+                    || server_impls.iter().any(|(t, e)| t == ty && e.is_some())
+            };
+            let (edits, tys) = scope::edits(&impls, idx, &written);
+            let note = if !tys.is_empty() {
+                format!("; `{}` on `{}`", scope::ATTRIBUTE, tys.join("`, `"))
+            } else if impls.is_empty() {
+                format!("; `{}` on its server", scope::ATTRIBUTE)
+            } else {
+                String::new()
+            };
+            (edits, note)
+        });
     let crlf = src.contains("\r\n");
     for (members, p) in planned {
         let Ok(p) = p else { continue };
         let mut edits = p.edits.clone();
         edits.extend(import.clone());
         edits.extend(server_impls.iter().filter_map(|(_, e)| e.clone()));
+        let scope_note = match (&scope_plan, p.needs_scope) {
+            (Some((scope_edits, note)), true) => {
+                edits.extend(scope_edits.iter().cloned());
+                note.as_str()
+            }
+            _ => "",
+        };
         edits.sort_by_key(|e| (e.start, e.end));
         if crlf {
             for e in &mut edits {
@@ -210,6 +196,7 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
         }
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
+            message.push_str(scope_note);
             for ty in &p.self_tys {
                 let Some((_, edit)) = server_impls.iter().find(|(t, _)| t == ty) else {
                     continue;
@@ -231,6 +218,73 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
         }
     }
     (out, needed)
+}
+
+/// The compiled plan of one function's requests (`members`), or, per member, why there is none.
+fn plan_group(
+    cx: &Cx,
+    fns: &[FnSite],
+    fi: usize,
+    findings: &[&Finding],
+    members: &[usize],
+    groups: &[(usize, Vec<usize>)],
+    delegates: &std::cell::OnceCell<Vec<String>>,
+) -> Result<HandlerPlan, Vec<(usize, String)>> {
+    let site = &fns[fi];
+    let all = |message: String| members.iter().map(|&m| (m, message.clone())).collect();
+    // A raw `ServerRequest` has only the deferred form.
+    if members.iter().any(|&m| deferred::wants_raw(findings[m])) {
+        return Err(all(
+            "a raw `ServerRequest` sent with `send_request` has no compiled rewrite".into(),
+        ));
+    }
+    match site.kind {
+        Kind::Tool | Kind::HandWritten(_) if members.len() > MAX_REWRITTEN_CALLS => {
+            Err(all(format!(
+                "no automatic rewrite: this handler sends {} legacy requests, more than \
+the {MAX_REWRITTEN_CALLS} the rewrite takes in one handler; migrate it by hand, or split it",
+                members.len()
+            )))
+        }
+        Kind::Tool | Kind::HandWritten(_) => {
+            plan_handler(cx, site, findings, members).map_err(|(failed, why)| {
+                members
+                    .iter()
+                    .map(|&m| {
+                        let message = if m == failed {
+                            format!("no automatic rewrite: {why}")
+                        } else {
+                            let line = findings[failed].line;
+                            format!(
+                                "not rewritten: the request at line {line} of the same handler \
+cannot be ({why}), and a handler is migrated as a whole"
+                            )
+                        };
+                        (m, message)
+                    })
+                    .collect()
+            })
+        }
+        Kind::Prompt => Err(all(
+            "rmcp's `#[prompt]` methods get no `Mrtr` handle from the runtime: move \
+this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask there"
+                .into(),
+        )),
+        Kind::Other => {
+            if let Some(reach) = deferred::reach(cx, fns, fi, findings, members, delegates) {
+                return deferred::plan(cx, fns, fi, findings, members, reach)
+                    .map_err(|(_, why)| all(format!("no automatic rewrite: {why}")));
+            }
+            let asking: Vec<usize> = groups.iter().map(|(k, _)| *k).collect();
+            helper::plan(cx, fns, fi, findings, members, &asking).map_err(|(_, why)| {
+                let name = site.sig.ident.to_string();
+                all(format!(
+                    "the request sits in `{name}`, not in a request handler, and it \
+cannot become an asking helper (`#[mrtr_helper]`): {why}"
+                ))
+            })
+        }
+    }
 }
 
 fn display_only(message: String) -> Fix {
@@ -255,6 +309,8 @@ struct HandlerPlan {
     imports: Vec<&'static str>,
     /// The server types of the handlers it rewrites (each needs `impl MrtrServer`).
     self_tys: Vec<String>,
+    /// Deferred asks: the server's `impl ServerHandler` needs the request scope (`scope`).
+    needs_scope: bool,
 }
 
 /// Plans every call of one handler; `Err` names the first finding that cannot be rewritten.
@@ -308,5 +364,6 @@ fn plan_handler(
         messages,
         imports,
         self_tys: site.self_ty.iter().cloned().collect(),
+        needs_scope: false,
     })
 }
