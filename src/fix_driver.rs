@@ -696,7 +696,13 @@ fn scope_servers(
                     outcome.failed += 1;
                     continue;
                 }
-                outcome.changed += set.len();
+                // Files this run had changed already are counted once.
+                outcome.changed += set
+                    .iter()
+                    .filter(|(p, _, _)| {
+                        !texts.contains_key(&crate::reading::source::display_path(p, base))
+                    })
+                    .count();
             }
             let verb = if opts.diff_only { "would run" } else { "runs" };
             writeln!(

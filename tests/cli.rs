@@ -50,7 +50,14 @@ fn human_output_is_rustc_like_and_exit_is_1() {
     let t = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(t.path().join("src")).unwrap();
     std::fs::write(t.path().join("src/tool.rs"), SERVER).unwrap();
+    // By default the helper's request, which no compiled rewrite takes, gets the deferred form.
     let o = run_in(t.path(), &["src"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("= fix (unsafe, --fix --unsafe-fixes; review it with --diff): `create_elicitation` becomes `mrtr::rmcp::deferred::create_elicitation`"),
+        "{out}"
+    );
+    let o = run_in(t.path(), &["--no-deferred-fixes", "src"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(

@@ -79,10 +79,15 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         "{err}"
     );
     assert!(err.contains("src/helpers.rs: fixed 3 findings"), "{err}");
+    // The six asking helpers, and the two near misses in the deferred form.
     assert!(
-        err.contains("src/nonresult_helpers.rs: fixed 6 findings"),
+        err.contains("src/nonresult_helpers.rs: fixed 8 findings"),
         "{err}"
     );
+    // Every shape the compiled rewrite refuses, deferred; only the ask in `on_initialized`, which
+    // no request reaches, is left.
+    assert!(err.contains("src/not_fixed.rs: fixed 7 findings"), "{err}");
+    assert!(err.contains("1 without a fix"), "{err}");
     assert!(
         err.contains("src/runtime_schema.rs: fixed 3 findings"),
         "{err}"
@@ -107,12 +112,22 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
         err.contains("src/stored_peer_gate.rs: fixed 1 finding"),
         "{err}"
     );
-    // A `pub(crate)` helper and its callers in another file, and a helper reached through a
-    // `pub` function: rewritten by the pass across the package's files, written as one set.
+    // A `pub(crate)` helper whose callers are in another file, and a helper reached through a
+    // `pub` function: the deferred form at the call site (the compiled rewrite across files is
+    // what `--no-deferred-fixes` gets, `tests/fix_shapes.rs`); the servers of the package run
+    // their requests in the scope those asks need.
+    assert!(
+        err.contains("src/across_helpers.rs: fixed 1 finding"),
+        "{err}"
+    );
+    assert!(
+        err.contains("src/task_local_context.rs: fixed 1 finding"),
+        "{err}"
+    );
     assert!(
         err.contains(
-            "fixed 2 findings across 3 files (src/across_helpers.rs, src/across_tools.rs, \
-src/task_local_context.rs)"
+            "runs every request in an MRTR scope for the deferred asks (#[mrtr::mrtr_server]): \
+src/across_tools.rs: `Releases`"
         ),
         "{err}"
     );
@@ -184,7 +199,32 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
 #[test]
 fn shapes_without_a_rewrite_say_why() {
     let dir = scratch();
+    // Each shape the compiled rewrite refuses takes the deferred form by default, at its call
+    // site; only what no request reaches (MCP006) has no fix.
     let out = run(dir.path(), &["--format", "json", "src/not_fixed.rs"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut deferred = 0;
+    for f in report["findings"].as_array().unwrap() {
+        if f["code"] == "MCP006" {
+            assert!(f["fix"].is_null(), "MCP006 has no fix: {f}");
+            continue;
+        }
+        assert_eq!(f["fix"]["applicability"], "unsafe", "{f}");
+        let m = f["fix"]["message"].as_str().unwrap();
+        assert!(m.contains(" becomes `mrtr::rmcp::deferred::"), "{m}");
+        deferred += 1;
+    }
+    assert_eq!(deferred, 7);
+    // The compiled tier alone says why it refuses each.
+    let out = run(
+        dir.path(),
+        &[
+            "--no-deferred-fixes",
+            "--format",
+            "json",
+            "src/not_fixed.rs",
+        ],
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let mut seen = Vec::new();
     for f in report["findings"].as_array().unwrap() {
@@ -225,7 +265,12 @@ fn helpers_returning_plain_values_that_are_left_say_why() {
     let dir = scratch();
     let out = run(
         dir.path(),
-        &["--format", "json", "src/nonresult_helpers.rs"],
+        &[
+            "--no-deferred-fixes",
+            "--format",
+            "json",
+            "src/nonresult_helpers.rs",
+        ],
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let mut left = Vec::new();

@@ -22,6 +22,11 @@ pub(super) struct CallPlan {
     pub(super) receiver_uses: usize,
     /// The local the call reached the peer through (`let peer = ctx.peer;`), if any.
     pub(super) alias: Option<String>,
+    /// Where the old call stood (its awaited expression's start), and whether the code after it
+    /// keeps an elicitation's old `Result<_, ElicitationError>`, rebuilt from the answer: a value
+    /// the state machine cannot seal, so no later ask of the handler may follow it.
+    pub(super) at: usize,
+    pub(super) keeps_error: bool,
 }
 
 /// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls and client
@@ -162,6 +167,8 @@ pub(super) fn plan_call(
                 receiver,
                 receiver_uses,
                 alias,
+                at: aw_s,
+                keeps_error: false,
             });
         }
     }
@@ -183,6 +190,8 @@ pub(super) fn plan_call(
                     receiver,
                     receiver_uses,
                     alias,
+                    at: aw_s,
+                    keeps_error: false,
                 });
             }
         }
@@ -270,6 +279,8 @@ pub(super) fn plan_call(
     let owned = own_question(cx, &found, aw_expr, body, taken, &mut ask)?;
     let ask_text = ask.expr("mrtr");
     let mut hoisted = format!("{owned}let {name} = {ask_text}.await?;");
+    let keeps_error =
+        replaced.is_none() && matches!(ask, Ask::Elicit { .. } | Ask::ElicitUrl { .. });
     let (s, e, with) = match replaced {
         Some(r) => r,
         None => {
@@ -302,6 +313,8 @@ pub(super) fn plan_call(
         receiver,
         receiver_uses,
         alias,
+        at: aw_s,
+        keeps_error,
     })
 }
 

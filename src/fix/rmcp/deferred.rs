@@ -169,11 +169,12 @@ retry replays up to here{replays})"
         ));
     }
     Ok(HandlerPlan {
-        edits,
+        edits: Vec::new(),
         messages,
         imports: Vec::new(),
         self_tys: Vec::new(),
         needs_scope: true,
+        own_edits: edits,
     })
 }
 
@@ -295,6 +296,7 @@ build or call it), so nothing would give the ask an MRTR round"
         imports,
         self_tys,
         needs_scope: false,
+        own_edits: Vec::new(),
     })
 }
 

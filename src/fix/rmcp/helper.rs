@@ -196,6 +196,7 @@ pub(super) fn plan(
         imports,
         self_tys,
         needs_scope: false,
+        own_edits: Vec::new(),
     })
 }
 
@@ -318,6 +319,13 @@ fn rewrite_callers(
         return Err(format!(
             "`{name}` is called from no request handler of this file"
         ));
+    }
+    if let Some(why) = sites
+        .iter()
+        .find_map(|s| moved_argument(&fns[target.index], &fns[s.caller], s, target.position))
+    {
+        let caller = fns[sites[0].caller].sig.ident.to_string();
+        return Err(format!("`{caller}` {why}"));
     }
     let mut callers: Vec<usize> = sites.iter().map(|s| s.caller).collect();
     callers.dedup();
@@ -744,6 +752,91 @@ fn call_sites<'a>(fns: &'a [FnSite<'a>], helper: &FnSite) -> Vec<CallSite<'a>> {
         }
     }
     out
+}
+
+/// Why a call of the asking helper `helper` cannot become a step: it moves a local of the
+/// caller that is not `Copy` into a parameter taken by value, and the state machine keeps a
+/// step's arguments across its ask (the resumed round calls the helper again with them), which
+/// a moved value cannot be. `None` when every argument is a reference, a copy, or built in place.
+fn moved_argument(
+    helper: &FnSite,
+    caller: &FnSite,
+    site: &CallSite,
+    peer_at: Option<usize>,
+) -> Option<String> {
+    let params: Vec<&syn::Type> = helper
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(&*t.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    for (i, arg) in site.args.iter().enumerate() {
+        if Some(i) == peer_at {
+            continue;
+        }
+        let syn::Expr::Path(p) = arg else { continue };
+        let Some(local) = p.path.get_ident() else {
+            continue;
+        };
+        // Only a `let` of the caller's body is kept across the step; parameters are given
+        // again in each round.
+        if !let_bound(caller.block, local) {
+            continue;
+        }
+        let Some(ty) = params.get(i) else { continue };
+        if !takes_by_value(ty) {
+            continue;
+        }
+        return Some(format!(
+            "moves `{local}` into the asking helper `{}`, and the state machine keeps a step's \
+arguments across its ask: pass a reference or a clone",
+            helper.sig.ident
+        ));
+    }
+    None
+}
+
+/// Whether `name` is bound by a `let` in `block` (nested blocks included, closures and items
+/// not).
+fn let_bound(block: &syn::Block, name: &syn::Ident) -> bool {
+    struct Find<'n> {
+        name: &'n syn::Ident,
+        found: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            let mut names = Vec::new();
+            bindings(&l.pat, &mut names);
+            self.found |= names.iter().any(|n| self.name == n);
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut f = Find { name, found: false };
+    syn::visit::Visit::visit_block(&mut f, block);
+    f.found
+}
+
+/// A parameter type that takes ownership of something that is not `Copy` (as far as its name
+/// says: references, raw primitives and `Copy`-looking names are not).
+fn takes_by_value(ty: &syn::Type) -> bool {
+    const COPY: &[&str] = &[
+        "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+        "i128", "isize", "f32", "f64",
+    ];
+    match ty {
+        syn::Type::Reference(_) | syn::Type::Ptr(_) => false,
+        syn::Type::Path(p) => !p
+            .path
+            .get_ident()
+            .is_some_and(|i| COPY.iter().any(|c| i == c)),
+        syn::Type::Paren(p) => takes_by_value(&p.elem),
+        _ => true,
+    }
 }
 
 /// The caller's parameter the argument hands over: `&ctx.peer`, `ctx.peer.clone()`, `&peer`,

@@ -225,6 +225,9 @@ fn kept(
             receiver,
             receiver_uses,
             alias,
+            // A plain helper keeps its own error handling, not the old `Result`.
+            at: 0,
+            keeps_error: false,
         },
         consumed,
     }

@@ -197,6 +197,15 @@ fn plan_unit(
         for (k, &m) in members.iter().enumerate() {
             let mut message = p.messages[k].clone();
             message.push_str(scope_note);
+            let mut edits = edits.clone();
+            if let Some(own) = p.own_edits.get(k) {
+                let mut own = own.clone();
+                if crlf {
+                    own.replacement = text::crlf(&own.replacement);
+                }
+                edits.push(own);
+                edits.sort_by_key(|e| (e.start, e.end));
+            }
             for ty in &p.self_tys {
                 let Some((_, edit)) = server_impls.iter().find(|(t, _)| t == ty) else {
                     continue;
@@ -287,6 +296,34 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
     }
 }
 
+/// The compiled form never keeps a value it cannot seal across an ask: an elicitation's old
+/// `Result<_, ElicitationError>`, rebuilt from the answer for the code that matched on it, must
+/// not be followed by another ask of the same handler (a `match` whose arm asks again), or the
+/// machine would have to keep it. `Err` names the call: the deferred tier takes the handler.
+fn refuse_kept_errors(
+    cx: &Cx,
+    calls: &[call::CallPlan],
+    members: &[usize],
+) -> Result<(), (usize, String)> {
+    for (k, c) in calls.iter().enumerate() {
+        if !c.keeps_error {
+            continue;
+        }
+        if let Some(later) = calls.iter().find(|o| o.at > c.at) {
+            let line = cx.idx.line_col(later.at).0;
+            return Err((
+                members[k],
+                format!(
+                    "the old `Result<_, ElicitationError>` of this elicitation is kept for the \
+code that reads it, and the ask at line {line} follows it: the error type cannot be sealed \
+across that ask"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn display_only(message: String) -> Fix {
     Fix {
         applicability: Applicability::DisplayOnly,
@@ -311,6 +348,10 @@ struct HandlerPlan {
     self_tys: Vec<String>,
     /// Deferred asks: the server's `impl ServerHandler` needs the request scope (`scope`).
     needs_scope: bool,
+    /// Edits of one member alone (same order as the members): a deferred ask is rewritten at its
+    /// call site, so each finding carries its own edit, not its neighbours' (a function with n
+    /// asks would otherwise put n² edits in the report).
+    own_edits: Vec<Edit>,
 }
 
 /// Plans every call of one handler; `Err` names the first finding that cannot be rewritten.
@@ -328,6 +369,7 @@ fn plan_handler(
         let call = plan_call(cx, site, f, &body, &mut taken).map_err(|why| (m, why))?;
         calls.push(call);
     }
+    refuse_kept_errors(cx, &calls, members)?;
     let (alias_edits, freed) = call::unused_aliases(cx, site, &calls, &body);
     // A context parameter the rewrite leaves unused becomes the `Mrtr` parameter.
     let mut replace = None;
@@ -365,5 +407,6 @@ fn plan_handler(
         imports,
         self_tys: site.self_ty.iter().cloned().collect(),
         needs_scope: false,
+        own_edits: Vec::new(),
     })
 }

@@ -134,3 +134,61 @@ pub mod relay_gateway;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/relay_gateway.rs"]
 pub mod relay_gateway_legacy;
+
+// The shapes of the deferred tier (issue: every ask inside a request gets a fix that compiles):
+// each fixed form beside its legacy original, driven through rounds by tests/round_trip.rs.
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/pub_helper.fixed"]
+pub mod pub_helper;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/pub_helper.rs"]
+pub mod pub_helper_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/optional_peer.fixed"]
+pub mod optional_peer;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/optional_peer.rs"]
+pub mod optional_peer_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/newtype_peer.fixed"]
+pub mod newtype_peer;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/newtype_peer.rs"]
+pub mod newtype_peer_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/dispatch_chain.fixed"]
+pub mod dispatch_chain;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/dispatch_chain.rs"]
+pub mod dispatch_chain_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/macro_ask.fixed"]
+pub mod macro_ask;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/macro_ask.rs"]
+pub mod macro_ask_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/raw_request.fixed"]
+pub mod raw_request;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/raw_request.rs"]
+pub mod raw_request_legacy;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/match_asks_again.fixed"]
+pub mod match_asks_again;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/match_asks_again.rs"]
+pub mod match_asks_again_legacy;

@@ -13,6 +13,11 @@ use fix_compile::{
     runtime_schema::Records, stored_peer_gate, stored_peer_gate_legacy, task_local_context,
     task_local_context_legacy, tool_elicit::Deployer, tool_sampling::Assistant,
 };
+use fix_compile::{
+    dispatch_chain, dispatch_chain_legacy, macro_ask, macro_ask_legacy, match_asks_again,
+    match_asks_again_legacy, newtype_peer, newtype_peer_legacy, optional_peer,
+    optional_peer_legacy, pub_helper, pub_helper_legacy, raw_request, raw_request_legacy,
+};
 use rmcp::model::*;
 use rmcp::service::{serve_directly, RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ClientHandler, ErrorData, Service};
@@ -92,6 +97,9 @@ impl ClientHandler for Client {
             m if m.starts_with("Restart ") => accept(json!({ "confirm": true })),
             "Archive everything?" | "Reset the desk?" => accept(json!({ "confirm": true })),
             "Which region?" => accept(json!({ "region": "us" })),
+            "Archive the project?" => accept(json!({ "sure": true })),
+            "Why archive it?" => accept(json!({ "reason": "done" })),
+            "Who is there?" => accept(json!({ "name": "bob" })),
             m if m.starts_with("Approve ") => accept(json!({ "decision": "approve" })),
             m if m.starts_with("Name #") => accept(
                 json!({ "name": format!("n{}", m.trim_start_matches("Name #").trim_end_matches('?')) }),
@@ -1076,5 +1084,136 @@ async fn a_gateway_relay_answers_as_before_on_both_eras_and_the_upstream_purges_
         // then done; the sampling call: asked, then done).
         let upstream_runs = upstream.runs.load(std::sync::atomic::Ordering::SeqCst);
         assert_eq!(upstream_runs, if legacy { 2 } else { 5 }, "{run}");
+    }
+}
+
+/// Runs `calls` on a fixed server on both eras and on its legacy original (2025-11-25), and
+/// checks that all three answer alike and ask the client the same questions.
+async fn same_as_legacy<F, L>(
+    fixed: impl Fn() -> F,
+    legacy: L,
+    calls: &[(&'static str, serde_json::Value)],
+    client: Client,
+) where
+    F: Service<RoleServer>,
+    L: Service<RoleServer>,
+{
+    let with = |legacy: bool| Client {
+        legacy,
+        asked: Arc::default(),
+        ..client.clone()
+    };
+    let new = transcript(fixed(), with(false), calls).await;
+    let old = transcript(fixed(), with(true), calls).await;
+    let before = transcript(legacy, with(true), calls).await;
+    assert_eq!(new, before, "fixed, 2026-07-28 vs legacy");
+    assert_eq!(old, before, "fixed, 2025-11-25 vs legacy");
+}
+
+/// A `pub` gate shared by two modules' service functions, deferred at its call site.
+#[tokio::test]
+async fn a_pub_helper_called_from_two_modules_answers_as_before() {
+    let calls = [
+        ("cancel_order", json!({ "id": "o-1" })),
+        ("remove_user", json!({ "id": "ann" })),
+    ];
+    same_as_legacy(
+        pub_helper::Admin::default,
+        pub_helper_legacy::Admin,
+        &calls,
+        Client::default(),
+    )
+    .await;
+}
+
+/// A helper taking `Option<&Peer>`: with a peer it asks for roots, without one it falls back.
+#[tokio::test]
+async fn an_optional_peer_answers_as_before() {
+    let calls = [("index", json!({})), ("index_default", json!({}))];
+    same_as_legacy(
+        optional_peer::Indexer::default,
+        optional_peer_legacy::Indexer,
+        &calls,
+        Client::default(),
+    )
+    .await;
+}
+
+/// A newtype holding an optional peer, whose method asks.
+#[tokio::test]
+async fn a_newtype_holding_the_peer_answers_as_before() {
+    let calls = [
+        ("spend", json!({ "amount": 5 })),
+        ("spend", json!({ "amount": 500 })),
+    ];
+    same_as_legacy(
+        newtype_peer::Wallet::default,
+        newtype_peer_legacy::Wallet,
+        &calls,
+        Client::default(),
+    )
+    .await;
+}
+
+/// A hand-written `call_tool` reaching the sampling helper through its own dispatch chain.
+#[tokio::test]
+async fn a_dispatch_chain_answers_as_before() {
+    let calls = [
+        ("summarize", json!({ "text": "a long note" })),
+        ("title", json!({ "text": "notes" })),
+    ];
+    same_as_legacy(
+        dispatch_chain::Notes::default,
+        dispatch_chain_legacy::Notes,
+        &calls,
+        Client::default(),
+    )
+    .await;
+}
+
+/// An ask inside the server's own macro invocation.
+#[tokio::test]
+async fn an_ask_in_a_macro_body_answers_as_before() {
+    same_as_legacy(
+        macro_ask::Greeter::default,
+        macro_ask_legacy::Greeter,
+        &[("greet", json!({}))],
+        Client::default(),
+    )
+    .await;
+}
+
+/// A raw `ServerRequest::ListRootsRequest` sent with `send_request`.
+#[tokio::test]
+async fn a_raw_server_request_answers_as_before() {
+    same_as_legacy(
+        raw_request::Explorer::default,
+        raw_request_legacy::Explorer,
+        &[("count_roots", json!({}))],
+        Client::default(),
+    )
+    .await;
+}
+
+/// A `match` on an answer whose arm asks again: the compiled form would keep the old
+/// `Result<_, ElicitationError>` across the second ask, so the fix takes the deferred form.
+#[tokio::test]
+async fn a_match_whose_arm_asks_again_answers_as_before() {
+    for decline in [
+        vec![],
+        vec!["Archive the project?"],
+        vec!["Why archive it?"],
+    ] {
+        let client = Client {
+            decline,
+            ..Client::default()
+        };
+        same_as_legacy(
+            match_asks_again::Archive::default,
+            match_asks_again_legacy::Archive,
+            &[("archive", json!({}))],
+            client,
+        )
+        .await;
     }
 }

@@ -1,0 +1,247 @@
+//! The deferred tier of the MRTR fix, end to end through the CLI: a request no compiled rewrite
+//! takes becomes `mrtr::rmcp::deferred::*` at its call site, whatever the code around it; the
+//! server that runs it gets the request scope (`#[mrtr::mrtr_server]`), wherever its
+//! `impl ServerHandler` stands (another crate of the workspace included); the JSON report shows
+//! the fix `--fix` applies; a second run changes nothing. That the fixed code builds and answers
+//! as before on both eras is `tests/fix_compile` (fixtures `pub_helper`, `optional_peer`, ...).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("binary runs")
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let p = dir.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn read(dir: &Path, path: &str) -> String {
+    std::fs::read_to_string(dir.join(path)).unwrap()
+}
+
+const GATE_LIB: &str = r#"use rmcp::service::Peer;
+use rmcp::RoleServer;
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Confirm {
+    pub confirm: bool,
+}
+rmcp::elicit_safe!(Confirm);
+
+/// Shared by every server of the workspace.
+pub async fn confirm_destructive(peer: Option<&Peer<RoleServer>>, what: &str) -> bool {
+    let Some(peer) = peer else { return false };
+    let question = format!("Really {what}?");
+    matches!(peer.elicit::<Confirm>(question).await, Ok(Some(c)) if c.confirm)
+}
+"#;
+
+const SERVER: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+
+#[derive(Clone, Default)]
+pub struct Store;
+
+#[tool_router]
+impl Store {
+    #[tool(description = "Drop the cache")]
+    async fn drop_cache(&self, context: RequestContext<RoleServer>) -> Result<String, ErrorData> {
+        if gates::confirm_destructive(Some(&context.peer), "drop the cache").await {
+            Ok("dropped".into())
+        } else {
+            Ok("kept".into())
+        }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Store {}
+"#;
+
+/// A workspace: `gates` (a library that asks through an optional peer) and `server` (its
+/// `impl ServerHandler`, depending on `gates`).
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"gates\", \"server\"]\n",
+    );
+    let rmcp =
+        "rmcp = { version = \"3.11\", features = [\"server\", \"macros\", \"elicitation\"] }\n";
+    write(
+        d,
+        "gates/Cargo.toml",
+        &format!("[package]\nname = \"gates\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{rmcp}"),
+    );
+    write(d, "gates/src/lib.rs", GATE_LIB);
+    write(
+        d,
+        "server/Cargo.toml",
+        &format!("[package]\nname = \"server\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{rmcp}gates = {{ path = \"../gates\" }}\n"),
+    );
+    write(d, "server/src/lib.rs", SERVER);
+    dir
+}
+
+#[test]
+fn a_pub_helper_of_a_library_is_deferred_and_the_server_crate_gets_the_scope() {
+    let dir = workspace();
+    let d = dir.path();
+    // The report shows the fix --fix applies: edits, not a display-only suggestion.
+    let out = run(d, &["--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP001")
+        .expect("the gate's ask is found")
+        .clone();
+    assert_eq!(f["fix"]["applicability"], "unsafe", "{f}");
+    assert_eq!(f["fix"]["edits"].as_array().unwrap().len(), 1, "{f}");
+    let message = f["fix"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("`elicit` becomes `mrtr::rmcp::deferred::elicit`"),
+        "{message}"
+    );
+    // It names what replays: the statements before the ask, and the callers.
+    assert!(
+        message.contains("re-runs `let Some(peer) = peer..`, `let question = format!(\"R..`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the callers of `confirm_destructive`"),
+        "{message}"
+    );
+
+    let out = run(d, &["--fix", "--unsafe-fixes", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lib = read(d, "gates/src/lib.rs");
+    assert!(
+        lib.contains("matches!(mrtr::rmcp::deferred::elicit::<Confirm>(&peer, question).await,"),
+        "{lib}\n{err}"
+    );
+    let server = read(d, "server/src/lib.rs");
+    assert!(
+        server.contains("#[tool_handler]\n#[mrtr::mrtr_server]\nimpl ServerHandler for Store {}"),
+        "{server}\n{err}"
+    );
+    assert!(
+        server.contains("impl mrtr::MrtrServer for Store {}"),
+        "{server}"
+    );
+    for path in ["gates/src/lib.rs", "server/src/lib.rs"] {
+        syn::parse_file(&read(d, path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    // Both crates now name the runtime, and both manifests declare it.
+    for manifest in ["gates/Cargo.toml", "server/Cargo.toml"] {
+        assert!(read(d, manifest).contains("mrtr = "), "{manifest}\n{err}");
+    }
+    assert!(
+        err.contains("runs every request in an MRTR scope for the deferred asks"),
+        "{err}"
+    );
+
+    // A second run changes nothing.
+    let before: Vec<String> = ["gates/src/lib.rs", "server/src/lib.rs", "server/Cargo.toml"]
+        .iter()
+        .map(|p| read(d, p))
+        .collect();
+    let again = run(d, &["--fix", "--unsafe-fixes", "."]);
+    let after: Vec<String> = ["gates/src/lib.rs", "server/src/lib.rs", "server/Cargo.toml"]
+        .iter()
+        .map(|p| read(d, p))
+        .collect();
+    assert_eq!(before, after, "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+#[test]
+fn without_the_deferred_tier_the_request_keeps_a_display_only_fix_and_nothing_is_scoped() {
+    let dir = workspace();
+    let d = dir.path();
+    let out = run(d, &["--no-deferred-fixes", "--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP001")
+        .unwrap()
+        .clone();
+    assert_eq!(f["fix"]["applicability"], "display-only", "{f}");
+    run(d, &["--no-deferred-fixes", "--fix", "--unsafe-fixes", "."]);
+    assert_eq!(read(d, "gates/src/lib.rs"), GATE_LIB);
+    assert_eq!(read(d, "server/src/lib.rs"), SERVER);
+}
+
+#[test]
+fn a_deferred_ask_after_an_effect_is_warned_about_once_the_fix_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "Cargo.toml",
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\"] }\n",
+    );
+    write(
+        d,
+        "src/lib.rs",
+        r#"use rmcp::service::Peer;
+use rmcp::RoleServer;
+
+pub struct Audit {
+    pub entries: std::sync::Mutex<Vec<String>>,
+}
+
+impl Audit {
+    pub async fn roots_after_logging(&self, peer: Option<&Peer<RoleServer>>) -> usize {
+        self.entries.lock().unwrap().push("listing roots".into());
+        let Some(peer) = peer else { return 0 };
+        peer.list_roots().await.map(|r| r.roots.len()).unwrap_or(0)
+    }
+}
+"#,
+    );
+    let before = run(d, &["--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    assert!(
+        !report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "MCP007"),
+        "no replay before the fix: {report}"
+    );
+    run(d, &["--fix", "--unsafe-fixes", "."]);
+    let after = run(d, &["--format", "json", "."]);
+    let report: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    let replay: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MCP007")
+        .collect();
+    assert_eq!(replay.len(), 1, "{report}");
+    assert_eq!(
+        replay[0]["line"], 10,
+        "the push on the shared log: {report}"
+    );
+    assert!(
+        replay[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("runs before the deferred `list_roots` in `roots_after_logging`"),
+        "{report}"
+    );
+}
