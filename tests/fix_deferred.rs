@@ -117,7 +117,7 @@ fn a_pub_helper_of_a_library_is_deferred_and_the_server_crate_gets_the_scope() {
     );
     // It names what replays: the statements before the ask, and the callers.
     assert!(
-        message.contains("re-runs `let Some(peer) = peer..`, `let question = format!(\"R..`"),
+        message.contains("re-runs `let Some(peer) = peer el..`, `let question = format!(\"..`"),
         "{message}"
     );
     assert!(

@@ -191,7 +191,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's.
     assert!(
-        err.contains("remaining: 36 with an unsafe fix (add --unsafe-fixes), 13 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 56 with an unsafe fix (add --unsafe-fixes), 1 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }
@@ -342,7 +342,13 @@ fn every_rewrite_message_is_one_short_line_and_the_rule_docs_explain_it() {
             m.contains(" becomes `mrtr.") || m.contains(" becomes `mrtr::rmcp::deferred::"),
             "{at}: {m}"
         );
-        assert!(m.contains("adds `impl mrtr::MrtrServer for "), "{at}: {m}");
+        // The server type gets its `MrtrServer` impl from the plan, or (a deferred ask whose
+        // server stands in another file) from the pass that scopes the server.
+        assert!(
+            m.contains("adds `impl mrtr::MrtrServer for ")
+                || m.contains("`#[mrtr::mrtr_server]` on "),
+            "{at}: {m}"
+        );
         assert!(m.contains("adds `mrtr` to `[dependencies]`"), "{at}: {m}");
     }
     assert!(rewrites >= 10, "{rewrites} rewrites");

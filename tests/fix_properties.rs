@@ -141,6 +141,7 @@ fn the_engine_attaches_the_fixes_file_pass_gives() {
         &mcp_lint::reading::source::LineIndex::new(&text),
         &file,
         &mut passed,
+        mcp_lint::fix::Tiers::default(),
     );
     assert_eq!(passed, engine);
 }

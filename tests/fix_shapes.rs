@@ -1132,12 +1132,12 @@ fn a_gate_no_request_handler_reaches_is_left_with_its_reason() {
 
 #[test]
 fn a_stored_peer_method_without_a_deferred_form_is_left_with_its_reason() {
-    let gate = gate_with("elicit_with_timeout::<Yes>(\"Sure?\", None).await");
+    let gate = gate_with("elicit_url(\"Sign in\", url(), \"sign-in\").await");
     let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
     let (applicability, message) = gate_fix(dir.path());
     assert_eq!(applicability, "display-only", "{message}");
     assert!(
-        message.contains("`elicit_with_timeout` has no deferred form"),
+        message.contains("`elicit_url` has no deferred form"),
         "{message}"
     );
     run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);

@@ -45,9 +45,19 @@ pub fn code_actions(
                 continue;
             }
             let diagnostic = to_diagnostic(f, &lines, &shared.links);
+            // A deferred ask is the fallback: where the compiled rewrite across the package's
+            // files takes the request, that one comes first.
+            let deferred = f
+                .fix
+                .as_ref()
+                .is_some_and(|x| x.message.contains("mrtr::rmcp::deferred::"));
+            let across = if deferred || !has_fix(f) {
+                across_action(shared, uri, f, &diagnostic)
+            } else {
+                None
+            };
+            out.extend(across);
             if let Some(a) = fix_action(shared, uri, text, &lines, f, &diagnostic) {
-                out.push(a);
-            } else if let Some(a) = across_action(shared, uri, f, &diagnostic) {
                 out.push(a);
             }
             if let Some(a) = suppress_action(uri, text, f, &diagnostic) {
@@ -275,4 +285,9 @@ fn action_with(
         is_preferred: preferred.then_some(true),
         ..CodeAction::default()
     })
+}
+
+/// Whether `f` has a fix with edits (applicable in its own file).
+fn has_fix(f: &Finding) -> bool {
+    f.fix.as_ref().is_some_and(|x| !x.edits.is_empty())
 }

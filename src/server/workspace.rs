@@ -132,7 +132,8 @@ impl Workspace {
             std::slice::from_ref(finding),
             open,
             None,
-            self.settings.tiers,
+            // The compiled rewrite across files; the deferred form is the file's own action.
+            crate::fix::Tiers { deferred: false },
         )
         .ok()??;
         let fixes_it = planned

@@ -27,6 +27,9 @@ pub(super) struct CallPlan {
     /// the state machine cannot seal, so no later ask of the handler may follow it.
     pub(super) at: usize,
     pub(super) keeps_error: bool,
+    /// The end of the statement the old call stood in: an ask before it (in a `match` arm on
+    /// the old result) runs while the rebuilt result is alive.
+    pub(super) stmt_end: usize,
 }
 
 /// The `let peer = ctx.peer..;` statements whose only uses were the rewritten calls and client
@@ -169,6 +172,7 @@ pub(super) fn plan_call(
                 alias,
                 at: aw_s,
                 keeps_error: false,
+                stmt_end: aw_e,
             });
         }
     }
@@ -192,6 +196,7 @@ pub(super) fn plan_call(
                     alias,
                     at: aw_s,
                     keeps_error: false,
+                    stmt_end: aw_e,
                 });
             }
         }
@@ -315,6 +320,7 @@ pub(super) fn plan_call(
         alias,
         at: aw_s,
         keeps_error,
+        stmt_end: text::stmt_range(found.statement(), cx.idx).map_or(aw_e, |(_, e)| e),
     })
 }
 

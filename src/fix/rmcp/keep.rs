@@ -228,6 +228,7 @@ fn kept(
             // A plain helper keeps its own error handling, not the old `Result`.
             at: 0,
             keeps_error: false,
+            stmt_end: 0,
         },
         consumed,
     }

@@ -298,8 +298,8 @@ cannot become an asking helper (`#[mrtr_helper]`): {why}"
 
 /// The compiled form never keeps a value it cannot seal across an ask: an elicitation's old
 /// `Result<_, ElicitationError>`, rebuilt from the answer for the code that matched on it, must
-/// not be followed by another ask of the same handler (a `match` whose arm asks again), or the
-/// machine would have to keep it. `Err` names the call: the deferred tier takes the handler.
+/// not be alive at another ask of the same handler (a `match` on it whose arm asks again), or
+/// the machine would have to keep it. `Err` names the call: the deferred tier takes the handler.
 fn refuse_kept_errors(
     cx: &Cx,
     calls: &[call::CallPlan],
@@ -309,7 +309,7 @@ fn refuse_kept_errors(
         if !c.keeps_error {
             continue;
         }
-        if let Some(later) = calls.iter().find(|o| o.at > c.at) {
+        if let Some(later) = calls.iter().find(|o| o.at > c.at && o.at < c.stmt_end) {
             let line = cx.idx.line_col(later.at).0;
             return Err((
                 members[k],
