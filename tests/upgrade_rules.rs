@@ -650,3 +650,68 @@ fn a_paginated_result_literal_gets_the_new_fields_defaults_and_a_named_result_ty
     );
     assert!(!out.text.contains("use rmcp::model::GetPromptResponse"));
 }
+
+/// A package of several files under a manifest and lock that already say rmcp 3.11.
+fn lint_files_at_3(files: &[(&str, &str)]) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\"] }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.lock"),
+        "version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"3.11.0\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n",
+    )
+    .unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join("src").join(name), text).unwrap();
+    }
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let r = lint_paths(&[dir.path().to_path_buf()], &settings);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    r
+}
+
+fn codes_in<'r>(r: &'r Report, file: &str) -> Vec<(usize, &'r str)> {
+    r.findings
+        .iter()
+        .filter(|f| f.code.starts_with("MCP2") && f.path.ends_with(file))
+        .map(|f| (f.line, f.code.as_str()))
+        .collect()
+}
+
+/// A handler written for rmcp 2.x in a file that names nothing rmcp 3.x lacks: its result type
+/// and its literals are what stop compiling on 3.x.
+const HANDLER_2X: &str = "use rmcp::model::*;\nuse rmcp::{ErrorData, RoleServer, ServerHandler};\nuse rmcp::service::RequestContext;\n\npub struct S;\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        Ok(CallToolResult { content: vec![], structured_content: None, is_error: None, meta: None })\n    }\n}\n";
+
+#[test]
+fn a_manifest_bumped_ahead_of_the_code_keeps_every_upgrade_rule_on() {
+    // Dependabot raised rmcp to 3.11 (manifest and lock); the code is 2.x. Another file of the
+    // package still names the 2.x alias `CallToolRequestParam`.
+    let helper = "use rmcp::model::CallToolRequestParam;\n\npub fn name(p: &CallToolRequestParam) -> &str {\n    &p.name\n}\n";
+    let r = lint_files_at_3(&[("lib.rs", HANDLER_2X), ("helper.rs", helper)]);
+    assert_eq!(
+        codes_in(&r, "lib.rs"),
+        vec![(12, "MCP202"), (13, "MCP204")],
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(codes_in(&r, "helper.rs"), vec![(1, "MCP201"), (3, "MCP201")]);
+    // The handler's own shapes are evidence enough, with no old name anywhere.
+    let r = lint_files_at_3(&[("lib.rs", HANDLER_2X)]);
+    assert_eq!(codes_in(&r, "lib.rs"), vec![(12, "MCP202"), (13, "MCP204")]);
+}
+
+#[test]
+fn code_written_for_3_x_gives_no_evidence() {
+    // The same server on 3.x: the new result type, a constructor, a pattern with a rest (which
+    // compiles on a non-exhaustive struct), a struct of its own named like rmcp's in a declaration.
+    let current = "use rmcp::model::*;\nuse rmcp::{ErrorData, RoleServer, ServerHandler};\nuse rmcp::service::RequestContext;\n\npub struct S;\n\npub struct CallToolResultLog {\n    pub n: usize,\n}\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResponse, ErrorData> {\n        let r = CallToolResult::success(vec![]);\n        let CallToolResult { content, .. } = &r;\n        let _ = content;\n        Ok(r.into())\n    }\n}\n\npub fn peer_name(p: &rmcp::Peer<RoleServer>) -> Option<String> {\n    p.peer_info().map(|i| i.client_info.name.clone())\n}\n";
+    let r = lint_files_at_3(&[("lib.rs", current)]);
+    assert_eq!(codes_in(&r, "lib.rs"), vec![], "{:#?}", r.findings);
+}

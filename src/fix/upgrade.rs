@@ -299,10 +299,9 @@ fn handler_result(
     // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
     // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
     // `use` inside the body.
-    let new_name = if needs_import(file, old) {
-        format!("rmcp::model::{}", change.new)
-    } else {
-        change.new.to_string()
+    let new_name = match import_prefix(file, old) {
+        Some(prefix) => format!("{prefix}::{}", change.new),
+        None => change.new.to_string(),
     };
     let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
@@ -356,6 +355,12 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
     let args: Vec<&syn::Expr> = call.args.iter().collect();
     let text_of = |e: &syn::Expr| expr_text(idx, e);
     let rendered = render(template, &args, &text_of)?;
+    // The template names rmcp by its crate name; a package that renamed it
+    // (`mcp = { package = "rmcp" }`) writes paths with the name it gave it.
+    let rendered = match rmcp_root(file) {
+        Some(root) if root != "rmcp" => rendered.replace("rmcp::", &format!("{root}::")),
+        _ => rendered,
+    };
     let open = idx.range(call.paren_token.span.open()).end;
     let close = idx.range(call.paren_token.span.close()).start;
     Some(Fix {
@@ -701,21 +706,68 @@ fn last_span(ty: &syn::Type) -> proc_macro2::Span {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
-/// Whether `name` reaches the file only through a `use` line naming it (not a glob), so the new
-/// name needs its own.
-fn needs_import(file: &syn::File, name: &str) -> bool {
-    fn names(tree: &syn::UseTree, name: &str) -> bool {
+/// When `name` reaches the file only through a `use` line naming it (not a glob), the module path
+/// that line takes it from (`rmcp::model`, or `mcp::model` where the package renamed rmcp): the
+/// new name needs the same path, written out.
+fn import_prefix(file: &syn::File, name: &str) -> Option<String> {
+    fn find(tree: &syn::UseTree, name: &str, path: &mut Vec<String>) -> Option<String> {
         match tree {
-            syn::UseTree::Path(p) => names(&p.tree, name),
-            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
-            syn::UseTree::Name(n) => n.ident == name,
-            syn::UseTree::Rename(r) => r.ident == name,
-            syn::UseTree::Glob(_) => false,
+            syn::UseTree::Path(p) => {
+                path.push(p.ident.to_string());
+                let found = find(&p.tree, name, path);
+                path.pop();
+                found
+            }
+            syn::UseTree::Group(g) => g.items.iter().find_map(|t| find(t, name, path)),
+            syn::UseTree::Name(n) if n.ident == name => Some(path.join("::")),
+            syn::UseTree::Rename(r) if r.ident == name => Some(path.join("::")),
+            _ => None,
         }
     }
-    file.items
-        .iter()
-        .any(|i| matches!(i, syn::Item::Use(u) if names(&u.tree, name)))
+    file.items.iter().find_map(|i| match i {
+        syn::Item::Use(u) => {
+            let found = find(&u.tree, name, &mut Vec::new())?;
+            // `use super::X`, `use self::X`: the module's own path means nothing here.
+            Some(if found.is_empty() || found.starts_with("self") || found.starts_with("super") {
+                "rmcp::model".to_string()
+            } else {
+                found
+            })
+        }
+        _ => None,
+    })
+}
+
+/// The name the file gives rmcp in paths: `rmcp`, or the key of a renamed dependency
+/// (`mcp = { package = "rmcp" }`, seen in the file as `use mcp::model::..`). Read off the
+/// file's `use` lines: a root followed by rmcp's `model` module (its other module names, such as
+/// `transport` or `service`, are as common in other crates). `None`: no such line.
+pub(super) fn rmcp_root(file: &syn::File) -> Option<String> {
+    const MODULES: &[&str] = &["model"];
+    let mut other = None;
+    for item in &file.items {
+        let syn::Item::Use(u) = item else { continue };
+        let syn::UseTree::Path(p) = &u.tree else {
+            continue;
+        };
+        let root = p.ident.to_string();
+        if root == "rmcp" {
+            return Some(root);
+        }
+        let next_is_module = |t: &syn::UseTree| match t {
+            syn::UseTree::Path(q) => MODULES.iter().any(|m| q.ident == m),
+            syn::UseTree::Name(n) => MODULES.iter().any(|m| n.ident == m),
+            syn::UseTree::Group(g) => g.items.iter().any(|i| {
+                matches!(i, syn::UseTree::Path(q) if MODULES.iter().any(|m| q.ident == m))
+            }),
+            _ => false,
+        };
+        let local = ["crate", "self", "super", "std", "core", "alloc"].contains(&root.as_str());
+        if other.is_none() && !local && next_is_module(&p.tree) {
+            other = Some(root);
+        }
+    }
+    other
 }
 
 /// The method of an `impl` (at any module depth) whose return type holds byte `at`.
@@ -765,7 +817,16 @@ pub fn bump_manifest(
         .and_then(crate::model::manifest::Version::lowest_admitted)
         .is_some_and(|v| v < TARGET);
     let mut outcome = Outcome::Unchanged;
-    if below || old.is_none() {
+    // A local checkout or a repository decides which rmcp a path or git entry is: a version
+    // written beside it would have to match that checkout, which a bump cannot know. Left alone,
+    // and said so.
+    let local = m.local_source("rmcp");
+    if let Some(kind) = local {
+        notes.push(format!(
+            "rmcp is a {kind} dependency: its requirement is left as it is; point it at rmcp \
+{TARGET_REQUIREMENT} yourself"
+        ));
+    } else if below || old.is_none() {
         outcome = m.set_dependency_version("rmcp", TARGET_REQUIREMENT);
         if outcome == Outcome::Changed {
             notes.push(format!(
@@ -800,11 +861,31 @@ pub fn bump_manifest(
         }
     }
     for f in FEATURES {
-        if m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed {
+        // Both places a feature of rmcp is named: the dependency's own list, and the package's
+        // `[features]` that turn it on (`sse = ["rmcp/transport-sse-server"]`); cargo rejects the
+        // manifest when either names a feature rmcp no longer has.
+        let listed = m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed;
+        let referenced = m.rename_feature_references("rmcp", f.old, f.new) == Outcome::Changed;
+        if listed || referenced {
             notes.push(match f.new {
                 Some(n) => format!("rmcp feature `{}` -> `{n}` (rmcp PR #{})", f.old, f.pr),
                 None => format!("rmcp feature `{}` dropped (rmcp PR #{})", f.old, f.pr),
             });
+        }
+    }
+    // The features a release dropped that no row above maps: cargo rejects a manifest naming
+    // one, and nothing takes its place.
+    for g in crate::model::sdk::rmcp_structs::FEATURES_GONE {
+        if FEATURES.iter().any(|f| f.old == g.name) {
+            continue;
+        }
+        let listed = m.rename_feature("rmcp", g.name, None) == Outcome::Changed;
+        let referenced = m.rename_feature_references("rmcp", g.name, None) == Outcome::Changed;
+        if listed || referenced {
+            notes.push(format!(
+                "rmcp feature `{}` dropped (gone since {}.{}, rmcp PR #{})",
+                g.name, g.since.0, g.since.1, g.pr
+            ));
         }
     }
     let new = m.text();
@@ -879,7 +960,13 @@ pub fn bump_manifests(
                 }
             }
         }
-        let Some(new) = new else { continue };
+        let Some(new) = new else {
+            // Nothing written, but something to say (a path or git rmcp left alone).
+            if !notes.is_empty() {
+                writeln!(err, "{shown}: {}", notes.join(", ")).map_err(io)?;
+            }
+            continue;
+        };
         changed += 1;
         if diff_only {
             out.write_all(super::diff::unified(&shown, &text, &new).as_bytes())

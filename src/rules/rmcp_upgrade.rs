@@ -428,7 +428,9 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         return;
     }
     for change in changes_named(&name) {
-        if !applies(change, version, false) {
+        // A generated row's lower-case name (`with_ttl`, `with_service`) is a method many other
+        // types have: only a path from rmcp reaches it (`check_path`), never a bare call.
+        if !applies(change, version, false) || (!change.bare && change.kind == Kind::Removed) {
             continue;
         }
         match change.kind {
