@@ -274,11 +274,9 @@ fn bumped_by_hand(name: &str) -> tempfile::TempDir {
     let dir = scratch(name);
     let manifest = dir.path().join("Cargo.toml");
     let text = read(manifest.clone());
-    let bumped = ["=0.14.0", "1.7", "2.2"]
-        .iter()
-        .fold(text, |t, v| {
-            t.replace(&format!("version = \"{v}\""), "version = \"3.11\"")
-        });
+    let bumped = ["=0.14.0", "1.7", "2.2"].iter().fold(text, |t, v| {
+        t.replace(&format!("version = \"{v}\""), "version = \"3.11\"")
+    });
     assert!(bumped.contains("version = \"3.11\""), "{name}");
     std::fs::write(&manifest, bumped).unwrap();
     dir
@@ -334,14 +332,23 @@ fn a_dropped_feature_is_renamed_where_the_package_s_features_name_it_too() {
             "[\"server\", \"transport-streamable-http-server\"]",
         );
     assert_eq!(read(dir.path().join("Cargo.toml")), want, "{err}");
-    assert!(err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server`"), "{err}");
+    assert!(
+        err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server`"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_path_or_git_rmcp_is_left_alone_and_the_run_says_so() {
     for (entry, kind) in [
-        ("rmcp = { path = \"../rust-sdk/crates/rmcp\", features = [\"server\"] }", "path"),
-        ("rmcp = { git = \"https://example.invalid/rust-sdk\", branch = \"main\" }", "git"),
+        (
+            "rmcp = { path = \"../rust-sdk/crates/rmcp\", features = [\"server\"] }",
+            "path",
+        ),
+        (
+            "rmcp = { git = \"https://example.invalid/rust-sdk\", branch = \"main\" }",
+            "git",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
@@ -352,7 +359,9 @@ fn a_path_or_git_rmcp_is_left_alone_and_the_run_says_so() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(read(dir.path().join("Cargo.toml")), manifest, "{err}");
         assert!(
-            err.contains(&format!("rmcp is a {kind} dependency: its requirement is left as it is")),
+            err.contains(&format!(
+                "rmcp is a {kind} dependency: its requirement is left as it is"
+            )),
             "{err}"
         );
     }

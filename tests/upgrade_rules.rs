@@ -701,7 +701,10 @@ fn a_manifest_bumped_ahead_of_the_code_keeps_every_upgrade_rule_on() {
         "{:#?}",
         r.findings
     );
-    assert_eq!(codes_in(&r, "helper.rs"), vec![(1, "MCP201"), (3, "MCP201")]);
+    assert_eq!(
+        codes_in(&r, "helper.rs"),
+        vec![(1, "MCP201"), (3, "MCP201")]
+    );
     // The handler's own shapes are evidence enough, with no old name anywhere.
     let r = lint_files_at_3(&[("lib.rs", HANDLER_2X)]);
     assert_eq!(codes_in(&r, "lib.rs"), vec![(12, "MCP202"), (13, "MCP204")]);

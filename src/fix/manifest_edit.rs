@@ -190,9 +190,9 @@ impl ManifestEdit {
                     None => at += 1,
                     Some(replacement) => {
                         changed = true;
-                        let present = replacement.as_deref().is_some_and(|r| {
-                            arr.iter().any(|v| v.as_str() == Some(r))
-                        });
+                        let present = replacement
+                            .as_deref()
+                            .is_some_and(|r| arr.iter().any(|v| v.as_str() == Some(r)));
                         match replacement {
                             Some(r) if !present => {
                                 let decor = arr.get(at).map(|v| v.decor().clone());
@@ -507,16 +507,28 @@ rmcp = "1.7"
             Outcome::Unchanged
         );
         // Dropped: the item goes.
-        let mut m = ManifestEdit::parse("[features]\nx = [\"rmcp/gone\", \"y\"]\n\n[dependencies]\nrmcp = \"1\"\n").unwrap();
-        assert_eq!(m.rename_feature_references("rmcp", "gone", None), Outcome::Changed);
-        assert!(m.text().starts_with("[features]\nx = [\"y\"]\n"), "{}", m.text());
+        let mut m = ManifestEdit::parse(
+            "[features]\nx = [\"rmcp/gone\", \"y\"]\n\n[dependencies]\nrmcp = \"1\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.rename_feature_references("rmcp", "gone", None),
+            Outcome::Changed
+        );
+        assert!(
+            m.text().starts_with("[features]\nx = [\"y\"]\n"),
+            "{}",
+            m.text()
+        );
     }
 
     #[test]
     fn local_sources_are_told_apart_from_registry_ones() {
         let mut m = ManifestEdit::parse("[dependencies]\nrmcp = { path = \"../rmcp\" }\n").unwrap();
         assert_eq!(m.local_source("rmcp"), Some("path"));
-        let mut m = ManifestEdit::parse("[dependencies]\nrmcp = { git = \"g\", version = \"2\" }\n").unwrap();
+        let mut m =
+            ManifestEdit::parse("[dependencies]\nrmcp = { git = \"g\", version = \"2\" }\n")
+                .unwrap();
         assert_eq!(m.local_source("rmcp"), Some("git"));
         let mut m = ManifestEdit::parse(MANIFEST).unwrap();
         assert_eq!(m.local_source("rmcp"), None);

@@ -728,11 +728,13 @@ fn import_prefix(file: &syn::File, name: &str) -> Option<String> {
         syn::Item::Use(u) => {
             let found = find(&u.tree, name, &mut Vec::new())?;
             // `use super::X`, `use self::X`: the module's own path means nothing here.
-            Some(if found.is_empty() || found.starts_with("self") || found.starts_with("super") {
-                "rmcp::model".to_string()
-            } else {
-                found
-            })
+            Some(
+                if found.is_empty() || found.starts_with("self") || found.starts_with("super") {
+                    "rmcp::model".to_string()
+                } else {
+                    found
+                },
+            )
         }
         _ => None,
     })
@@ -757,9 +759,9 @@ pub(super) fn rmcp_root(file: &syn::File) -> Option<String> {
         let next_is_module = |t: &syn::UseTree| match t {
             syn::UseTree::Path(q) => MODULES.iter().any(|m| q.ident == m),
             syn::UseTree::Name(n) => MODULES.iter().any(|m| n.ident == m),
-            syn::UseTree::Group(g) => g.items.iter().any(|i| {
-                matches!(i, syn::UseTree::Path(q) if MODULES.iter().any(|m| q.ident == m))
-            }),
+            syn::UseTree::Group(g) => g.items.iter().any(
+                |i| matches!(i, syn::UseTree::Path(q) if MODULES.iter().any(|m| q.ident == m)),
+            ),
             _ => false,
         };
         let local = ["crate", "self", "super", "std", "core", "alloc"].contains(&root.as_str());

@@ -269,7 +269,7 @@ impl Package {
 /// Renovate, with the code left as it was, is the usual way a server meets the upgrade; the
 /// manifest alone would switch the upgrade off exactly there. rmcp's own package is left alone.
 fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
-    use crate::model::sdk::rmcp_upgrade::{just_below, written_below};
+    use crate::model::sdk::rmcp_upgrade::just_below;
     let rmcp = crate::model::sdk::rmcp::RMCP.packages;
     if rmcp.contains(&name) {
         return;
@@ -286,7 +286,10 @@ fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
     let Some(below) = package_sources_written_below(dir, highest) else {
         return;
     };
-    for d in deps.iter_mut().filter(|d| rmcp.contains(&d.package.as_str())) {
+    for d in deps
+        .iter_mut()
+        .filter(|d| rmcp.contains(&d.package.as_str()))
+    {
         if d.version.is_some_and(|v| v >= below) {
             d.version = Some(just_below(below));
             d.version_source = Some(VersionSource::Code);
@@ -771,16 +774,31 @@ mod tests {
             "nested/Cargo.toml",
             "[package]\nname = \"n\"\nversion = \"0.1.0\"\n",
         );
-        write("nested/src/lib.rs", "fn f() -> CallToolResult { CallToolResult { content } }\n");
-        write("target/debug/build/x.rs", "use rmcp::model::PromptMessageRole;\n");
+        write(
+            "nested/src/lib.rs",
+            "fn f() -> CallToolResult { CallToolResult { content } }\n",
+        );
+        write(
+            "target/debug/build/x.rs",
+            "use rmcp::model::PromptMessageRole;\n",
+        );
         let rmcp = |p: &Package| p.dependency_on(&["rmcp"]).cloned().unwrap();
-        let p = Package::read(&dir.path().join("Cargo.toml")).unwrap().unwrap();
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
         assert_eq!(rmcp(&p).version, Some(Version(3, 11, 0)));
         assert_eq!(rmcp(&p).version_source, Some(VersionSource::Requirement));
-        write("src/tools.rs", "pub fn n(p: &rmcp::model::CallToolRequestParam) {}\n");
-        let p = Package::read(&dir.path().join("Cargo.toml")).unwrap().unwrap();
+        write(
+            "src/tools.rs",
+            "pub fn n(p: &rmcp::model::CallToolRequestParam) {}\n",
+        );
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
         let d = rmcp(&p);
-        assert!(d.version.is_some_and(|v| v < Version(3, 0, 0) && v > Version(2, 2, 0)));
+        assert!(d
+            .version
+            .is_some_and(|v| v < Version(3, 0, 0) && v > Version(2, 2, 0)));
         assert_eq!(d.version_source, Some(VersionSource::Code));
         // Messages show the requirement, not the stand-in version.
         assert_eq!(d.describe(), "rmcp 3.11");
@@ -789,7 +807,9 @@ mod tests {
             "Cargo.toml",
             "[package]\nname = \"s\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"2.2\"\n",
         );
-        let p = Package::read(&dir.path().join("Cargo.toml")).unwrap().unwrap();
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
         assert_eq!(rmcp(&p).version, Some(Version(2, 2, 0)));
     }
 }

@@ -111,10 +111,7 @@ impl Rule for RmcpUpgrade {
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
     static NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::LazyLock::new(|| {
-            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::CHANGES
-                .iter()
-                .map(|c| c.old)
-                .collect();
+            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::old_names().collect();
             crate::model::prefilter::scanner(&names)
         });
     let text = cx

@@ -381,6 +381,11 @@ fn all_changes() -> &'static [Change] {
     &ALL
 }
 
+/// The old name of every row, the generated ones included.
+pub fn old_names() -> impl Iterator<Item = &'static str> {
+    all_changes().iter().map(|c| c.old)
+}
+
 /// Every change, oldest release first.
 pub static CHANGES: &[Change] = &[
     // 0.11: the SSE transport went (its features are in FEATURES).
@@ -1139,9 +1144,9 @@ pub fn builder(ty: &str) -> Option<&'static Builder> {
 /// compiling in release `r` (the lowest such), so the code was written for an rmcp below it.
 ///
 /// Three kinds of evidence, each a spelling no code written for `r` or later can hold:
-/// - an old name that rmcp took away (`CallToolRequestParam`, `PromptMessageRole`,
-///   `.no_annotation()`), standing alone; names too common to claim (`Content`, `Error`, a
-///   removed method called `list_tasks`) are left out, being no evidence at all;
+/// - an old name that rmcp renamed (`CallToolRequestParam`, `PromptMessageRole`,
+///   `.no_annotation()`), standing alone; names too common to claim (`Content`, `Error`) and
+///   names removed with no successor (free for another type once rmcp lacks them) are left out;
 /// - a struct literal of a struct rmcp made `#[non_exhaustive]` (`CallToolResult { .. }`),
 ///   not a pattern (`Tool { name, .. } =>`, which still compiles);
 /// - a `ServerHandler` method declaring the result type it had before MRTR
@@ -1164,13 +1169,14 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
     static EVIDENCE: std::sync::LazyLock<Option<Evidence>> = std::sync::LazyLock::new(|| {
         let mut names: Vec<&'static str> = Vec::new();
         let mut rows: Vec<Vec<(Version, Shape)>> = Vec::new();
-        let mut add = |name: &'static str, since: Version, shape: Shape| {
-            match names.iter().position(|n| *n == name) {
-                Some(i) => rows[i].push((since, shape)),
-                None => {
-                    names.push(name);
-                    rows.push(vec![(since, shape)]);
-                }
+        let mut add = |name: &'static str, since: Version, shape: Shape| match names
+            .iter()
+            .position(|n| *n == name)
+        {
+            Some(i) => rows[i].push((since, shape)),
+            None => {
+                names.push(name);
+                rows.push(vec![(since, shape)]);
             }
         };
         let current: Vec<&str> = current_names().collect();
@@ -1183,8 +1189,9 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
                 Kind::HandlerResult { method } => {
                     add(c.old, c.since, Shape::HandlerResult { method })
                 }
-                // A removed lower-case name is a method some other type may well have.
-                Kind::Removed if c.old.starts_with(|ch: char| ch.is_lowercase()) => {}
+                // A name removed with no successor (`OperationProcessor`, `SseServer`) is no
+                // evidence: once rmcp lacks it, the same name is free for the package's own type
+                // or another crate's, which a glob import may bring in. A renamed one is.
                 Kind::Item
                 | Kind::Variant { .. }
                 | Kind::Method
@@ -1192,8 +1199,6 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
                 | Kind::DropImport
                 | Kind::Unwrapped { .. }
                 | Kind::MethodMapped { .. }
-                | Kind::Unit { .. }
-                | Kind::Removed
                     if !current.contains(&c.old) =>
                 {
                     add(c.old, c.since, Shape::Name)
@@ -1338,7 +1343,10 @@ mod tests {
     #[test]
     fn code_shows_the_release_it_was_written_below() {
         // An alias 3.0 removed, a wrapper 2.0 removed, a literal 1.0 forbade: the lowest wins.
-        assert_eq!(below("fn f(p: CallToolRequestParam) {}"), Some(Version(3, 0, 0)));
+        assert_eq!(
+            below("fn f(p: CallToolRequestParam) {}"),
+            Some(Version(3, 0, 0))
+        );
         assert_eq!(
             below("let r = PromptMessageRole::User; let p: CallToolRequestParam;"),
             Some(Version(2, 0, 0))
@@ -1376,7 +1384,12 @@ mod tests {
 
     #[test]
     fn just_below_a_release_is_above_every_earlier_one() {
-        for r in [Version(3, 0, 0), Version(1, 3, 0), Version(0, 11, 0), Version(2, 2, 1)] {
+        for r in [
+            Version(3, 0, 0),
+            Version(1, 3, 0),
+            Version(0, 11, 0),
+            Version(2, 2, 1),
+        ] {
             let b = just_below(r);
             assert!(b < r, "{r}");
             assert!(b >= Version(r.0.saturating_sub(1), 0, 0), "{r}");
