@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FIXTURES: &[&str] = &["rmcp1", "rmcp2", "literals_rmcp0"];
+const FIXTURES: &[&str] = &["rmcp1", "rmcp2", "literals_rmcp0", "rmcp0_8"];
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -119,6 +119,27 @@ fn the_fixed_files_changed_what_the_old_rmcp_needed() {
     ] {
         assert!(built.contains(new), "{new}");
     }
+    // rmcp 0.8: the 0.x param names, a literal server info and tool result, the SSE feature
+    // named in `[features]` too.
+    let eight = read(fixture("rmcp0_8").join("src/lib.rs"));
+    for old in [
+        "request: CallToolRequestParam,",
+        "ServerInfo {",
+        "CallToolResult {",
+    ] {
+        assert!(eight.contains(old), "{old}");
+    }
+    let eight = read(fixture("rmcp0_8").join("src/lib.fixed"));
+    for new in [
+        "request: CallToolRequestParams,",
+        "ServerInfo::new(",
+        "-> Result<CallToolResponse, ErrorData>",
+        "CallToolResult::error(",
+    ] {
+        assert!(eight.contains(new), "{new}");
+    }
+    assert!(read(fixture("rmcp0_8").join("Cargo.toml.fixed"))
+        .contains("sse = [\"rmcp/transport-streamable-http-server\"]"));
     assert!(read(fixture("rmcp2").join("Cargo.toml")).contains("version = \"2.2\""));
     assert!(read(fixture("rmcp2").join("Cargo.toml.fixed")).contains("version = \"3.11\""));
 }
@@ -274,9 +295,11 @@ fn bumped_by_hand(name: &str) -> tempfile::TempDir {
     let dir = scratch(name);
     let manifest = dir.path().join("Cargo.toml");
     let text = read(manifest.clone());
-    let bumped = ["=0.14.0", "1.7", "2.2"].iter().fold(text, |t, v| {
-        t.replace(&format!("version = \"{v}\""), "version = \"3.11\"")
-    });
+    let bumped = ["=0.8.5", "=0.14.0", "1.7", "2.2"]
+        .iter()
+        .fold(text, |t, v| {
+            t.replace(&format!("version = \"{v}\""), "version = \"3.11\"")
+        });
     assert!(bumped.contains("version = \"3.11\""), "{name}");
     std::fs::write(&manifest, bumped).unwrap();
     dir

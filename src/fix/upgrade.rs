@@ -137,6 +137,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         }
         c if c == CALL_ARGS => call_args(idx, file, start, text)
             .or_else(|| super::gone::mapped(idx, file, start, text))
+            .or_else(|| super::gone::replaced(idx, file, start, text))
             .or_else(|| super::gone::borrowed(idx, file, start, text, f))
             .or_else(|| super::gone::infallible(idx, file, start, text))
             .or_else(|| Some(guidance(f))),

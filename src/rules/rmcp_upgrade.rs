@@ -435,6 +435,10 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
+            Kind::Replaced { .. } if mc.args.is_empty() => {
+                report(cx, change, mc.method.span(), mc.method.span());
+                return;
+            }
             Kind::CallArgs { arity, .. } if mc.args.len() == arity => {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
@@ -626,6 +630,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{}` is `{}` in rmcp {since} and later, with another result",
                 change.old, change.new
+            ),
+        ),
+        Kind::Replaced { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}()` is gone in rmcp {since} and later; another call answers it",
+                change.old
             ),
         ),
         Kind::DroppedMethod { of } => (

@@ -101,6 +101,12 @@ pub enum Kind {
     /// An async method replaced by `new`, whose result holds the old one: `.old().await` becomes
     /// `.new().await` followed by `map` (MCP205, unsafe: the new method may do more on the way).
     MethodMapped { map: &'static str },
+    /// A method with no arguments that is gone, whose answer a call of the release's API gives:
+    /// `recv.old()` becomes `with`, `$` standing for the receiver's text (in parentheses when the
+    /// call is itself the receiver of more; MCP205, unsafe: the new call may answer a case the
+    /// old one did not). Below the release only: at or above it, a method of that name is
+    /// another type's.
+    Replaced { with: &'static str },
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
     DroppedMethod { of: &'static str },
@@ -393,7 +399,12 @@ pub static CHANGES: &[Change] = &[
     removed(V0_11, 562, "SseClientTransport", "rmcp 0.11 removed the SSE transport; connect with `rmcp::transport::StreamableHttpClientTransport` (feature `transport-streamable-http-client-reqwest`)"),
     // 0.15: URL-mode elicitation (#605) replaced the yes/no capability test with the modes the
     // client declared.
-    removed(Version(0, 15, 0), 605, "supports_elicitation", "rmcp 0.15 replaced `Peer::supports_elicitation()` with `supported_elicitation_modes()` (URL-mode elicitation, SEP-1036): test `!peer.supported_elicitation_modes().is_empty()`, or for a mode `.contains(&ElicitationMode::Form)`"),
+    Change {
+        kind: Kind::Replaced {
+            with: "!$.supported_elicitation_modes().is_empty()",
+        },
+        ..removed(Version(0, 15, 0), 605, "supports_elicitation", "rmcp 0.15 replaced `Peer::supports_elicitation()` with `supported_elicitation_modes()` (URL-mode elicitation, SEP-1036): test `!peer.supported_elicitation_modes().is_empty()`, or for one mode `.contains(&ElicitationMode::Form)`")
+    },
     // 1.0: model structs became `#[non_exhaustive]` (#715); `ServerInfo` and `ClientInfo` are
     // aliases of two of them.
     literal("CallToolResult"),
@@ -764,6 +775,7 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
                 || !matches!(
                     change.kind,
                     Kind::Removed
+                        | Kind::Replaced { .. }
                         | Kind::DroppedMethod { .. }
                         | Kind::Unit { .. }
                         | Kind::Unwrapped { .. }
@@ -848,7 +860,8 @@ impl NamesInFile {
                     | Kind::DropCall
                     | Kind::CallArgs { .. }
                     | Kind::MethodResult { .. }
-                    | Kind::MethodMapped { .. } => &mut out.methods,
+                    | Kind::MethodMapped { .. }
+                    | Kind::Replaced { .. } => &mut out.methods,
                     Kind::Removed => {
                         push_once(&mut out.paths, name);
                         &mut out.methods
