@@ -718,3 +718,45 @@ fn code_written_for_3_x_gives_no_evidence() {
     let r = lint_files_at_3(&[("lib.rs", current)]);
     assert_eq!(codes_in(&r, "lib.rs"), vec![], "{:#?}", r.findings);
 }
+
+#[test]
+fn a_field_3_x_dropped_is_left_out_of_the_rebuilt_literal_when_it_was_none() {
+    // rmcp 0.14's sampling params had a `task`; 3.x's have none.
+    let src = "use rmcp::model::*;\n\npub fn ask(messages: Vec<SamplingMessage>) -> CreateMessageRequestParams {\n    CreateMessageRequestParams {\n        task: None,\n        messages,\n        max_tokens: 100,\n        ..Default::default()\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains("CreateMessageRequestParams::default()"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("task"), "{}", out.text);
+    assert!(out.text.contains(".max_tokens = 100;"), "{}", out.text);
+    // A value that was set keeps the guidance: dropping it would lose what the code asked for.
+    let set = src.replace("task: None", "task: Some(TaskMetadata::default())");
+    let out = fix_unsafe(&set);
+    assert!(out.text.contains("task: Some("), "{}", out.text);
+}
+
+#[test]
+fn a_wrapper_s_raw_field_is_read_through_only_where_the_wrapped_type_has_the_name() {
+    let src = "use rmcp::model::*;\n\npub fn f(r: &Resource, c: &Content, frame: &Frame) -> usize {\n    let _ = c.raw.as_text();\n    let _ = r.raw.mime_type.clone();\n    frame.raw.len() + r.raw.uri.len()\n}\n\npub struct Frame {\n    pub raw: Vec<u8>,\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    let raw: Vec<(usize, usize)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP201" && f.message.contains("`.raw`"))
+        .map(|f| (f.line, f.column))
+        .collect();
+    assert_eq!(raw, vec![(4, 14), (5, 14), (6, 24)], "{:#?}", r.findings);
+    // On a package whose code is on 3.x nothing fires: `raw` is then anyone's field.
+    let r = lint_text(
+        r#"rmcp = "3.11""#,
+        Some("3.11.0"),
+        &src.replace("Content", "ContentBlock"),
+    );
+    assert!(
+        !r.findings.iter().any(|f| f.message.contains("`.raw`")),
+        "{:#?}",
+        r.findings
+    );
+}

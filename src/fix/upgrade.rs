@@ -83,6 +83,18 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 return super::gone::plan(idx, file, start, end, change)
                     .or_else(|| Some(guidance(f)));
             }
+            // `.raw` of a wrapper rmcp removed: the value's own fields are read instead.
+            let wrapper_field = text.strip_prefix('.').is_some_and(|field| {
+                changes_named("Annotated")
+                    .any(|c| matches!(c.kind, Kind::Unwrapped { inner } if inner == field))
+            });
+            if wrapper_field {
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!("drop `{text}`"),
+                    edits: vec![idx.edit(start, end, String::new())],
+                });
+            }
             if let Some(call) = text.strip_prefix('.') {
                 let name = call.split('(').next()?.trim();
                 changes_named(name).find(|c| c.kind == Kind::DropCall)?;
@@ -597,6 +609,11 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
             // A field that went with its type (`execution: Some(ToolExecution::..)`) goes too,
             // as its assignment does (`gone::removed`).
             if super::gone::dropped_field_value(&field, &text_of(&f.expr)?) {
+                continue;
+            }
+            // A field 3.x no longer has, left at `None` (`task: None` of a 0.x sampling
+            // request): nothing was set, so nothing is lost.
+            if matches!(&f.expr, syn::Expr::Path(p) if p.path.is_ident("None")) {
                 continue;
             }
             return None;
