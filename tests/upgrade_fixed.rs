@@ -389,3 +389,28 @@ fn a_path_or_git_rmcp_is_left_alone_and_the_run_says_so() {
         );
     }
 }
+
+#[test]
+fn a_renamed_rmcp_keeps_its_name_in_the_paths_the_upgrade_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nmcp = { package = \"rmcp\", version = \"2.2\", features = [\"server\"] }\n",
+    )
+    .unwrap();
+    let src = "use mcp::model::{CallToolRequestParams, CallToolResult};\nuse mcp::service::RequestContext;\nuse mcp::transport::auth::OAuthState;\nuse mcp::{ErrorData, RoleServer, ServerHandler};\n\npub struct S;\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        Ok(CallToolResult::success(vec![]))\n    }\n}\n\npub async fn login(state: &mut OAuthState, uri: &str) {\n    let _ = state.start_authorization(&[], uri, None).await;\n}\n";
+    std::fs::write(dir.path().join("src/lib.rs"), src).unwrap();
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read(dir.path().join("src/lib.rs"));
+    assert!(
+        fixed.contains("-> Result<mcp::model::CallToolResponse, ErrorData>"),
+        "{fixed}\n{err}"
+    );
+    assert!(
+        fixed.contains("state.start_authorization(mcp::transport::AuthorizationRequest::new(uri))"),
+        "{fixed}\n{err}"
+    );
+    assert!(!fixed.contains("rmcp::"), "{fixed}");
+}

@@ -760,3 +760,13 @@ fn a_wrapper_s_raw_field_is_read_through_only_where_the_wrapped_type_has_the_nam
         r.findings
     );
 }
+
+#[test]
+fn a_sampling_message_literal_is_built_with_the_content_type_3_x_takes() {
+    let src = "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage {\n        role: Role::User,\n        content: Content::text(q),\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(q))\n}\n"
+    );
+}

@@ -429,16 +429,18 @@ fn built_literal(
         fields.push((name.to_string(), &f.expr));
     }
     let value = |field: &str| fields.iter().find(|(n, _)| n == field).map(|(_, e)| *e);
-    // The value's text, without a trailing `.into()` where the parameter is `impl Into<String>`.
+    // The value's text, without a trailing `.into()` where the parameter is `impl Into<String>`,
+    // and in the field's 3.x type where it moved to another enum.
     let carried = |field: &str, e: &syn::Expr| -> Option<String> {
-        match e {
+        let text = match e {
             syn::Expr::MethodCall(m)
                 if row.into_string.contains(&field) && m.method == "into" && m.args.is_empty() =>
             {
                 text_of(&m.receiver)
             }
             _ => text_of(e),
-        }
+        }?;
+        Some(crate::model::sdk::rmcp_upgrade::field_value(name, field, &text).unwrap_or(text))
     };
     let mut ctor = row.ctor;
     let mut args = Vec::new();

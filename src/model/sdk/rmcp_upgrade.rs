@@ -1124,6 +1124,18 @@ pub static BUILDERS: &[Builder] = &[
         none_only: &[],
         into_string: &["uri_template", "name", "title", "description", "mime_type"],
     },
+    // 0.x-1.x `SamplingMessage { role, content: Content::text(..) }`: its content is a
+    // `SamplingMessageContentBlock` since 2.0 ([`FIELD_VALUES`]).
+    Builder {
+        ty: "SamplingMessage",
+        ctor: "new",
+        args: &["role", "content"],
+        switch: None,
+        options: &[],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &[],
+    },
     Builder {
         ty: "ProgressNotificationParam",
         ctor: "new",
@@ -1145,6 +1157,38 @@ pub static BUILDERS: &[Builder] = &[
         into_string: &["logger"],
     },
 ];
+
+/// A field whose type moved to another enum while the struct kept its name: a value written as a
+/// constructor of the old enum (`Content::text(..)` in a `SamplingMessage`, whose content is a
+/// `SamplingMessageContentBlock` since 2.0, #927) is written with the new one's, when the struct
+/// is rebuilt (MCP204). The prefixes cover the old enum under its 2.x name too, which MCP201 may
+/// have written first in the same run.
+pub struct FieldValue {
+    pub ty: &'static str,
+    pub field: &'static str,
+    pub old: &'static [&'static str],
+    pub new: &'static str,
+}
+
+pub static FIELD_VALUES: &[FieldValue] = &[FieldValue {
+    ty: "SamplingMessage",
+    field: "content",
+    old: &["Content::text(", "ContentBlock::text(", "RawContent::text("],
+    new: "SamplingMessageContentBlock::text(",
+}];
+
+/// `value` (a field's text in a literal of `ty`) in the type the field has on 3.x.
+pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
+    FIELD_VALUES
+        .iter()
+        .filter(|v| v.ty == ty && v.field == field)
+        .find_map(|v| {
+            v.old
+                .iter()
+                .find_map(|o| value.strip_prefix(o))
+                .map(|rest| format!("{}{rest}", v.new))
+        })
+}
 
 /// The builder row of the struct named `ty`.
 pub fn builder(ty: &str) -> Option<&'static Builder> {
