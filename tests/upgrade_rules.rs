@@ -770,3 +770,18 @@ fn a_sampling_message_literal_is_built_with_the_content_type_3_x_takes() {
         "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(q))\n}\n"
     );
 }
+
+#[test]
+fn a_handler_that_hands_its_request_to_the_router_names_the_new_type_by_its_path() {
+    // The old type is imported by name inside a nested group: the new one is not, so the
+    // signature writes its path (E0425 otherwise).
+    let src = "use rmcp::{\n    ErrorData, ServerHandler,\n    handler::server::tool::ToolCallContext,\n    model::{CallToolRequestParams, CallToolResult},\n    service::{RequestContext, RoleServer},\n};\n\npub struct S {\n    tool_router: rmcp::handler::server::router::tool::ToolRouter<S>,\n}\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        let tcc = ToolCallContext::new(self, request, context);\n        self.tool_router.call(tcc).await\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        src.replace(
+            ") -> Result<CallToolResult, ErrorData> {",
+            ") -> Result<rmcp::model::CallToolResponse, ErrorData> {"
+        )
+    );
+}

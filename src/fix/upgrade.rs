@@ -86,7 +86,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             // `.raw` of a wrapper rmcp removed: the value's own fields are read instead.
             let wrapper_field = text.strip_prefix('.').is_some_and(|field| {
                 changes_named("Annotated")
-                    .any(|c| matches!(c.kind, Kind::Unwrapped { inner } if inner == field))
+                    .any(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == field))
             });
             if wrapper_field {
                 return Some(Fix {
@@ -298,6 +298,13 @@ fn handler_result(
         } => Some((".prompt_router", ".get_prompt(")),
         _ => None,
     };
+    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
+    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
+    // `use` inside the body.
+    let new_name = match import_prefix(file, old) {
+        Some(prefix) => format!("{prefix}::{}", change.new),
+        None => change.new.to_string(),
+    };
     let delegates = router.is_some_and(|(field, call)| body.contains(field) && body.contains(call));
     if delegates && crate::fix::rmcp::text::count_in(body, old) == 0 {
         return Some(Fix {
@@ -306,16 +313,9 @@ fn handler_result(
                 "return `{}`, which rmcp 3.x's router already gives",
                 change.new
             ),
-            edits: vec![idx.edit(start, end, change.new.to_string())],
+            edits: vec![idx.edit(start, end, new_name)],
         });
     }
-    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
-    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
-    // `use` inside the body.
-    let new_name = match import_prefix(file, old) {
-        Some(prefix) => format!("{prefix}::{}", change.new),
-        None => change.new.to_string(),
-    };
     let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
         applicability: Applicability::Unsafe,

@@ -496,7 +496,7 @@ fn wrapper_field(cx: &mut Cx<'_>, base: &syn::Expr, next: &syn::Ident) {
     };
     let name = member.to_string();
     let Some(change) = changes_named("Annotated")
-        .find(|c| matches!(c.kind, Kind::Unwrapped { inner } if inner == name))
+        .find(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == name))
     else {
         return;
     };
