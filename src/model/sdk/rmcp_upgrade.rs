@@ -307,6 +307,11 @@ const GONE_RENAMED: &str = "renamed: rmcp kept a deprecated alias for a while, t
 const GONE_REMOVED: &str = "rmcp removed it with no alias (rows generated from rmcp's sources at \
 each release): see the pull request for what takes its place";
 
+const MADE_NON_EXHAUSTIVE: &str = "this rmcp release made it `#[non_exhaustive]` (the rows \
+are read from rmcp's sources at each release): build it with its constructor (`::new(..)`, or \
+`::default()`) and the `with_*` methods, or set fields on a built value";
+const MATCH_LATER: &str = "this rmcp release made the enum `#[non_exhaustive]`: a `match` on \
+it needs a `_` arm; handle what a later variant should do there";
 const MATCH_1_0: &str = "rmcp 1.0 made its public enums `#[non_exhaustive]` (#715): a `match` \
 on one needs a `_` arm; handle what a later variant should do there";
 const MATCH_2_0: &str = "rmcp 2.0 made more model enums `#[non_exhaustive]` (#927): a `match` \
@@ -331,10 +336,10 @@ fn all_changes() -> &'static [Change] {
                 old: row.name,
                 new: "",
                 bare: true,
-                note: if row.since.0 >= 2 {
-                    MADE_NON_EXHAUSTIVE_2_0
-                } else {
-                    literal("").note
+                note: match row.pr {
+                    927 => MADE_NON_EXHAUSTIVE_2_0,
+                    715 => literal("").note,
+                    _ => MADE_NON_EXHAUSTIVE,
                 },
             });
         }
@@ -375,10 +380,10 @@ fn all_changes() -> &'static [Change] {
                 old: row.name,
                 new: "",
                 bare: true,
-                note: if row.since.0 >= 2 {
-                    MATCH_2_0
-                } else {
-                    MATCH_1_0
+                note: match row.pr {
+                    927 => MATCH_2_0,
+                    715 => MATCH_1_0,
+                    _ => MATCH_LATER,
                 },
             });
         }
