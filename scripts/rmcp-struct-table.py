@@ -1,121 +1,237 @@
 #!/usr/bin/env python3
-"""Prints the rows of `src/model/sdk/rmcp_structs.rs` from rmcp's own sources: which model structs
-are `#[non_exhaustive]` at each release, since when, whether rmcp 3.x gives them `Default`, and their
-public fields there; and which enums became `#[non_exhaustive]`, with their variants on 3.x (a
-`match` that names them all needs a `_` arm). The upgrade rules read the table (MCP204 and its fix); regenerate it when a new
-rmcp is added: the sources come from the cargo registry (the crate must have been fetched once,
-e.g. as a dependency of tests/upgrade_fixtures).
+"""Prints `src/model/sdk/rmcp_structs.rs`, the generated half of the rmcp upgrade table, from rmcp's
+own sources at every minor release since 0.8 (and the newest one):
 
-usage: scripts/rmcp-struct-table.py [REGISTRY_SRC_DIR] > src/model/sdk/rmcp_structs.rs && cargo fmt
+- STRUCTS: model structs that are `#[non_exhaustive]` on the newest release, the release that made
+  each so and its pull request, whether the newest gives it `Default`, and its public fields there;
+- ENUMS: enums that became `#[non_exhaustive]`, with their variants on the newest release (a
+  `match` that names them all needs a `_` arm);
+- GONE: public items (structs, enums, traits, type aliases, fns, macros) that a release took away,
+  the release and pull request, and the name a deprecated alias pointed to before (a rename);
+- FEATURES_GONE: Cargo features of rmcp that a release dropped.
+
+The upgrade rules read these tables (MCP201-205 and `--upgrade-rmcp`); the hand-written rows of
+`rmcp_upgrade.rs` say more where they know more (a fix, a note), and take precedence.
+
+Where the sources come from:
+- a git checkout or bare mirror of rmcp's repository with its `rmcp-v*` tags (`--git DIR`), for
+  every release it has; the pull requests are read from its history (`git log` between tags);
+- the cargo registry (`--registry DIR`, default `~/.cargo/registry/src/*`), for a release whose
+  crate was fetched once (`rmcp-X.Y.Z`), e.g. the newest one, a dependency of tests/fix_compile.
+
+usage: scripts/rmcp-struct-table.py [--git DIR] [--registry DIR] > src/model/sdk/rmcp_structs.rs
+       cargo fmt
 """
 
+import argparse
 import glob
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
-RELEASES = [("0.14.0", (0, 14)), ("1.7.0", (1, 0)), ("2.2.0", (2, 0)), ("3.11.0", (3, 0))]
-# The pull request that made a release's structs non-exhaustive (rmcp's CHANGELOG).
-PR = {(1, 0): 715, (2, 0): 927}
+# Every minor release since 0.8, and the newest (the upgrade's target). A release missing from
+# both sources stops the script: the table must not silently skip one.
+RELEASES = [
+    "0.8.0", "0.9.0", "0.10.0", "0.11.0", "0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0",
+    "0.17.0", "1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0", "1.8.0",
+    "2.0.0", "2.1.0", "2.2.0", "3.0.0", "3.1.4", "3.11.0",
+]
+# Pull requests rmcp's CHANGELOG names for a release's sweeping change, used when the history
+# between two tags is not at hand (the registry's newest release) or names no single commit.
+KNOWN_PR = {"1.0.0": 715, "2.0.0": 927, "3.0.0": 1066}
+ITEM = re.compile(r"^[ \t]*pub (struct|enum|trait|type|fn|async fn|const fn|unsafe fn) (\w+)", re.M)
+MACRO = re.compile(r"#\[macro_export\]\s*macro_rules!\s*(\w+)")
+ALIAS = re.compile(r"#\[deprecated[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*pub type (\w+)\s*(?:<[^>]*>)?\s*=\s*([\w:]+)")
 
 
-def structs(root):
-    out = {}
+def sources(root):
     for path in glob.glob(os.path.join(root, "src", "**", "*.rs"), recursive=True):
-        text = open(path, encoding="utf-8").read()
-        for m in re.finditer(r"((?:#\[[^\]]*\]\s*)+)pub struct (\w+)\s*(?:<[^>{]*>)?\s*\{", text):
-            attrs, name = m.group(1), m.group(2)
-            body_start = m.end()
-            depth, i = 1, body_start
-            while depth and i < len(text):
-                depth += {"{": 1, "}": -1}.get(text[i], 0)
-                i += 1
-            body = text[body_start : i - 1]
+        yield path, open(path, encoding="utf-8").read()
+
+
+def bodies(text, keyword):
+    """(attributes, name, body) of each `pub KEYWORD Name { .. }` with at least one attribute."""
+    pat = r"((?:#\[[^\]]*\]\s*)+)pub " + keyword + r" (\w+)\s*(?:<[^>{]*>)?\s*(?:where[^{]*)?\{"
+    for m in re.finditer(pat, text):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        yield m.group(1), m.group(2), text[m.end(): i - 1]
+
+
+def read_release(root):
+    structs, enums, items, words, aliases = {}, {}, set(), set(), {}
+    for _, text in sources(root):
+        for attrs, name, body in bodies(text, "struct"):
             fields = re.findall(r"^\s*pub (?:r#)?(\w+)\s*:", body, re.M)
             default = bool(re.search(r"derive\([^)]*\bDefault\b", attrs)) or bool(
-                re.search(r"impl(?:<[^>]*>)? Default for " + name + r"\b", text)
-            )
-            out[name] = ("non_exhaustive" in attrs, default, fields)
-    return out
-
-
-def enums(root):
-    out = {}
-    for path in glob.glob(os.path.join(root, "src", "**", "*.rs"), recursive=True):
-        text = open(path, encoding="utf-8").read()
-        for m in re.finditer(r"((?:#\[[^\]]*\]\s*)+)pub enum (\w+)\s*(?:<[^>{]*>)?\s*\{", text):
-            attrs, name = m.group(1), m.group(2)
-            depth, i = 1, m.end()
-            while depth and i < len(text):
-                depth += {"{": 1, "}": -1}.get(text[i], 0)
-                i += 1
-            body = text[m.end() : i - 1]
+                re.search(r"impl(?:<[^>]*>)? Default for " + name + r"\b", text))
+            structs[name] = ("non_exhaustive" in attrs, default, fields)
+        for attrs, name, body in bodies(text, "enum"):
             # rustfmt puts a variant at the body's first indentation level.
             variants = re.findall(r"^    (?:r#)?([A-Z]\w*)\b", body, re.M)
-            out[name] = ("non_exhaustive" in attrs, variants)
-    return out
+            enums[name] = ("non_exhaustive" in attrs, variants)
+        items.update(m.group(2) for m in ITEM.finditer(text))
+        items.update(MACRO.findall(text))
+        words.update(re.findall(r"\b\w+\b", text))
+        for old, new in ALIAS.findall(text):
+            aliases[old] = new.split("::")[-1]
+    features = set()
+    manifest = os.path.join(root, "Cargo.toml")
+    in_features = False
+    for line in open(manifest, encoding="utf-8"):
+        if line.startswith("["):
+            in_features = line.strip() == "[features]"
+            continue
+        m = re.match(r"^([\w-]+)\s*=", line)
+        if in_features and m:
+            features.add(m.group(1))
+    return {"structs": structs, "enums": enums, "items": items, "words": words,
+            "aliases": aliases, "features": features}
 
 
-def since_of(name, by_release, was):
-    """The release whose table first marks `name` (or the name it had) non-exhaustive."""
-    since = None
-    for (tag, table), (_, before) in zip(by_release[1:], by_release[:-1]):
-        here = name if name in table else was.get(name, name)
-        there = name if name in before else was.get(name, name)
-        if table.get(here, (False,))[0] and not before.get(there, (False,))[0] and there in before:
-            since = tag
-    return since if since in PR else None
+def unpack(git, version, into):
+    """The crate's folder at tag rmcp-vVERSION, from the git mirror."""
+    tag = f"rmcp-v{version}"
+    if subprocess.run(["git", "--git-dir", git, "rev-parse", "-q", "--verify", tag],
+                      capture_output=True).returncode:
+        return None
+    out = os.path.join(into, version)
+    os.makedirs(out)
+    archive = subprocess.run(["git", "--git-dir", git, "archive", tag, "crates/rmcp"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", out], input=archive, check=True)
+    return os.path.join(out, "crates", "rmcp")
 
 
-def renames():
-    """The renames of the upgrade table (`item(V2, 927, "RawResource", "Resource", ..)`): new name ->
-    old. A struct 3.x names anew (`Resource`, which 1.x had as an alias of `Annotated<RawResource>`)
-    is compared with the struct it was before, so a literal of the old one, renamed by MCP201, is
-    still known to be non-exhaustive."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    text = open(os.path.join(here, "..", "src", "model", "sdk", "rmcp_upgrade.rs"), encoding="utf-8").read()
-    return {new: old for old, new in re.findall(r'item\(\s*V\w+,\s*\d+,\s*"(\w+)",\s*"(\w+)"', text)}
+def pr_between(git, older, newer, needle):
+    """The pull request (`(#N)` in a commit's subject) between two tags whose diff adds or removes
+    `needle`; the oldest such commit. None without the history."""
+    if git is None:
+        return None
+    tags = [f"rmcp-v{older}", f"rmcp-v{newer}"]
+    for t in tags:
+        if subprocess.run(["git", "--git-dir", git, "rev-parse", "-q", "--verify", t],
+                          capture_output=True).returncode:
+            return None
+    log = subprocess.run(["git", "--git-dir", git, "log", "--reverse", "--format=%s",
+                          "-G", needle, f"{tags[0]}..{tags[1]}", "--", "crates/rmcp"],
+                         capture_output=True, text=True).stdout
+    for subject in log.splitlines():
+        m = re.search(r"\(#(\d+)\)", subject)
+        if m and "release" not in subject.lower():
+            return int(m.group(1))
+    return None
 
 
 def main():
-    registry = sys.argv[1] if len(sys.argv) > 1 else glob.glob(
-        os.path.expanduser("~/.cargo/registry/src/*"))[0]
-    by_release, by_release_enums = [], []
-    for version, tag in RELEASES:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--git")
+    ap.add_argument("--registry")
+    args = ap.parse_args()
+    registry = args.registry or (glob.glob(os.path.expanduser("~/.cargo/registry/src/*")) or [""])[0]
+    tmp = tempfile.mkdtemp(prefix="rmcp-releases-")
+    releases = []
+    for version in RELEASES:
         root = os.path.join(registry, f"rmcp-{version}")
         if not os.path.isdir(root):
-            sys.exit(f"missing {root}: fetch rmcp {version} once (cargo fetch in a crate that uses it)")
-        by_release.append((tag, structs(root)))
-        by_release_enums.append((tag, enums(root)))
-    latest = by_release[-1][1]
+            root = unpack(args.git, version, tmp) if args.git else None
+        if root is None:
+            sys.exit(f"rmcp {version}: neither in the registry ({registry}) nor a tag of --git")
+        releases.append((version, read_release(root)))
+
+    def pr_for(i, needle):
+        older, newer = releases[i - 1][0], releases[i][0]
+        return pr_between(args.git, older, newer, needle) or KNOWN_PR.get(newer) or 0
+
     was = renames()
-    print("// @generated by scripts/rmcp-struct-table.py from rmcp's sources; do not edit by hand.")
-    print("use super::rmcp_upgrade::{EnumRow, StructRow};")
+    latest = releases[-1][1]
+    print("// @generated by scripts/rmcp-struct-table.py from rmcp's sources at each release since")
+    print("// 0.8; do not edit by hand.")
+    print("use super::rmcp_upgrade::{EnumRow, FeatureGone, GoneRow, StructRow};")
     print("use crate::model::manifest::Version;")
     print()
+
+    def became(kind, name):
+        """The index of the release that made `name` (or the name it had) non-exhaustive."""
+        since = None
+        for i in range(1, len(releases)):
+            here, before = releases[i][1][kind], releases[i - 1][1][kind]
+            now = name if name in here else was.get(name, name)
+            then = name if name in before else was.get(name, name)
+            if here.get(now, (False,))[0] and then in before and not before[then][0]:
+                since = i
+        return since
+
+    def version_of(i):
+        a, b, _ = releases[i][0].split(".")
+        return f"Version({a}, {b}, 0)"
+
     print("pub static STRUCTS: &[StructRow] = &[")
-    for name in sorted(latest):
-        ne, default, fields = latest[name]
-        since = since_of(name, by_release, was)
-        if not ne or since is None:
+    for name in sorted(latest["structs"]):
+        ne, default, fields = latest["structs"][name]
+        i = became("structs", name)
+        if not ne or i is None:
             continue
         quoted = ", ".join(f'"{f}"' for f in fields)
-        print(f"    StructRow {{ name: \"{name}\", since: Version({since[0]}, {since[1]}, 0), pr: {PR[since]}, "
+        print(f"    StructRow {{ name: \"{name}\", since: {version_of(i)}, pr: {pr_for(i, 'non_exhaustive')}, "
               f"default: {str(default).lower()}, fields: &[{quoted}] }},")
     print("];")
     print()
     print("pub static ENUMS: &[EnumRow] = &[")
-    latest = by_release_enums[-1][1]
-    for name in sorted(latest):
-        ne, variants = latest[name]
-        since = since_of(name, by_release_enums, was)
+    for name in sorted(latest["enums"]):
+        ne, variants = latest["enums"][name]
+        i = became("enums", name)
         # An enum with no public variants (a future's state) is never matched outside rmcp.
-        if not ne or since is None or not variants:
+        if not ne or i is None or not variants:
             continue
         quoted = ", ".join(f'"{v}"' for v in variants)
-        print(f"    EnumRow {{ name: \"{name}\", since: Version({since[0]}, {since[1]}, 0), pr: {PR[since]}, "
+        print(f"    EnumRow {{ name: \"{name}\", since: {version_of(i)}, pr: {pr_for(i, 'non_exhaustive')}, "
               f"variants: &[{quoted}] }},")
     print("];")
+    print()
+    # A public item is gone at a release when its name no longer occurs anywhere in the crate's
+    # sources (moved, re-exported or generated by a macro, it still does), and stays gone.
+    print("pub static GONE: &[GoneRow] = &[")
+    gone = {}
+    for i in range(1, len(releases)):
+        before, here = releases[i - 1][1], releases[i][1]
+        for name in sorted(before["items"] - here["words"]):
+            if name in gone or name.startswith("_") or len(name) < 4:
+                continue
+            if any(name in r[1]["words"] for r in releases[i:]):
+                continue
+            alias = before["aliases"].get(name)
+            gone[name] = (i, alias)
+    for name in sorted(gone):
+        i, alias = gone[name]
+        pr = pr_for(i, rf"\b{name}\b")
+        new = f'Some("{alias}")' if alias and alias in latest["words"] else "None"
+        print(f"    GoneRow {{ name: \"{name}\", since: {version_of(i)}, pr: {pr}, renamed_to: {new} }},")
+    print("];")
+    print()
+    print("pub static FEATURES_GONE: &[FeatureGone] = &[")
+    seen = set()
+    for i in range(1, len(releases)):
+        for f in sorted(releases[i - 1][1]["features"] - releases[i][1]["features"]):
+            if f in seen or any(f in r[1]["features"] for r in releases[i:]):
+                continue
+            seen.add(f)
+            print(f"    FeatureGone {{ name: \"{f}\", since: {version_of(i)}, pr: {pr_for(i, re.escape(f))} }},")
+    print("];")
+
+
+def renames():
+    """The renames of the hand-written upgrade table (`item(V2, 927, "RawResource", "Resource", ..)`):
+    new name -> old. A struct the newest release names anew (`Resource`, which 1.x had as an alias
+    of `Annotated<RawResource>`) is compared with the struct it was before, so a literal of the old
+    one, renamed by MCP201, is still known to be non-exhaustive."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "src", "model", "sdk", "rmcp_upgrade.rs"), encoding="utf-8").read()
+    return {new: old for old, new in re.findall(r'item\(\s*V\w+,\s*\d+,\s*"(\w+)",\s*"(\w+)"', text)}
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ cargo build --locked -p deploy-after
 cargo build --locked --manifest-path examples/deploy/before/Cargo.toml \
     --target-dir "${CARGO_TARGET_DIR:-target}/deploy-before"
 cargo test --workspace --locked
-# The upgrade assistant's fixtures compile on their own rmcp (1.7, 2.2): checked, not built, in one
+# The upgrade assistant's fixtures compile on their own rmcp (0.8, 0.14, 1.7, 2.2): checked, not built, in one
 # target dir so their common dependencies are checked once. (Their fixed forms build against rmcp
 # 3.x in tests/fix_compile, with the workspace.)
 for f in tests/upgrade_fixtures/*/Cargo.toml; do

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FIXTURES: &[&str] = &["rmcp1", "rmcp2", "literals_rmcp0"];
+const FIXTURES: &[&str] = &["rmcp1", "rmcp2", "literals_rmcp0", "rmcp0_8"];
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -119,6 +119,27 @@ fn the_fixed_files_changed_what_the_old_rmcp_needed() {
     ] {
         assert!(built.contains(new), "{new}");
     }
+    // rmcp 0.8: the 0.x param names, a literal server info and tool result, the SSE feature
+    // named in `[features]` too.
+    let eight = read(fixture("rmcp0_8").join("src/lib.rs"));
+    for old in [
+        "request: CallToolRequestParam,",
+        "ServerInfo {",
+        "CallToolResult {",
+    ] {
+        assert!(eight.contains(old), "{old}");
+    }
+    let eight = read(fixture("rmcp0_8").join("src/lib.fixed"));
+    for new in [
+        "request: CallToolRequestParams,",
+        "ServerInfo::new(",
+        "-> Result<CallToolResponse, ErrorData>",
+        "CallToolResult::error(",
+    ] {
+        assert!(eight.contains(new), "{new}");
+    }
+    assert!(read(fixture("rmcp0_8").join("Cargo.toml.fixed"))
+        .contains("sse = [\"rmcp/transport-streamable-http-server\"]"));
     assert!(read(fixture("rmcp2").join("Cargo.toml")).contains("version = \"2.2\""));
     assert!(read(fixture("rmcp2").join("Cargo.toml.fixed")).contains("version = \"3.11\""));
 }
@@ -266,4 +287,130 @@ fn a_crate_rmcp_shares_types_with_follows_rmcp_s_major_beside_it_only() {
         inherits.replace("\"9.1.0\"", "\"10.0\""),
         "{err}"
     );
+}
+
+/// The fixture's manifest as Dependabot or Renovate leaves it: the requirement raised to 3.11,
+/// nothing else (the code is as it was).
+fn bumped_by_hand(name: &str) -> tempfile::TempDir {
+    let dir = scratch(name);
+    let manifest = dir.path().join("Cargo.toml");
+    let text = read(manifest.clone());
+    let bumped = ["=0.8.5", "=0.14.0", "1.7", "2.2"]
+        .iter()
+        .fold(text, |t, v| {
+            t.replace(&format!("version = \"{v}\""), "version = \"3.11\"")
+        });
+    assert!(bumped.contains("version = \"3.11\""), "{name}");
+    std::fs::write(&manifest, bumped).unwrap();
+    dir
+}
+
+#[test]
+fn a_manifest_bumped_by_hand_first_gets_the_same_upgrade() {
+    // The usual way a server meets rmcp 3.x: the bump comes first, the build breaks, then the
+    // tool runs. The code shows which rmcp it was written for, so the outcome is the same.
+    for name in FIXTURES {
+        let dir = bumped_by_hand(name);
+        let out = run(
+            dir.path(),
+            &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            read(dir.path().join("src/lib.rs")) == read(fixture(name).join("src/lib.fixed")),
+            "{name}: src/lib.rs after a hand bump differs from src/lib.fixed\n{err}"
+        );
+        assert_eq!(
+            read(dir.path().join("Cargo.toml")),
+            read(fixture(name).join("Cargo.toml.fixed")),
+            "{name}: {err}"
+        );
+        let again = run(dir.path(), &["--format", "concise", "src"]);
+        let left = String::from_utf8_lossy(&again.stdout);
+        assert!(!left.contains("MCP20"), "{name}: {left}");
+    }
+}
+
+#[test]
+fn a_dropped_feature_is_renamed_where_the_package_s_features_name_it_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    let manifest = "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"sse\"]\nsse = [\"rmcp/transport-sse-server\", \"mcp?/transport-sse-client\"] # the old transport\n\n[dependencies]\nrmcp = { version = \"0.10\", features = [\"server\", \"transport-sse-server\"] }\n\n[dev-dependencies]\nmcp = { package = \"rmcp\", version = \"0.10\", optional = true }\n";
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let want = manifest
+        .replace("\"0.10\"", "\"3.11\"")
+        .replace(
+            "\"rmcp/transport-sse-server\"",
+            "\"rmcp/transport-streamable-http-server\"",
+        )
+        .replace(
+            "\"mcp?/transport-sse-client\"",
+            "\"mcp?/transport-streamable-http-client\"",
+        )
+        .replace(
+            "[\"server\", \"transport-sse-server\"]",
+            "[\"server\", \"transport-streamable-http-server\"]",
+        );
+    assert_eq!(read(dir.path().join("Cargo.toml")), want, "{err}");
+    assert!(
+        err.contains("rmcp feature `transport-sse-server` -> `transport-streamable-http-server`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_path_or_git_rmcp_is_left_alone_and_the_run_says_so() {
+    for (entry, kind) in [
+        (
+            "rmcp = { path = \"../rust-sdk/crates/rmcp\", features = [\"server\"] }",
+            "path",
+        ),
+        (
+            "rmcp = { git = \"https://example.invalid/rust-sdk\", branch = \"main\" }",
+            "git",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        let manifest = format!("[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{entry}\n");
+        std::fs::write(dir.path().join("Cargo.toml"), &manifest).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+        let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(read(dir.path().join("Cargo.toml")), manifest, "{err}");
+        assert!(
+            err.contains(&format!(
+                "rmcp is a {kind} dependency: its requirement is left as it is"
+            )),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_renamed_rmcp_keeps_its_name_in_the_paths_the_upgrade_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nmcp = { package = \"rmcp\", version = \"2.2\", features = [\"server\"] }\n",
+    )
+    .unwrap();
+    let src = "use mcp::model::{CallToolRequestParams, CallToolResult};\nuse mcp::service::RequestContext;\nuse mcp::transport::auth::OAuthState;\nuse mcp::{ErrorData, RoleServer, ServerHandler};\n\npub struct S;\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        Ok(CallToolResult::success(vec![]))\n    }\n}\n\npub async fn login(state: &mut OAuthState, uri: &str) {\n    let _ = state.start_authorization(&[], uri, None).await;\n}\n";
+    std::fs::write(dir.path().join("src/lib.rs"), src).unwrap();
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = read(dir.path().join("src/lib.rs"));
+    assert!(
+        fixed.contains("-> Result<mcp::model::CallToolResponse, ErrorData>"),
+        "{fixed}\n{err}"
+    );
+    assert!(
+        fixed.contains("state.start_authorization(mcp::transport::AuthorizationRequest::new(uri))"),
+        "{fixed}\n{err}"
+    );
+    assert!(!fixed.contains("rmcp::"), "{fixed}");
 }

@@ -650,3 +650,138 @@ fn a_paginated_result_literal_gets_the_new_fields_defaults_and_a_named_result_ty
     );
     assert!(!out.text.contains("use rmcp::model::GetPromptResponse"));
 }
+
+/// A package of several files under a manifest and lock that already say rmcp 3.11.
+fn lint_files_at_3(files: &[(&str, &str)]) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\"] }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.lock"),
+        "version = 4\n\n[[package]]\nname = \"rmcp\"\nversion = \"3.11.0\"\n\n[[package]]\nname = \"s\"\nversion = \"0.1.0\"\ndependencies = [\"rmcp\"]\n",
+    )
+    .unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join("src").join(name), text).unwrap();
+    }
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let r = lint_paths(&[dir.path().to_path_buf()], &settings);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    r
+}
+
+fn codes_in<'r>(r: &'r Report, file: &str) -> Vec<(usize, &'r str)> {
+    r.findings
+        .iter()
+        .filter(|f| f.code.starts_with("MCP2") && f.path.ends_with(file))
+        .map(|f| (f.line, f.code.as_str()))
+        .collect()
+}
+
+/// A handler written for rmcp 2.x in a file that names nothing rmcp 3.x lacks: its result type
+/// and its literals are what stop compiling on 3.x.
+const HANDLER_2X: &str = "use rmcp::model::*;\nuse rmcp::{ErrorData, RoleServer, ServerHandler};\nuse rmcp::service::RequestContext;\n\npub struct S;\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        Ok(CallToolResult { content: vec![], structured_content: None, is_error: None, meta: None })\n    }\n}\n";
+
+#[test]
+fn a_manifest_bumped_ahead_of_the_code_keeps_every_upgrade_rule_on() {
+    // Dependabot raised rmcp to 3.11 (manifest and lock); the code is 2.x. Another file of the
+    // package still names the 2.x alias `CallToolRequestParam`.
+    let helper = "use rmcp::model::CallToolRequestParam;\n\npub fn name(p: &CallToolRequestParam) -> &str {\n    &p.name\n}\n";
+    let r = lint_files_at_3(&[("lib.rs", HANDLER_2X), ("helper.rs", helper)]);
+    assert_eq!(
+        codes_in(&r, "lib.rs"),
+        vec![(12, "MCP202"), (13, "MCP204")],
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(
+        codes_in(&r, "helper.rs"),
+        vec![(1, "MCP201"), (3, "MCP201")]
+    );
+    // The handler's own shapes are evidence enough, with no old name anywhere.
+    let r = lint_files_at_3(&[("lib.rs", HANDLER_2X)]);
+    assert_eq!(codes_in(&r, "lib.rs"), vec![(12, "MCP202"), (13, "MCP204")]);
+}
+
+#[test]
+fn code_written_for_3_x_gives_no_evidence() {
+    // The same server on 3.x: the new result type, a constructor, a pattern with a rest (which
+    // compiles on a non-exhaustive struct), a struct of its own named like rmcp's in a declaration.
+    let current = "use rmcp::model::*;\nuse rmcp::{ErrorData, RoleServer, ServerHandler};\nuse rmcp::service::RequestContext;\n\npub struct S;\n\npub struct CallToolResultLog {\n    pub n: usize,\n}\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        _request: CallToolRequestParams,\n        _context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResponse, ErrorData> {\n        let r = CallToolResult::success(vec![]);\n        let CallToolResult { content, .. } = &r;\n        let _ = content;\n        Ok(r.into())\n    }\n}\n\npub fn peer_name(p: &rmcp::Peer<RoleServer>) -> Option<String> {\n    p.peer_info().map(|i| i.client_info.name.clone())\n}\n";
+    let r = lint_files_at_3(&[("lib.rs", current)]);
+    assert_eq!(codes_in(&r, "lib.rs"), vec![], "{:#?}", r.findings);
+}
+
+#[test]
+fn a_field_3_x_dropped_is_left_out_of_the_rebuilt_literal_when_it_was_none() {
+    // rmcp 0.14's sampling params had a `task`; 3.x's have none.
+    let src = "use rmcp::model::*;\n\npub fn ask(messages: Vec<SamplingMessage>) -> CreateMessageRequestParams {\n    CreateMessageRequestParams {\n        task: None,\n        messages,\n        max_tokens: 100,\n        ..Default::default()\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains("CreateMessageRequestParams::default()"),
+        "{}",
+        out.text
+    );
+    assert!(!out.text.contains("task"), "{}", out.text);
+    assert!(out.text.contains(".max_tokens = 100;"), "{}", out.text);
+    // A value that was set keeps the guidance: dropping it would lose what the code asked for.
+    let set = src.replace("task: None", "task: Some(TaskMetadata::default())");
+    let out = fix_unsafe(&set);
+    assert!(out.text.contains("task: Some("), "{}", out.text);
+}
+
+#[test]
+fn a_wrapper_s_raw_field_is_read_through_only_where_the_wrapped_type_has_the_name() {
+    let src = "use rmcp::model::*;\n\npub fn f(r: &Resource, c: &Content, frame: &Frame) -> usize {\n    let _ = c.raw.as_text();\n    let _ = r.raw.mime_type.clone();\n    frame.raw.len() + r.raw.uri.len()\n}\n\npub struct Frame {\n    pub raw: Vec<u8>,\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    let raw: Vec<(usize, usize)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP201" && f.message.contains("`.raw`"))
+        .map(|f| (f.line, f.column))
+        .collect();
+    assert_eq!(raw, vec![(4, 14), (5, 14), (6, 24)], "{:#?}", r.findings);
+    // On a package whose code is on 3.x nothing fires: `raw` is then anyone's field.
+    let r = lint_text(
+        r#"rmcp = "3.11""#,
+        Some("3.11.0"),
+        &src.replace("Content", "ContentBlock"),
+    );
+    assert!(
+        !r.findings.iter().any(|f| f.message.contains("`.raw`")),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn a_sampling_message_literal_is_built_with_the_content_type_3_x_takes() {
+    let src = "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage {\n        role: Role::User,\n        content: Content::text(q),\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(q))\n}\n"
+    );
+}
+
+#[test]
+fn a_handler_that_hands_its_request_to_the_router_names_the_new_type_by_its_path() {
+    // The old type is imported by name inside a nested group: the new one is not, so the
+    // signature writes its path (E0425 otherwise).
+    let src = "use rmcp::{\n    ErrorData, ServerHandler,\n    handler::server::tool::ToolCallContext,\n    model::{CallToolRequestParams, CallToolResult},\n    service::{RequestContext, RoleServer},\n};\n\npub struct S {\n    tool_router: rmcp::handler::server::router::tool::ToolRouter<S>,\n}\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        let tcc = ToolCallContext::new(self, request, context);\n        self.tool_router.call(tcc).await\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        src.replace(
+            ") -> Result<CallToolResult, ErrorData> {",
+            ") -> Result<rmcp::model::CallToolResponse, ErrorData> {"
+        )
+    );
+}

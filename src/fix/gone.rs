@@ -341,6 +341,34 @@ pub(super) fn mapped(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -
     })
 }
 
+/// `recv.old()` (method name at `at`, no arguments) as the `Kind::Replaced` row writes it, the
+/// receiver's text for `$`. In parentheses when more follows the call (`.then(..)`, `?`), which
+/// would otherwise bind to the template's last call instead.
+pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
+    let change = changes_named(name).find(|c| matches!(c.kind, Kind::Replaced { .. }))?;
+    let Kind::Replaced { with } = change.kind else {
+        return None;
+    };
+    let found = super::find_expr::find(file, &|e| {
+        matches!(e, syn::Expr::MethodCall(m) if m.args.is_empty()
+            && idx.range(m.method.span()).start == at)
+    });
+    let Some(syn::Expr::MethodCall(call)) = found else {
+        return None;
+    };
+    let receiver = super::upgrade::expr_text(idx, &call.receiver)?;
+    let start = idx.range(super::upgrade::first_token(&call.receiver)).start;
+    let end = idx.range(call.paren_token.span.close()).end;
+    let text = idx.text();
+    let more = text[end..].trim_start().starts_with(['.', '?', '[']);
+    let body = with.replace('$', &receiver);
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("ask `{body}` instead of `.{name}()`"),
+        edits: vec![idx.edit(start, end, if more { format!("({body})") } else { body })],
+    })
+}
+
 /// The `impl` of a `Kind::DroppedMethod` trait method named at `at`, deleted with its
 /// attributes, doc comment and line.
 pub(super) fn dropped_method(

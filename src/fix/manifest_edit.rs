@@ -155,6 +155,117 @@ impl ManifestEdit {
         })
     }
 
+    /// Renames `KEY/old` (and `KEY?/old`) to `KEY/new` in the lists of `[features]`, where `KEY`
+    /// is a name the manifest gives `package` (`rmcp`, or `mcp` for `mcp = { package = "rmcp" }`),
+    /// or drops the item (`None`). Cargo rejects a manifest whose feature names a feature the
+    /// dependency no longer has, so this goes with [`ManifestEdit::rename_feature`].
+    pub fn rename_feature_references(
+        &mut self,
+        package: &str,
+        old: &str,
+        new: Option<&str>,
+    ) -> Outcome {
+        let keys = self.dependency_keys(package);
+        let Some(features) = self
+            .doc
+            .get_mut("features")
+            .and_then(|f| f.as_table_like_mut())
+        else {
+            return Outcome::Absent;
+        };
+        let mut changed = false;
+        for (_, list) in features.iter_mut() {
+            let Some(arr) = list.as_array_mut() else {
+                continue;
+            };
+            let mut at = 0;
+            while at < arr.len() {
+                let renamed = arr.get(at).and_then(|v| v.as_str()).and_then(|item| {
+                    let (dep, feature) = item.split_once('/')?;
+                    let key = dep.trim_end_matches('?');
+                    (feature == old && keys.iter().any(|k| k == key))
+                        .then(|| new.map(|n| format!("{dep}/{n}")))
+                });
+                match renamed {
+                    None => at += 1,
+                    Some(replacement) => {
+                        changed = true;
+                        let present = replacement
+                            .as_deref()
+                            .is_some_and(|r| arr.iter().any(|v| v.as_str() == Some(r)));
+                        match replacement {
+                            Some(r) if !present => {
+                                let decor = arr.get(at).map(|v| v.decor().clone());
+                                arr.replace(at, r);
+                                if let (Some(d), Some(v)) = (decor, arr.get_mut(at)) {
+                                    *v.decor_mut() = d;
+                                }
+                                at += 1;
+                            }
+                            _ => {
+                                let removed = arr.remove(at);
+                                let prefix = removed.decor().prefix().cloned();
+                                if let (Some(p), Some(next)) = (prefix, arr.get_mut(at)) {
+                                    next.decor_mut().set_prefix(p);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if changed {
+            Outcome::Changed
+        } else {
+            Outcome::Unchanged
+        }
+    }
+
+    /// The keys under which the manifest's dependency tables name `package`.
+    fn dependency_keys(&mut self, package: &str) -> Vec<String> {
+        let mut keys = Vec::new();
+        let root = self.doc.as_table();
+        let mut tables: Vec<&Item> = SECTIONS.iter().filter_map(|s| root.get(s)).collect();
+        if let Some(t) = root.get("target").and_then(|t| t.as_table_like()) {
+            for (_, cfg) in t.iter() {
+                if let Some(cfg) = cfg.as_table_like() {
+                    tables.extend(SECTIONS.iter().filter_map(|s| cfg.get(s)));
+                }
+            }
+        }
+        for deps in tables.into_iter().filter_map(|t| t.as_table_like()) {
+            for (key, entry) in deps.iter() {
+                let real = entry
+                    .as_table_like()
+                    .and_then(|t| t.get("package"))
+                    .and_then(|p| p.as_str())
+                    .unwrap_or(key);
+                if real == package && !keys.iter().any(|k| k == key) {
+                    keys.push(key.to_string());
+                }
+            }
+        }
+        keys
+    }
+
+    /// Where an entry of `package` takes the crate from a local checkout or a repository
+    /// (`path = ..`, `git = ..`): `Some("path")` or `Some("git")`. A version bump cannot move such
+    /// an entry (the checkout decides which release it is), so the caller leaves it alone.
+    pub fn local_source(&mut self, package: &str) -> Option<&'static str> {
+        let mut found = None;
+        self.each_entry(package, &mut |entry| {
+            if let Some(t) = entry.as_table_like() {
+                for key in ["path", "git"] {
+                    if found.is_none() && t.contains_key(key) {
+                        found = Some(key);
+                    }
+                }
+            }
+            false
+        });
+        found
+    }
+
     /// Adds `name = spec` to `[dependencies]` unless the package already depends on it. `spec` is
     /// a TOML value: `"0.1"` or `{ version = "0.1", path = "../runtime" }`.
     pub fn ensure_dependency(&mut self, name: &str, spec: &str) -> Result<Outcome, String> {
@@ -368,6 +479,59 @@ rmcp = "1.7"
             m.text(),
             "[dependencies]\nrmcp = { version = \"1\", features = [\"b\"] }\n"
         );
+    }
+
+    #[test]
+    fn feature_references_are_renamed_under_every_key_of_the_package_only() {
+        let text = "[features]\nsse = [\"rmcp/transport-sse-server\", \"mcp?/transport-sse-server\", \"other/transport-sse-server\"]\nboth = [\"rmcp/transport-sse-server\", \"rmcp/transport-streamable-http-server\"]\n\n[dependencies]\nrmcp = \"0.10\"\nother = \"1\"\n\n[dev-dependencies.mcp]\npackage = \"rmcp\"\nversion = \"0.10\"\n";
+        let mut m = ManifestEdit::parse(text).unwrap();
+        let new = Some("transport-streamable-http-server");
+        assert_eq!(
+            m.rename_feature_references("rmcp", "transport-sse-server", new),
+            Outcome::Changed
+        );
+        // `other/..` is another crate's feature; a rename onto an item already listed drops it.
+        assert_eq!(
+            m.text(),
+            text.replace(
+                "[\"rmcp/transport-sse-server\", \"mcp?/transport-sse-server\"",
+                "[\"rmcp/transport-streamable-http-server\", \"mcp?/transport-streamable-http-server\""
+            )
+            .replace(
+                "both = [\"rmcp/transport-sse-server\", \"rmcp/transport-streamable-http-server\"]",
+                "both = [\"rmcp/transport-streamable-http-server\"]"
+            )
+        );
+        assert_eq!(
+            m.rename_feature_references("rmcp", "transport-sse-server", new),
+            Outcome::Unchanged
+        );
+        // Dropped: the item goes.
+        let mut m = ManifestEdit::parse(
+            "[features]\nx = [\"rmcp/gone\", \"y\"]\n\n[dependencies]\nrmcp = \"1\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.rename_feature_references("rmcp", "gone", None),
+            Outcome::Changed
+        );
+        assert!(
+            m.text().starts_with("[features]\nx = [\"y\"]\n"),
+            "{}",
+            m.text()
+        );
+    }
+
+    #[test]
+    fn local_sources_are_told_apart_from_registry_ones() {
+        let mut m = ManifestEdit::parse("[dependencies]\nrmcp = { path = \"../rmcp\" }\n").unwrap();
+        assert_eq!(m.local_source("rmcp"), Some("path"));
+        let mut m =
+            ManifestEdit::parse("[dependencies]\nrmcp = { git = \"g\", version = \"2\" }\n")
+                .unwrap();
+        assert_eq!(m.local_source("rmcp"), Some("git"));
+        let mut m = ManifestEdit::parse(MANIFEST).unwrap();
+        assert_eq!(m.local_source("rmcp"), None);
     }
 
     #[test]

@@ -83,6 +83,18 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 return super::gone::plan(idx, file, start, end, change)
                     .or_else(|| Some(guidance(f)));
             }
+            // `.raw` of a wrapper rmcp removed: the value's own fields are read instead.
+            let wrapper_field = text.strip_prefix('.').is_some_and(|field| {
+                changes_named("Annotated")
+                    .any(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == field))
+            });
+            if wrapper_field {
+                return Some(Fix {
+                    applicability: Applicability::Safe,
+                    message: format!("drop `{text}`"),
+                    edits: vec![idx.edit(start, end, String::new())],
+                });
+            }
             if let Some(call) = text.strip_prefix('.') {
                 let name = call.split('(').next()?.trim();
                 changes_named(name).find(|c| c.kind == Kind::DropCall)?;
@@ -137,6 +149,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         }
         c if c == CALL_ARGS => call_args(idx, file, start, text)
             .or_else(|| super::gone::mapped(idx, file, start, text))
+            .or_else(|| super::gone::replaced(idx, file, start, text))
             .or_else(|| super::gone::borrowed(idx, file, start, text, f))
             .or_else(|| super::gone::infallible(idx, file, start, text))
             .or_else(|| Some(guidance(f))),
@@ -285,6 +298,13 @@ fn handler_result(
         } => Some((".prompt_router", ".get_prompt(")),
         _ => None,
     };
+    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
+    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
+    // `use` inside the body.
+    let new_name = match import_prefix(file, old) {
+        Some(prefix) => format!("{prefix}::{}", change.new),
+        None => change.new.to_string(),
+    };
     let delegates = router.is_some_and(|(field, call)| body.contains(field) && body.contains(call));
     if delegates && crate::fix::rmcp::text::count_in(body, old) == 0 {
         return Some(Fix {
@@ -293,17 +313,9 @@ fn handler_result(
                 "return `{}`, which rmcp 3.x's router already gives",
                 change.new
             ),
-            edits: vec![idx.edit(start, end, change.new.to_string())],
+            edits: vec![idx.edit(start, end, new_name)],
         });
     }
-    // A fully qualified old name keeps its path; a bare one is in scope the way the old one was
-    // (a glob of `rmcp::model`), or is written with its path otherwise: the signature sees no
-    // `use` inside the body.
-    let new_name = if needs_import(file, old) {
-        format!("rmcp::model::{}", change.new)
-    } else {
-        change.new.to_string()
-    };
     let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
         applicability: Applicability::Unsafe,
@@ -356,6 +368,12 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
     let args: Vec<&syn::Expr> = call.args.iter().collect();
     let text_of = |e: &syn::Expr| expr_text(idx, e);
     let rendered = render(template, &args, &text_of)?;
+    // The template names rmcp by its crate name; a package that renamed it
+    // (`mcp = { package = "rmcp" }`) writes paths with the name it gave it.
+    let rendered = match rmcp_root(file) {
+        Some(root) if root != "rmcp" => rendered.replace("rmcp::", &format!("{root}::")),
+        _ => rendered,
+    };
     let open = idx.range(call.paren_token.span.open()).end;
     let close = idx.range(call.paren_token.span.close()).start;
     Some(Fix {
@@ -411,16 +429,18 @@ fn built_literal(
         fields.push((name.to_string(), &f.expr));
     }
     let value = |field: &str| fields.iter().find(|(n, _)| n == field).map(|(_, e)| *e);
-    // The value's text, without a trailing `.into()` where the parameter is `impl Into<String>`.
+    // The value's text, without a trailing `.into()` where the parameter is `impl Into<String>`,
+    // and in the field's 3.x type where it moved to another enum.
     let carried = |field: &str, e: &syn::Expr| -> Option<String> {
-        match e {
+        let text = match e {
             syn::Expr::MethodCall(m)
                 if row.into_string.contains(&field) && m.method == "into" && m.args.is_empty() =>
             {
                 text_of(&m.receiver)
             }
             _ => text_of(e),
-        }
+        }?;
+        Some(crate::model::sdk::rmcp_upgrade::field_value(name, field, &text).unwrap_or(text))
     };
     let mut ctor = row.ctor;
     let mut args = Vec::new();
@@ -593,6 +613,11 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
             if super::gone::dropped_field_value(&field, &text_of(&f.expr)?) {
                 continue;
             }
+            // A field 3.x no longer has, left at `None` (`task: None` of a 0.x sampling
+            // request): nothing was set, so nothing is lost.
+            if matches!(&f.expr, syn::Expr::Path(p) if p.path.is_ident("None")) {
+                continue;
+            }
             return None;
         }
         sets.push(format!("{var}.{field} = {};", text_of(&f.expr)?));
@@ -701,21 +726,70 @@ fn last_span(ty: &syn::Type) -> proc_macro2::Span {
         .map_or_else(proc_macro2::Span::call_site, |t| t.span())
 }
 
-/// Whether `name` reaches the file only through a `use` line naming it (not a glob), so the new
-/// name needs its own.
-fn needs_import(file: &syn::File, name: &str) -> bool {
-    fn names(tree: &syn::UseTree, name: &str) -> bool {
+/// When `name` reaches the file only through a `use` line naming it (not a glob), the module path
+/// that line takes it from (`rmcp::model`, or `mcp::model` where the package renamed rmcp): the
+/// new name needs the same path, written out.
+fn import_prefix(file: &syn::File, name: &str) -> Option<String> {
+    fn find(tree: &syn::UseTree, name: &str, path: &mut Vec<String>) -> Option<String> {
         match tree {
-            syn::UseTree::Path(p) => names(&p.tree, name),
-            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
-            syn::UseTree::Name(n) => n.ident == name,
-            syn::UseTree::Rename(r) => r.ident == name,
-            syn::UseTree::Glob(_) => false,
+            syn::UseTree::Path(p) => {
+                path.push(p.ident.to_string());
+                let found = find(&p.tree, name, path);
+                path.pop();
+                found
+            }
+            syn::UseTree::Group(g) => g.items.iter().find_map(|t| find(t, name, path)),
+            syn::UseTree::Name(n) if n.ident == name => Some(path.join("::")),
+            syn::UseTree::Rename(r) if r.ident == name => Some(path.join("::")),
+            _ => None,
         }
     }
-    file.items
-        .iter()
-        .any(|i| matches!(i, syn::Item::Use(u) if names(&u.tree, name)))
+    file.items.iter().find_map(|i| match i {
+        syn::Item::Use(u) => {
+            let found = find(&u.tree, name, &mut Vec::new())?;
+            // `use super::X`, `use self::X`: the module's own path means nothing here.
+            Some(
+                if found.is_empty() || found.starts_with("self") || found.starts_with("super") {
+                    "rmcp::model".to_string()
+                } else {
+                    found
+                },
+            )
+        }
+        _ => None,
+    })
+}
+
+/// The name the file gives rmcp in paths: `rmcp`, or the key of a renamed dependency
+/// (`mcp = { package = "rmcp" }`, seen in the file as `use mcp::model::..`). Read off the
+/// file's `use` lines: a root followed by rmcp's `model` module (its other module names, such as
+/// `transport` or `service`, are as common in other crates). `None`: no such line.
+pub(super) fn rmcp_root(file: &syn::File) -> Option<String> {
+    const MODULES: &[&str] = &["model"];
+    let mut other = None;
+    for item in &file.items {
+        let syn::Item::Use(u) = item else { continue };
+        let syn::UseTree::Path(p) = &u.tree else {
+            continue;
+        };
+        let root = p.ident.to_string();
+        if root == "rmcp" {
+            return Some(root);
+        }
+        let next_is_module = |t: &syn::UseTree| match t {
+            syn::UseTree::Path(q) => MODULES.iter().any(|m| q.ident == m),
+            syn::UseTree::Name(n) => MODULES.iter().any(|m| n.ident == m),
+            syn::UseTree::Group(g) => g.items.iter().any(
+                |i| matches!(i, syn::UseTree::Path(q) if MODULES.iter().any(|m| q.ident == m)),
+            ),
+            _ => false,
+        };
+        let local = ["crate", "self", "super", "std", "core", "alloc"].contains(&root.as_str());
+        if other.is_none() && !local && next_is_module(&p.tree) {
+            other = Some(root);
+        }
+    }
+    other
 }
 
 /// The method of an `impl` (at any module depth) whose return type holds byte `at`.
@@ -765,7 +839,16 @@ pub fn bump_manifest(
         .and_then(crate::model::manifest::Version::lowest_admitted)
         .is_some_and(|v| v < TARGET);
     let mut outcome = Outcome::Unchanged;
-    if below || old.is_none() {
+    // A local checkout or a repository decides which rmcp a path or git entry is: a version
+    // written beside it would have to match that checkout, which a bump cannot know. Left alone,
+    // and said so.
+    let local = m.local_source("rmcp");
+    if let Some(kind) = local {
+        notes.push(format!(
+            "rmcp is a {kind} dependency: its requirement is left as it is; point it at rmcp \
+{TARGET_REQUIREMENT} yourself"
+        ));
+    } else if below || old.is_none() {
         outcome = m.set_dependency_version("rmcp", TARGET_REQUIREMENT);
         if outcome == Outcome::Changed {
             notes.push(format!(
@@ -800,11 +883,31 @@ pub fn bump_manifest(
         }
     }
     for f in FEATURES {
-        if m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed {
+        // Both places a feature of rmcp is named: the dependency's own list, and the package's
+        // `[features]` that turn it on (`sse = ["rmcp/transport-sse-server"]`); cargo rejects the
+        // manifest when either names a feature rmcp no longer has.
+        let listed = m.rename_feature("rmcp", f.old, f.new) == Outcome::Changed;
+        let referenced = m.rename_feature_references("rmcp", f.old, f.new) == Outcome::Changed;
+        if listed || referenced {
             notes.push(match f.new {
                 Some(n) => format!("rmcp feature `{}` -> `{n}` (rmcp PR #{})", f.old, f.pr),
                 None => format!("rmcp feature `{}` dropped (rmcp PR #{})", f.old, f.pr),
             });
+        }
+    }
+    // The features a release dropped that no row above maps: cargo rejects a manifest naming
+    // one, and nothing takes its place.
+    for g in crate::model::sdk::rmcp_structs::FEATURES_GONE {
+        if FEATURES.iter().any(|f| f.old == g.name) {
+            continue;
+        }
+        let listed = m.rename_feature("rmcp", g.name, None) == Outcome::Changed;
+        let referenced = m.rename_feature_references("rmcp", g.name, None) == Outcome::Changed;
+        if listed || referenced {
+            notes.push(format!(
+                "rmcp feature `{}` dropped (gone since {}.{}, rmcp PR #{})",
+                g.name, g.since.0, g.since.1, g.pr
+            ));
         }
     }
     let new = m.text();
@@ -879,7 +982,13 @@ pub fn bump_manifests(
                 }
             }
         }
-        let Some(new) = new else { continue };
+        let Some(new) = new else {
+            // Nothing written, but something to say (a path or git rmcp left alone).
+            if !notes.is_empty() {
+                writeln!(err, "{shown}: {}", notes.join(", ")).map_err(io)?;
+            }
+            continue;
+        };
         changed += 1;
         if diff_only {
             out.write_all(super::diff::unified(&shown, &text, &new).as_bytes())

@@ -70,6 +70,9 @@ pub enum VersionSource {
     Lock,
     /// The lowest version the `Cargo.toml` requirement admits (no lock, or the lock lacks it).
     Requirement,
+    /// Below what the manifest and lock say: the package's code is written for an older release
+    /// (a requirement bumped ahead of the code; see [`code_evidence`]).
+    Code,
 }
 
 /// One dependency of a package.
@@ -228,6 +231,7 @@ impl Package {
                 }
             }
         }
+        code_evidence(dir, &name, &mut deps);
         let mut package = Package::new(manifest.to_path_buf(), name.clone(), deps);
         let own_sdk = crate::model::sdk::SDKS
             .iter()
@@ -257,6 +261,84 @@ impl Package {
         }
         Ok(Some(package))
     }
+}
+
+/// A package whose manifest (and lock) put rmcp at or above a release its code cannot build on:
+/// its rmcp dependencies are taken to be just below the lowest such release, so the upgrade rules
+/// and the prefilter treat the code as what it is. A manifest bumped by hand, Dependabot or
+/// Renovate, with the code left as it was, is the usual way a server meets the upgrade; the
+/// manifest alone would switch the upgrade off exactly there. rmcp's own package is left alone.
+fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
+    use crate::model::sdk::rmcp_upgrade::just_below;
+    let rmcp = crate::model::sdk::rmcp::RMCP.packages;
+    if rmcp.contains(&name) {
+        return;
+    }
+    // Only a version the evidence could lower is worth the scan.
+    let Some(highest) = deps
+        .iter()
+        .filter(|d| rmcp.contains(&d.package.as_str()))
+        .filter_map(|d| d.version)
+        .max()
+    else {
+        return;
+    };
+    let Some(below) = package_sources_written_below(dir, highest) else {
+        return;
+    };
+    for d in deps
+        .iter_mut()
+        .filter(|d| rmcp.contains(&d.package.as_str()))
+    {
+        if d.version.is_some_and(|v| v >= below) {
+            d.version = Some(just_below(below));
+            d.version_source = Some(VersionSource::Code);
+        }
+    }
+}
+
+/// [`written_below`](crate::model::sdk::rmcp_upgrade::written_below) over the package's `.rs`
+/// files (the folder of its manifest, without `target/`, hidden folders and nested packages),
+/// when that is at or below `version`. Bounded: at most 20,000 files and 256 MiB are read, so a
+/// huge tree costs a bounded scan (a file past the bound is no evidence).
+fn package_sources_written_below(dir: &Path, version: Version) -> Option<Version> {
+    const MAX_FILES: usize = 20_000;
+    const MAX_BYTES: u64 = 256 << 20;
+    let (mut files, mut bytes) = (0usize, 0u64);
+    let mut lowest: Option<Version> = None;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            let file_name = e.file_name();
+            let hidden = file_name.to_string_lossy().starts_with('.');
+            if kind.is_dir() {
+                if !hidden && file_name != "target" && !path.join("Cargo.toml").is_file() {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !kind.is_file() || path.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            files += 1;
+            bytes += e.metadata().map_or(0, |m| m.len());
+            if files > MAX_FILES || bytes > MAX_BYTES {
+                return lowest.filter(|l| *l <= version);
+            }
+            let Ok(text) = std::fs::read(&path) else {
+                continue;
+            };
+            if let Some(v) = crate::model::sdk::rmcp_upgrade::written_below(&text) {
+                lowest = Some(lowest.map_or(v, |l| l.min(v)));
+            }
+        }
+    }
+    lowest.filter(|l| *l <= version)
 }
 
 fn read_toml(path: &Path) -> Result<toml::Table, String> {
@@ -672,5 +754,62 @@ mod tests {
         assert!(compatible(Version(0, 3, 0), Version(0, 3, 4)));
         assert!(!compatible(Version(0, 3, 0), Version(0, 5, 4)));
         assert!(compatible(Version(2, 1, 0), Version(2, 3, 7)));
+    }
+
+    #[test]
+    fn code_written_for_an_older_rmcp_lowers_a_bumped_requirement() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"s\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"3.11\"\n",
+        );
+        write("src/lib.rs", "pub mod tools;\n");
+        // A nested package and `target/` are not this package's code.
+        write(
+            "nested/Cargo.toml",
+            "[package]\nname = \"n\"\nversion = \"0.1.0\"\n",
+        );
+        write(
+            "nested/src/lib.rs",
+            "fn f() -> CallToolResult { CallToolResult { content } }\n",
+        );
+        write(
+            "target/debug/build/x.rs",
+            "use rmcp::model::PromptMessageRole;\n",
+        );
+        let rmcp = |p: &Package| p.dependency_on(&["rmcp"]).cloned().unwrap();
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(rmcp(&p).version, Some(Version(3, 11, 0)));
+        assert_eq!(rmcp(&p).version_source, Some(VersionSource::Requirement));
+        write(
+            "src/tools.rs",
+            "pub fn n(p: &rmcp::model::CallToolRequestParam) {}\n",
+        );
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
+        let d = rmcp(&p);
+        assert!(d
+            .version
+            .is_some_and(|v| v < Version(3, 0, 0) && v > Version(2, 2, 0)));
+        assert_eq!(d.version_source, Some(VersionSource::Code));
+        // Messages show the requirement, not the stand-in version.
+        assert_eq!(d.describe(), "rmcp 3.11");
+        // A requirement already below the evidence keeps its own version.
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"s\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"2.2\"\n",
+        );
+        let p = Package::read(&dir.path().join("Cargo.toml"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(rmcp(&p).version, Some(Version(2, 2, 0)));
     }
 }

@@ -77,8 +77,12 @@ impl Rule for RmcpUpgrade {
                         report(cx, change, name.span(), name.span());
                     }
                 }
+                if let syn::Member::Named(outer) = &f.member {
+                    wrapper_field(cx, &f.base, outer);
+                }
             }
             syn::Expr::MethodCall(mc) => {
+                wrapper_field(cx, &mc.receiver, &mc.method);
                 if let syn::Expr::Call(c) = &*mc.receiver {
                     if crate::reading::ident_is_one_of(&mc.method, RESULT_HANDLERS) {
                         infallible_call(cx, c, true);
@@ -111,10 +115,7 @@ impl Rule for RmcpUpgrade {
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
     static NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::LazyLock::new(|| {
-            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::CHANGES
-                .iter()
-                .map(|c| c.old)
-                .collect();
+            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::old_names().collect();
             crate::model::prefilter::scanner(&names)
         });
     let text = cx
@@ -428,11 +429,17 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         return;
     }
     for change in changes_named(&name) {
-        if !applies(change, version, false) {
+        // A generated row's lower-case name (`with_ttl`, `with_service`) is a method many other
+        // types have: only a path from rmcp reaches it (`check_path`), never a bare call.
+        if !applies(change, version, false) || (!change.bare && change.kind == Kind::Removed) {
             continue;
         }
         match change.kind {
             Kind::Method | Kind::Removed | Kind::MethodMapped { .. } => {
+                report(cx, change, mc.method.span(), mc.method.span());
+                return;
+            }
+            Kind::Replaced { .. } if mc.args.is_empty() => {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
@@ -447,6 +454,78 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             _ => {}
         }
     }
+}
+
+/// `x.raw` read through (`x.raw.uri`, `x.raw.as_text()`) where `raw` is the field of a wrapper
+/// rmcp removed (`Annotated<T>`'s `raw`, 2.0 #927): the wrapped value's fields and methods are
+/// the value's own since. Called with the base of a field access or the receiver of a call, so
+/// a lone `x.raw` (another type's field, or the wrapped value handed on whole) is left alone,
+/// and so is what reads on with a name the wrapped types do not have (`frame.raw.len()`).
+/// Only in a package below the release (or whose code shows it is), in a file that names rmcp
+/// and a type that was wrapped.
+fn wrapper_field(cx: &mut Cx<'_>, base: &syn::Expr, next: &syn::Ident) {
+    // The fields of the resources and templates `Annotated` wrapped, and the accessors of its
+    // contents.
+    const WRAPPED: &[&str] = &[
+        "uri",
+        "uri_template",
+        "name",
+        "title",
+        "description",
+        "mime_type",
+        "size",
+        "icons",
+        "meta",
+        "as_text",
+        "as_image",
+        "as_resource",
+        "as_audio",
+        "as_resource_link",
+    ];
+    if !WRAPPED.iter().any(|w| next == w) {
+        return;
+    }
+    let syn::Expr::Field(inner) = base else {
+        return;
+    };
+    let syn::Member::Named(member) = &inner.member else {
+        return;
+    };
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let name = member.to_string();
+    let Some(change) = changes_named("Annotated")
+        .find(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == name))
+    else {
+        return;
+    };
+    if !applies(change, version, false) || !cx.facts().mentions(&RMCP) {
+        return;
+    }
+    let text = cx.line_index().text();
+    if !["Resource", "Content", "Annotated"]
+        .iter()
+        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+    {
+        return;
+    }
+    let since = format!("{}.{}", change.since.0, change.since.1);
+    cx.emit(Draft {
+        code: RENAMED,
+        first: inner.dot_token.span,
+        last: member.span(),
+        message: format!(
+            "`.{name}` is gone in rmcp {since} and later: `{}<T>` went, and its `T`'s fields are the value's own",
+            change.old
+        ),
+        mcp_method: None,
+        sdk: Some(RMCP.name),
+        help: Some(format!(
+            "drop `.{name}` (rmcp PR #{}): read the field of the value itself",
+            change.pr
+        )),
+    });
 }
 
 /// Whether `receiver` is a client's handle: named like one (`client`, `conn.client`,
@@ -627,6 +706,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "`{}` is `{}` in rmcp {since} and later, with another result",
                 change.old, change.new
+            ),
+        ),
+        Kind::Replaced { .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}()` is gone in rmcp {since} and later; another call answers it",
+                change.old
             ),
         ),
         Kind::DroppedMethod { of } => (

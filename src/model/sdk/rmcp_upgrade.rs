@@ -101,6 +101,12 @@ pub enum Kind {
     /// An async method replaced by `new`, whose result holds the old one: `.old().await` becomes
     /// `.new().await` followed by `map` (MCP205, unsafe: the new method may do more on the way).
     MethodMapped { map: &'static str },
+    /// A method with no arguments that is gone, whose answer a call of the release's API gives:
+    /// `recv.old()` becomes `with`, `$` standing for the receiver's text (in parentheses when the
+    /// call is itself the receiver of more; MCP205, unsafe: the new call may answer a case the
+    /// old one did not). Below the release only: at or above it, a method of that name is
+    /// another type's.
+    Replaced { with: &'static str },
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
     DroppedMethod { of: &'static str },
@@ -268,6 +274,25 @@ pub struct EnumRow {
     pub variants: &'static [&'static str],
 }
 
+/// A public item a release of rmcp took away (`rmcp_structs.rs`, generated from rmcp's sources at
+/// each release since 0.8): its name no longer occurs in the crate. The hand-written [`CHANGES`]
+/// say more where they name it (a fix, a note); a row of its own gives the finding and the pull
+/// request.
+pub struct GoneRow {
+    pub name: &'static str,
+    pub since: Version,
+    pub pr: u32,
+    /// The name a `#[deprecated]` alias pointed it to before it went (a rename).
+    pub renamed_to: Option<&'static str>,
+}
+
+/// A Cargo feature of rmcp that a release dropped (generated with the rows above).
+pub struct FeatureGone {
+    pub name: &'static str,
+    pub since: Version,
+    pub pr: u32,
+}
+
 /// The generated struct row named `name`.
 pub fn struct_row(name: &str) -> Option<&'static StructRow> {
     super::rmcp_structs::STRUCTS.iter().find(|r| r.name == name)
@@ -277,6 +302,16 @@ const MADE_NON_EXHAUSTIVE_2_0: &str =
     "rmcp 2.0 made more model structs `#[non_exhaustive]` (#927): \
 build it with `::default()` and set its fields, or with its constructor";
 
+const GONE_RENAMED: &str = "renamed: rmcp kept a deprecated alias for a while, then removed it \
+(rows generated from rmcp's sources at each release)";
+const GONE_REMOVED: &str = "rmcp removed it with no alias (rows generated from rmcp's sources at \
+each release): see the pull request for what takes its place";
+
+const MADE_NON_EXHAUSTIVE: &str = "this rmcp release made it `#[non_exhaustive]` (the rows \
+are read from rmcp's sources at each release): build it with its constructor (`::new(..)`, or \
+`::default()`) and the `with_*` methods, or set fields on a built value";
+const MATCH_LATER: &str = "this rmcp release made the enum `#[non_exhaustive]`: a `match` on \
+it needs a `_` arm; handle what a later variant should do there";
 const MATCH_1_0: &str = "rmcp 1.0 made its public enums `#[non_exhaustive]` (#715): a `match` \
 on one needs a `_` arm; handle what a later variant should do there";
 const MATCH_2_0: &str = "rmcp 2.0 made more model enums `#[non_exhaustive]` (#927): a `match` \
@@ -301,10 +336,37 @@ fn all_changes() -> &'static [Change] {
                 old: row.name,
                 new: "",
                 bare: true,
-                note: if row.since.0 >= 2 {
-                    MADE_NON_EXHAUSTIVE_2_0
+                note: match row.pr {
+                    927 => MADE_NON_EXHAUSTIVE_2_0,
+                    715 => literal("").note,
+                    _ => MADE_NON_EXHAUSTIVE,
+                },
+            });
+        }
+        // Items a release took away that the hand-written rows do not name: a rename where a
+        // deprecated alias said where it went, else guidance. Not bare: a generated name counts
+        // only imported by name or under a path from rmcp (`Sealed`, `TaskList` are words other
+        // crates have). Lower-case names are methods and fns, which other types have too: only
+        // a path from rmcp (`rmcp::transport::..::serve_with_config`) reaches them.
+        for row in super::rmcp_structs::GONE {
+            if all.iter().any(|c| c.old == row.name) {
+                continue;
+            }
+            all.push(Change {
+                since: row.since,
+                pr: row.pr,
+                kind: if row.renamed_to.is_some() {
+                    Kind::Item
                 } else {
-                    literal("").note
+                    Kind::Removed
+                },
+                old: row.name,
+                new: row.renamed_to.unwrap_or(""),
+                bare: false,
+                note: if row.renamed_to.is_some() {
+                    GONE_RENAMED
+                } else {
+                    GONE_REMOVED
                 },
             });
         }
@@ -318,10 +380,10 @@ fn all_changes() -> &'static [Change] {
                 old: row.name,
                 new: "",
                 bare: true,
-                note: if row.since.0 >= 2 {
-                    MATCH_2_0
-                } else {
-                    MATCH_1_0
+                note: match row.pr {
+                    927 => MATCH_2_0,
+                    715 => MATCH_1_0,
+                    _ => MATCH_LATER,
                 },
             });
         }
@@ -330,11 +392,24 @@ fn all_changes() -> &'static [Change] {
     &ALL
 }
 
+/// The old name of every row, the generated ones included.
+pub fn old_names() -> impl Iterator<Item = &'static str> {
+    all_changes().iter().map(|c| c.old)
+}
+
 /// Every change, oldest release first.
 pub static CHANGES: &[Change] = &[
     // 0.11: the SSE transport went (its features are in FEATURES).
     removed(V0_11, 562, "SseServer", "rmcp 0.11 removed the SSE transport; serve over streamable HTTP (`rmcp::transport::StreamableHttpService`, feature `transport-streamable-http-server`)"),
     removed(V0_11, 562, "SseClientTransport", "rmcp 0.11 removed the SSE transport; connect with `rmcp::transport::StreamableHttpClientTransport` (feature `transport-streamable-http-client-reqwest`)"),
+    // 0.15: URL-mode elicitation (#605) replaced the yes/no capability test with the modes the
+    // client declared.
+    Change {
+        kind: Kind::Replaced {
+            with: "!$.supported_elicitation_modes().is_empty()",
+        },
+        ..removed(Version(0, 15, 0), 605, "supports_elicitation", "rmcp 0.15 replaced `Peer::supports_elicitation()` with `supported_elicitation_modes()` (URL-mode elicitation, SEP-1036): test `!peer.supported_elicitation_modes().is_empty()`, or for one mode `.contains(&ElicitationMode::Form)`")
+    },
     // 1.0: model structs became `#[non_exhaustive]` (#715); `ServerInfo` and `ClientInfo` are
     // aliases of two of them.
     literal("CallToolResult"),
@@ -705,6 +780,7 @@ pub fn applies(change: &Change, version: Option<Version>, strong: bool) -> bool 
                 || !matches!(
                     change.kind,
                     Kind::Removed
+                        | Kind::Replaced { .. }
                         | Kind::DroppedMethod { .. }
                         | Kind::Unit { .. }
                         | Kind::Unwrapped { .. }
@@ -789,7 +865,8 @@ impl NamesInFile {
                     | Kind::DropCall
                     | Kind::CallArgs { .. }
                     | Kind::MethodResult { .. }
-                    | Kind::MethodMapped { .. } => &mut out.methods,
+                    | Kind::MethodMapped { .. }
+                    | Kind::Replaced { .. } => &mut out.methods,
                     Kind::Removed => {
                         push_once(&mut out.paths, name);
                         &mut out.methods
@@ -1052,6 +1129,18 @@ pub static BUILDERS: &[Builder] = &[
         none_only: &[],
         into_string: &["uri_template", "name", "title", "description", "mime_type"],
     },
+    // 0.x-1.x `SamplingMessage { role, content: Content::text(..) }`: its content is a
+    // `SamplingMessageContentBlock` since 2.0 ([`FIELD_VALUES`]).
+    Builder {
+        ty: "SamplingMessage",
+        ctor: "new",
+        args: &["role", "content"],
+        switch: None,
+        options: &[],
+        plain: &[],
+        none_only: &["meta"],
+        into_string: &[],
+    },
     Builder {
         ty: "ProgressNotificationParam",
         ctor: "new",
@@ -1074,7 +1163,300 @@ pub static BUILDERS: &[Builder] = &[
     },
 ];
 
+/// A field whose type moved to another enum while the struct kept its name: a value written as a
+/// constructor of the old enum (`Content::text(..)` in a `SamplingMessage`, whose content is a
+/// `SamplingMessageContentBlock` since 2.0, #927) is written with the new one's, when the struct
+/// is rebuilt (MCP204). The prefixes cover the old enum under its 2.x name too, which MCP201 may
+/// have written first in the same run.
+pub struct FieldValue {
+    pub ty: &'static str,
+    pub field: &'static str,
+    pub old: &'static [&'static str],
+    pub new: &'static str,
+}
+
+pub static FIELD_VALUES: &[FieldValue] = &[FieldValue {
+    ty: "SamplingMessage",
+    field: "content",
+    old: &["Content::text(", "ContentBlock::text(", "RawContent::text("],
+    new: "SamplingMessageContentBlock::text(",
+}];
+
+/// `value` (a field's text in a literal of `ty`) in the type the field has on 3.x.
+pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
+    FIELD_VALUES
+        .iter()
+        .filter(|v| v.ty == ty && v.field == field)
+        .find_map(|v| {
+            v.old
+                .iter()
+                .find_map(|o| value.strip_prefix(o))
+                .map(|rest| format!("{}{rest}", v.new))
+        })
+}
+
 /// The builder row of the struct named `ty`.
 pub fn builder(ty: &str) -> Option<&'static Builder> {
     BUILDERS.iter().find(|b| b.ty == ty)
+}
+
+/// What a package's code shows of the rmcp it was written for, whatever its manifest says: the
+/// usual way a server meets the upgrade is a bump (by hand, Dependabot, Renovate) that raises the
+/// requirement and leaves the code as it was. `Some(r)`: the text holds a spelling that stopped
+/// compiling in release `r` (the lowest such), so the code was written for an rmcp below it.
+///
+/// Three kinds of evidence, each a spelling no code written for `r` or later can hold:
+/// - an old name that rmcp renamed (`CallToolRequestParam`, `PromptMessageRole`,
+///   `.no_annotation()`), standing alone; names too common to claim (`Content`, `Error`) and
+///   names removed with no successor (free for another type once rmcp lacks them) are left out;
+/// - a struct literal of a struct rmcp made `#[non_exhaustive]` (`CallToolResult { .. }`),
+///   not a pattern (`Tool { name, .. } =>`, which still compiles);
+/// - a `ServerHandler` method declaring the result type it had before MRTR
+///   (`fn call_tool(..) -> Result<CallToolResult, ..>`).
+///
+/// A byte scan, with no parse: it may read a comment as code, which costs no more than a look
+/// the rules then make on their own.
+pub fn written_below(text: &[u8]) -> Option<Version> {
+    struct Evidence {
+        scanner: aho_corasick::AhoCorasick,
+        /// Per pattern: the releases it stopped compiling in, each with how to confirm it.
+        rows: Vec<Vec<(Version, Shape)>>,
+    }
+    #[derive(Clone, Copy)]
+    enum Shape {
+        Name,
+        Literal,
+        HandlerResult { method: &'static str },
+    }
+    static EVIDENCE: std::sync::LazyLock<Option<Evidence>> = std::sync::LazyLock::new(|| {
+        let mut names: Vec<&'static str> = Vec::new();
+        let mut rows: Vec<Vec<(Version, Shape)>> = Vec::new();
+        let mut add = |name: &'static str, since: Version, shape: Shape| match names
+            .iter()
+            .position(|n| *n == name)
+        {
+            Some(i) => rows[i].push((since, shape)),
+            None => {
+                names.push(name);
+                rows.push(vec![(since, shape)]);
+            }
+        };
+        let current: Vec<&str> = current_names().collect();
+        for c in all_changes() {
+            if !c.bare || !distinctive(c.old) {
+                continue;
+            }
+            match c.kind {
+                Kind::StructLiteral => add(c.old, c.since, Shape::Literal),
+                Kind::HandlerResult { method } => {
+                    add(c.old, c.since, Shape::HandlerResult { method })
+                }
+                // A name removed with no successor (`OperationProcessor`, `SseServer`) is no
+                // evidence: once rmcp lacks it, the same name is free for the package's own type
+                // or another crate's, which a glob import may bring in. A renamed one is.
+                Kind::Item
+                | Kind::Variant { .. }
+                | Kind::Method
+                | Kind::DropCall
+                | Kind::DropImport
+                | Kind::Unwrapped { .. }
+                | Kind::MethodMapped { .. }
+                    if !current.contains(&c.old) =>
+                {
+                    add(c.old, c.since, Shape::Name)
+                }
+                _ => {}
+            }
+        }
+        // Leftmost-longest: `CallToolRequestParams {` must be read as the literal, not as the
+        // shorter old name that is its prefix.
+        let scanner = aho_corasick::AhoCorasickBuilder::new()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(&names)
+            .ok()?;
+        Some(Evidence { scanner, rows })
+    });
+    let ev = EVIDENCE.as_ref()?;
+    let mut lowest: Option<Version> = None;
+    for m in ev.scanner.find_iter(text) {
+        if !crate::reading::lexer::stands_alone(text, m.start(), m.end()) {
+            continue;
+        }
+        for &(since, shape) in &ev.rows[m.pattern().as_usize()] {
+            if lowest.is_some_and(|l| l <= since) {
+                continue;
+            }
+            let confirmed = match shape {
+                Shape::Name => true,
+                Shape::Literal => literal_at(text, m.start(), m.end()),
+                Shape::HandlerResult { method } => old_handler_result(text, m.start(), method),
+            };
+            if confirmed {
+                lowest = Some(since);
+            }
+        }
+    }
+    lowest
+}
+
+/// A name that no other crate's code is likely to hold: two words or more (`RawResource`,
+/// `no_annotation`), not one (`Content`, `Annotated`, `execution`).
+fn distinctive(name: &str) -> bool {
+    name.contains('_') || name.chars().skip(1).any(|c| c.is_ascii_uppercase())
+}
+
+/// Whether the name at `start..end` opens a struct literal: `Name {` (or `path::Name {`) in an
+/// expression, not a declaration (`struct Name {`, `impl Name {`, `for Name {`) nor a pattern
+/// that stops with `..` (`Name { a, .. }`, which compiles on a non-exhaustive struct).
+fn literal_at(text: &[u8], start: usize, end: usize) -> bool {
+    let after = skip_space(text, end);
+    if text.get(after) != Some(&b'{') {
+        return false;
+    }
+    let before = previous_word(text, start);
+    if matches!(
+        before,
+        b"struct" | b"impl" | b"for" | b"enum" | b"trait" | b"union" | b"mod" | b"dyn"
+    ) {
+        return false;
+    }
+    // `-> Name {` is a fn's return type before its body.
+    let mut i = start;
+    while i > 0 && (text[i - 1] == b':' || crate::reading::lexer::is_ident(text[i - 1])) {
+        i -= 1;
+    }
+    let prev = text[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+    if prev == Some(&b'>') {
+        return false;
+    }
+    // The body up to its closing brace: a pattern's rest is `..` right before it.
+    let mut depth = 0usize;
+    for (k, &b) in text[after..].iter().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let body = &text[after..after + k];
+                    let trimmed = body.trim_ascii_end();
+                    return !trimmed.ends_with(b"..") && !trimmed.ends_with(b"..,");
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether the old result type at `at` stands in the signature of a fn named `method`: the text
+/// since the nearest `fn` before it names the method and holds no `{` or `;`.
+fn old_handler_result(text: &[u8], at: usize, method: &str) -> bool {
+    let from = at.saturating_sub(600);
+    let window = &text[from..at];
+    let Some(fn_at) = memchr::memmem::rfind(window, b"fn ") else {
+        return false;
+    };
+    let sig = &window[fn_at + 3..];
+    let name_end = sig
+        .iter()
+        .position(|b| !crate::reading::lexer::is_ident(*b))
+        .unwrap_or(sig.len());
+    &sig[..name_end] == method.as_bytes() && !sig.contains(&b'{') && !sig.contains(&b';')
+}
+
+fn skip_space(text: &[u8], mut i: usize) -> usize {
+    while text.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The identifier that ends right before `at`, across white space (empty if none).
+fn previous_word(text: &[u8], at: usize) -> &[u8] {
+    let mut end = at;
+    while end > 0 && text[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && crate::reading::lexer::is_ident(text[start - 1]) {
+        start -= 1;
+    }
+    &text[start..end]
+}
+
+/// The highest release below `r`: the version a package showing code for below `r` is taken to
+/// be on, so every row from `r` on applies to it (and none before it, which the code has passed).
+pub fn just_below(r: Version) -> Version {
+    match r {
+        Version(a, b, c) if c > 0 => Version(a, b, c - 1),
+        Version(a, b, _) if b > 0 => Version(a, b - 1, u64::from(u16::MAX)),
+        Version(a, _, _) => Version(a.saturating_sub(1), u64::from(u16::MAX), 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn below(text: &str) -> Option<Version> {
+        written_below(text.as_bytes())
+    }
+
+    #[test]
+    fn code_shows_the_release_it_was_written_below() {
+        // An alias 3.0 removed, a wrapper 2.0 removed, a literal 1.0 forbade: the lowest wins.
+        assert_eq!(
+            below("fn f(p: CallToolRequestParam) {}"),
+            Some(Version(3, 0, 0))
+        );
+        assert_eq!(
+            below("let r = PromptMessageRole::User; let p: CallToolRequestParam;"),
+            Some(Version(2, 0, 0))
+        );
+        assert_eq!(
+            below("Ok(CallToolResult { content, is_error: None })"),
+            Some(Version(1, 0, 0))
+        );
+        assert_eq!(
+            below("async fn call_tool(&self, r: R, c: C) -> Result<CallToolResult, ErrorData> {"),
+            Some(Version(3, 0, 0))
+        );
+        // A longer name of which an old one is a prefix is read whole.
+        assert_eq!(below("fn f(p: CallToolRequestParams) {}"), None);
+    }
+
+    #[test]
+    fn near_misses_are_no_evidence() {
+        for text in [
+            // Declarations, a fn's return type before its body, a pattern with a rest.
+            "pub struct CallToolResult { x: u8 }",
+            "impl CallToolResult { }",
+            "fn f() -> CallToolResult { todo!() }",
+            "let CallToolResult { content, .. } = r;",
+            // A single word other crates have too; an old name inside a longer one.
+            "let c = Content::text(\"x\"); enum Annotated {}",
+            "struct MyCallToolRequestParamX;",
+            // Another method's result, the 3.x result type.
+            "fn list_tools() -> Result<CallToolResult, E>;",
+            "async fn call_tool(&self) -> Result<CallToolResponse, E> { CallToolResult::success(v) }",
+        ] {
+            assert_eq!(below(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn just_below_a_release_is_above_every_earlier_one() {
+        for r in [
+            Version(3, 0, 0),
+            Version(1, 3, 0),
+            Version(0, 11, 0),
+            Version(2, 2, 1),
+        ] {
+            let b = just_below(r);
+            assert!(b < r, "{r}");
+            assert!(b >= Version(r.0.saturating_sub(1), 0, 0), "{r}");
+        }
+        assert!(just_below(Version(3, 0, 0)) > Version(2, 2, 0));
+        assert!(just_below(Version(1, 3, 0)) > Version(1, 2, 9));
+    }
 }

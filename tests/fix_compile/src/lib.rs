@@ -40,6 +40,11 @@ pub mod upgraded_rmcp2;
 #[path = "../../upgrade_fixtures/literals_rmcp0/src/lib.fixed"]
 pub mod upgraded_literals_rmcp0;
 
+// The rmcp 0.8 server of ../upgrade_fixtures after the same run.
+#[rustfmt::skip]
+#[path = "../../upgrade_fixtures/rmcp0_8/src/lib.fixed"]
+pub mod upgraded_rmcp0_8;
+
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/helpers.fixed"]
 pub mod helpers;
