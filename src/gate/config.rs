@@ -48,6 +48,10 @@ pub struct Settings {
     pub ignore: Vec<String>,
     pub exclude: Vec<String>,
     pub target_protocol: String,
+    /// Whether `target-protocol` was written (not the default): it then decides whether the
+    /// 2026-07-28 readiness rules report, whatever the package's SDK version.
+    #[serde(skip)]
+    pub target_protocol_set: bool,
     pub require_suppression_reason: bool,
     /// Report legacy requests (MCP001-004, MCP006) in test code too: `#[test]` fns,
     /// `#[cfg(test)]` items and the module files they declare, `tests/` and `benches/`.
@@ -63,6 +67,7 @@ impl Default for Settings {
             ignore: Vec::new(),
             exclude: Vec::new(),
             target_protocol: MRTR_PROTOCOL.into(),
+            target_protocol_set: false,
             require_suppression_reason: false,
             report_test_code: false,
             rules: BTreeMap::new(),
@@ -324,6 +329,7 @@ impl Resolved {
                 "ignore" => s.ignore = string_list(key, v, &ctx)?,
                 "exclude" => s.exclude = string_list(key, v, &ctx)?,
                 "target-protocol" => {
+                    s.target_protocol_set = true;
                     s.target_protocol = match v {
                         Value::String(p) => p.clone(),
                         Value::Datetime(d) => d.to_string(),
@@ -489,8 +495,25 @@ impl Resolved {
     }
 
     /// The finding as this config wants it reported, or None if the config silences it.
-    pub fn filter(&self, mut f: Finding, abs: &Path) -> Option<Finding> {
+    /// Readiness findings (MCP3xx) are treated as in a package that does not target 2026-07-28.
+    pub fn filter(&self, f: Finding, abs: &Path) -> Option<Finding> {
+        self.filter_in(f, abs, || false)
+    }
+
+    /// [`Resolved::filter`], with whether the file's package targets 2026-07-28 (asked only for
+    /// readiness findings).
+    pub fn filter_in(
+        &self,
+        mut f: Finding,
+        abs: &Path,
+        package_targets_mrtr: impl FnOnce() -> bool,
+    ) -> Option<Finding> {
         if self.is_excluded(abs) || !self.rule_enabled(&f.code, abs) {
+            return None;
+        }
+        if crate::rules::readiness_codes().contains(&f.code.as_str())
+            && !self.readiness_on(&f.code, package_targets_mrtr)
+        {
             return None;
         }
         if f.mcp_method.is_some() && self.settings.target_protocol.as_str() < MRTR_PROTOCOL {
@@ -500,6 +523,24 @@ impl Resolved {
             f.level = *l;
         }
         Some(f)
+    }
+
+    /// Whether a 2026-07-28 readiness rule (MCP3xx) reports here. An explicit `target-protocol`
+    /// decides: on for 2026-07-28, off for older revisions. Without one, the rule is on where the
+    /// config selects it by code or prefix (not just `ALL`) or gives it a level, and otherwise
+    /// where the file's package targets 2026-07-28 by its SDK version (rmcp 3.x, ...): a server
+    /// still on rmcp 2.x is told about the three requests first, and opts in to the rest.
+    pub fn readiness_on(&self, code: &str, package_targets_mrtr: impl FnOnce() -> bool) -> bool {
+        if self.settings.target_protocol_set {
+            return self.settings.target_protocol.as_str() >= MRTR_PROTOCOL;
+        }
+        let selected = self
+            .settings
+            .select
+            .iter()
+            .any(|s| s != "ALL" && code.starts_with(s.as_str()));
+        let leveled = self.levels.get(code).is_some_and(|l| *l != Level::Allow);
+        selected || leveled || package_targets_mrtr()
     }
 
     /// The effective settings as TOML, headed by where they came from.
@@ -538,6 +579,8 @@ pub struct Resolver {
     defined_in: HashMap<PathBuf, Option<Arc<Resolved>>>,
     /// The folder of the last file looked up, as the caller spelled it, and its settings.
     last_given_dir: Option<(PathBuf, Arc<Resolved>)>,
+    /// Packages of files with readiness findings, read once each: whether they target 2026-07-28.
+    packages: crate::model::manifest::Packages,
 }
 
 impl Resolver {
@@ -570,6 +613,7 @@ impl Resolver {
             by_dir: HashMap::new(),
             defined_in: HashMap::new(),
             last_given_dir: None,
+            packages: crate::model::manifest::Packages::new(),
         };
         if let Some(path) = file {
             let (table, kind) = read_file(&path)?.ok_or_else(|| {
@@ -666,6 +710,14 @@ impl Resolver {
         };
         self.by_dir.insert(dir, r.clone());
         Ok(r)
+    }
+
+    /// Whether the package of the file at `abs` targets 2026-07-28 by its SDK dependencies
+    /// (`model::sdk::readiness::package_targets_mrtr`).
+    pub fn package_targets_mrtr(&self, abs: &Path) -> bool {
+        self.packages
+            .for_file(abs)
+            .is_some_and(|p| crate::model::sdk::readiness::package_targets_mrtr(&p))
     }
 
     pub fn override_args(&self) -> &[String] {
