@@ -10,6 +10,7 @@ use syn::visit::Visit;
 
 use super::{emit, OLDER_CLIENTS_REMOVED};
 use crate::model::sdk::readiness::{Item, SdkReadiness};
+use crate::model::callgraph::{HandlerKind, Reach};
 use crate::model::sdk::SdkTable;
 use crate::rules::engine::Cx;
 
@@ -68,6 +69,19 @@ pub(super) fn hook(
 
 /// A read, on the server's handle, of what the client said in `initialize` (`peer_info()`).
 pub(super) fn read(cx: &mut Cx<'_>, sdk: &'static SdkTable, item: &Item, span: Span) {
+    // Only where a request or hook runs it: a helper no handler of the file calls may serve a
+    // client on the old protocol alone (and is reported where a handler's file calls it).
+    let in_handler = match cx.context().kind {
+        HandlerKind::MrtrRequest | HandlerKind::OtherRequest | HandlerKind::Hook => true,
+        HandlerKind::Plain => {
+            !cx.context().name.is_empty()
+                && cx.state.callgraph.reach(&cx.context().name) == Reach::Request
+        }
+        HandlerKind::Client => false,
+    };
+    if !in_handler {
+        return;
+    }
     // Inside a handshake hook the hook itself is reported.
     if let Some(ready) = crate::model::sdk::readiness::of(sdk.name) {
         if ready
