@@ -61,7 +61,11 @@ fn check(fixture: &str, sdk: &str) {
         assert_eq!(f.level, mcp_lint::finding::Level::Warning, "{f:?}");
         let says_older = f.message.contains("before 2026-07-28")
             || f.message.contains("clients of every revision");
-        assert!(says_older, "every finding says what older clients see: {}", f.message);
+        assert!(
+            says_older,
+            "every finding says what older clients see: {}",
+            f.message
+        );
     }
 }
 
@@ -78,11 +82,7 @@ fn rust_mcp_sdk_fixture() {
 /// Advice follows the SDK version: below rmcp 3.0 the per-request capability API does not exist.
 #[test]
 fn help_names_the_upgrade_below_rmcp_3() {
-    let tmp = copy_with_manifest(
-        "readiness_rmcp3",
-        Some(&manifest("rmcp = \"2.2\"")),
-        None,
-    );
+    let tmp = copy_with_manifest("readiness_rmcp3", Some(&manifest("rmcp = \"2.2\"")), None);
     let report = lint_dir(tmp.path());
     let read = report
         .findings
@@ -90,7 +90,10 @@ fn help_names_the_upgrade_below_rmcp_3() {
         .find(|f| f.code == "MCP302" && f.message.contains("supported_elicitation_modes"))
         .expect("the handshake read");
     assert!(
-        read.help.as_deref().unwrap_or_default().starts_with("upgrade to rmcp 3.x"),
+        read.help
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("upgrade to rmcp 3.x"),
         "{read:?}"
     );
     let on3 = lint_dir(&fixture_dir("readiness_rmcp3"));
@@ -99,7 +102,11 @@ fn help_names_the_upgrade_below_rmcp_3() {
         .iter()
         .find(|f| f.code == "MCP302" && f.message.contains("supported_elicitation_modes"))
         .unwrap();
-    assert!(read3.help.as_deref().unwrap().contains("context.client_capabilities()"));
+    assert!(read3
+        .help
+        .as_deref()
+        .unwrap()
+        .contains("context.client_capabilities()"));
 }
 
 /// The readiness codes a report lists as "also needed for 2026-07-28".
@@ -155,7 +162,10 @@ fn on_by_default_for_rmcp_3() {
 #[test]
 fn opt_in_below_rmcp_3_and_for_sdks_without_2026_support() {
     let old = copy_with_manifest("readiness_rmcp3", Some(&manifest("rmcp = \"2.2\"")), None);
-    assert!(cli_codes(old.path(), &[]).is_empty(), "rmcp 2.x: off by default");
+    assert!(
+        cli_codes(old.path(), &[]).is_empty(),
+        "rmcp 2.x: off by default"
+    );
     assert_eq!(
         cli_codes(old.path(), &["--config", "select=[\"MCP0\", \"MCP3\"]"]),
         CODES,
@@ -176,7 +186,10 @@ fn opt_in_below_rmcp_3_and_for_sdks_without_2026_support() {
     );
     assert!(cli_codes(other.path(), &[]).is_empty());
     assert_eq!(
-        cli_codes(other.path(), &["--config", "target-protocol=\"2026-07-28\""]),
+        cli_codes(
+            other.path(),
+            &["--config", "target-protocol=\"2026-07-28\""]
+        ),
         CODES,
         "an explicit target turns them on"
     );
@@ -192,11 +205,7 @@ fn opt_in_below_rmcp_3_and_for_sdks_without_2026_support() {
 /// No new finding in a test folder's mock server, even on rmcp 3.x.
 #[test]
 fn test_code_is_quiet() {
-    let tmp = copy_with_manifest(
-        "readiness_rmcp3",
-        Some(&manifest("rmcp = \"3.1\"")),
-        None,
-    );
+    let tmp = copy_with_manifest("readiness_rmcp3", Some(&manifest("rmcp = \"3.1\"")), None);
     let src = std::fs::read_to_string(tmp.path().join("src/lib.rs")).unwrap();
     std::fs::create_dir_all(tmp.path().join("tests")).unwrap();
     std::fs::write(tmp.path().join("tests/mock_server.rs"), &src).unwrap();

@@ -196,9 +196,9 @@ impl Prefilter {
     /// Whether a readiness name occurs in a file of a package that may use an SDK (or of no
     /// known package).
     fn readiness_may_find(&self, bytes: &[u8], package: Option<&Package>) -> bool {
-        self.readiness.as_ref().is_some_and(|r| {
-            package.is_none_or(depends_on_an_sdk) && r.is_match(bytes)
-        })
+        self.readiness
+            .as_ref()
+            .is_some_and(|r| package.is_none_or(depends_on_an_sdk) && r.is_match(bytes))
     }
 
     /// The first tier: whether any trigger token but an rmcp upgrade name occurs. It needs no
@@ -601,7 +601,10 @@ mod tests {
         let hook = b"impl H { async fn on_initialized(&self) { tokio::spawn(work()); } }";
         let server = package("rmcp = \"3.1\"");
         let unrelated = package("tokio = \"1\"");
-        assert!(!filter.has_trigger(hook), "kept out of the scan of every file");
+        assert!(
+            !filter.has_trigger(hook),
+            "kept out of the scan of every file"
+        );
         assert!(filter.has_upgrade_trigger(hook), "a second look");
         assert!(filter.admits(hook, Some(&server)));
         assert!(filter.admits(hook, None), "no manifest: syntax decides");

@@ -77,7 +77,9 @@ impl Deprecated {
                 "log to stderr (stdio) or to your own telemetry; a client that wants less noise \
 no longer sets a level"
             }
-            Deprecated::Roots => "take the directories as a tool parameter, a resource URI or configuration",
+            Deprecated::Roots => {
+                "take the directories as a tool parameter, a resource URI or configuration"
+            }
             Deprecated::Sampling => "call a model provider's API directly from the server",
         }
     }
@@ -267,69 +269,97 @@ its request is cancelled")),
 /// so no version targets it: the rules are opt-in there.
 pub static RUST_MCP_SDK: SdkReadiness = SdkReadiness {
     sdk: "rust-mcp-sdk",
-    targets: Targets { from: None, with_features: &[], unless_features: &[] },
+    targets: Targets {
+        from: None,
+        with_features: &[],
+        unless_features: &[],
+    },
     handler_trait: "ServerHandler",
-    handshake_hooks: &["on_initialized", "handle_initialize_request", "handle_initialized_notification"],
+    handshake_hooks: &[
+        "on_initialized",
+        "handle_initialize_request",
+        "handle_initialized_notification",
+    ],
     handshake_reads: &[
         Item {
             name: "client_info",
             wire: "the client's `initialize` parameters",
-            help: Advice::always("read the client's capabilities from each request's `_meta` \
-(`io.modelcontextprotocol/clientCapabilities`); rust-mcp-sdk has no 2026-07-28 API for it yet"),
+            help: Advice::always(
+                "read the client's capabilities from each request's `_meta` \
+(`io.modelcontextprotocol/clientCapabilities`); rust-mcp-sdk has no 2026-07-28 API for it yet",
+            ),
         },
         Item {
             name: "get_client_info",
             wire: "the client's `initialize` parameters",
-            help: Advice::always("read the client's capabilities from each request's `_meta` \
-(`io.modelcontextprotocol/clientCapabilities`); rust-mcp-sdk has no 2026-07-28 API for it yet"),
+            help: Advice::always(
+                "read the client's capabilities from each request's `_meta` \
+(`io.modelcontextprotocol/clientCapabilities`); rust-mcp-sdk has no 2026-07-28 API for it yet",
+            ),
         },
         Item {
             name: "client_supports_sampling",
             wire: "the sampling capability declared in `initialize`",
-            help: Advice::always("read `io.modelcontextprotocol/clientCapabilities` from the \
-request's `_meta` instead"),
+            help: Advice::always(
+                "read `io.modelcontextprotocol/clientCapabilities` from the \
+request's `_meta` instead",
+            ),
         },
         Item {
             name: "client_supports_root_list",
             wire: "the roots capability declared in `initialize`",
-            help: Advice::always("read `io.modelcontextprotocol/clientCapabilities` from the \
-request's `_meta` instead"),
+            help: Advice::always(
+                "read `io.modelcontextprotocol/clientCapabilities` from the \
+request's `_meta` instead",
+            ),
         },
     ],
-    handshake_help: Advice::always("do the work lazily, on the first request that needs it, and \
+    handshake_help: Advice::always(
+        "do the work lazily, on the first request that needs it, and \
 read what the client supports from each request's `_meta`; 2026-07-28 clients call \
-`server/discover` instead of `initialize`"),
+`server/discover` instead of `initialize`",
+    ),
     removed_handlers: &[
         Item {
             name: "handle_ping_request",
             wire: "`ping`",
-            help: Advice::always("nothing replaces it: a 2026-07-28 client never pings; keep it \
-only for older clients"),
+            help: Advice::always(
+                "nothing replaces it: a 2026-07-28 client never pings; keep it \
+only for older clients",
+            ),
         },
         Item {
             name: "handle_roots_list_changed_notification",
             wire: "`notifications/roots/list_changed`",
-            help: Advice::always("nothing replaces it: take the directories as a tool parameter \
-or configuration, read per request"),
+            help: Advice::always(
+                "nothing replaces it: take the directories as a tool parameter \
+or configuration, read per request",
+            ),
         },
         Item {
             name: "handle_subscribe_request",
             wire: "`resources/subscribe`",
-            help: Advice::always("2026-07-28 replaces it with `subscriptions/listen`, which \
-rust-mcp-sdk does not serve yet; keep it for older clients and plan the move"),
+            help: Advice::always(
+                "2026-07-28 replaces it with `subscriptions/listen`, which \
+rust-mcp-sdk does not serve yet; keep it for older clients and plan the move",
+            ),
         },
         Item {
             name: "handle_unsubscribe_request",
             wire: "`resources/unsubscribe`",
-            help: Advice::always("a `subscriptions/listen` stream ends when its request is \
-cancelled; rust-mcp-sdk does not serve it yet"),
+            help: Advice::always(
+                "a `subscriptions/listen` stream ends when its request is \
+cancelled; rust-mcp-sdk does not serve it yet",
+            ),
         },
     ],
     removed_sends: &[Item {
         name: "ping",
         wire: "`ping`",
-        help: Advice::always("drop the ping: 2026-07-28 removed it in both directions; a dead \
-client shows as a failed or cancelled request"),
+        help: Advice::always(
+            "drop the ping: 2026-07-28 removed it in both directions; a dead \
+client shows as a failed or cancelled request",
+        ),
     }],
     removed_requests: &[Item {
         name: "PingRequest",
@@ -342,14 +372,26 @@ client shows as a failed or cancelled request"),
         arity: 0,
     }],
     deprecated_sends: &[
-        DeprecatedItem { name: "send_logging_message", feature: Deprecated::Logging, arity: 1 },
-        DeprecatedItem { name: "notify_log_message", feature: Deprecated::Logging, arity: 1 },
+        DeprecatedItem {
+            name: "send_logging_message",
+            feature: Deprecated::Logging,
+            arity: 1,
+        },
+        DeprecatedItem {
+            name: "notify_log_message",
+            feature: Deprecated::Logging,
+            arity: 1,
+        },
     ],
     deprecated_builders: &[],
     deprecated_input_requests: &[],
     session_id_types: &["SessionId"],
     session_header_consts: &[],
-    session_config: SessionConfig { types: &[], fields: &[], setters: &[] },
+    session_config: SessionConfig {
+        types: &[],
+        fields: &[],
+        setters: &[],
+    },
 };
 
 /// neva: 0.5 (0.4 with `proto-2026-07-28-rc`) serves 2026-07-28 unless `legacy-spec` is on.
@@ -375,14 +417,22 @@ pub static NEVA: SdkReadiness = SdkReadiness {
     deprecated_input_requests: &[],
     session_id_types: &[],
     session_header_consts: &[],
-    session_config: SessionConfig { types: &[], fields: &[], setters: &[] },
+    session_config: SessionConfig {
+        types: &[],
+        fields: &[],
+        setters: &[],
+    },
 };
 
 /// turbomcp 4 and tower-mcp (with `protocol-2026-07-28` or `stateless`) serve 2026-07-28; the
 /// rules have no API of theirs to match yet, but the package's target decides as for the others.
 pub static TURBOMCP: SdkReadiness = SdkReadiness {
     sdk: "turbomcp",
-    targets: Targets { from: Some(Version(4, 0, 0)), with_features: &[], unless_features: &[] },
+    targets: Targets {
+        from: Some(Version(4, 0, 0)),
+        with_features: &[],
+        unless_features: &[],
+    },
     ..EMPTY
 };
 
@@ -398,7 +448,11 @@ pub static TOWER_MCP: SdkReadiness = SdkReadiness {
 
 const EMPTY: SdkReadiness = SdkReadiness {
     sdk: "",
-    targets: Targets { from: None, with_features: &[], unless_features: &[] },
+    targets: Targets {
+        from: None,
+        with_features: &[],
+        unless_features: &[],
+    },
     handler_trait: "",
     handshake_hooks: &[],
     handshake_reads: &[],
@@ -412,7 +466,11 @@ const EMPTY: SdkReadiness = SdkReadiness {
     deprecated_input_requests: &[],
     session_id_types: &[],
     session_header_consts: &[],
-    session_config: SessionConfig { types: &[], fields: &[], setters: &[] },
+    session_config: SessionConfig {
+        types: &[],
+        fields: &[],
+        setters: &[],
+    },
 };
 
 /// Every SDK's readiness data.
@@ -477,7 +535,8 @@ pub static RAW_METHODS: &[RawMethod] = &[
 
 /// Methods whose arm in the same `match` shows it is an MCP server's dispatcher: a bare `"ping"`
 /// arm elsewhere (a websocket, a chat protocol) is not MCP's.
-pub const DISPATCH_MARKERS: &[&str] = &["tools/call", "tools/list", "resources/read", "prompts/get"];
+pub const DISPATCH_MARKERS: &[&str] =
+    &["tools/call", "tools/list", "resources/read", "prompts/get"];
 
 /// The `Mcp-Session-Id` header, compared without case.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -503,25 +562,44 @@ mod tests {
     fn targets_read_versions_and_features() {
         assert!(RMCP.targets.met_by(&dep(Some(Version(3, 1, 4)), &[])));
         assert!(!RMCP.targets.met_by(&dep(Some(Version(2, 2, 0)), &[])));
-        assert!(!RMCP.targets.met_by(&dep(None, &[])), "unknown version: not shown to target it");
-        assert!(NEVA.targets.met_by(&dep(Some(Version(0, 4, 0)), &["proto-2026-07-28-rc"])));
-        assert!(!NEVA.targets.met_by(&dep(Some(Version(0, 5, 4)), &["legacy-spec"])));
-        assert!(!RUST_MCP_SDK.targets.met_by(&dep(Some(Version(1, 0, 1)), &[])));
-        assert!(TOWER_MCP.targets.met_by(&dep(Some(Version(0, 21, 0)), &["stateless"])));
+        assert!(
+            !RMCP.targets.met_by(&dep(None, &[])),
+            "unknown version: not shown to target it"
+        );
+        assert!(NEVA
+            .targets
+            .met_by(&dep(Some(Version(0, 4, 0)), &["proto-2026-07-28-rc"])));
+        assert!(!NEVA
+            .targets
+            .met_by(&dep(Some(Version(0, 5, 4)), &["legacy-spec"])));
+        assert!(!RUST_MCP_SDK
+            .targets
+            .met_by(&dep(Some(Version(1, 0, 1)), &[])));
+        assert!(TOWER_MCP
+            .targets
+            .met_by(&dep(Some(Version(0, 21, 0)), &["stateless"])));
     }
 
     #[test]
     fn advice_follows_the_version() {
         let a = RMCP.handshake_reads[0].help;
-        assert!(a.for_dependency(Some(&dep(Some(Version(2, 0, 0)), &[]))).starts_with("upgrade"));
-        assert!(a.for_dependency(Some(&dep(Some(Version(3, 0, 0)), &[]))).starts_with("read"));
+        assert!(a
+            .for_dependency(Some(&dep(Some(Version(2, 0, 0)), &[])))
+            .starts_with("upgrade"));
+        assert!(a
+            .for_dependency(Some(&dep(Some(Version(3, 0, 0)), &[])))
+            .starts_with("read"));
         assert!(a.for_dependency(None).starts_with("read"));
     }
 
     #[test]
     fn every_entry_names_a_known_sdk() {
         for r in READINESS {
-            assert!(super::super::SDKS.iter().any(|t| t.name == r.sdk), "{}", r.sdk);
+            assert!(
+                super::super::SDKS.iter().any(|t| t.name == r.sdk),
+                "{}",
+                r.sdk
+            );
         }
     }
 }

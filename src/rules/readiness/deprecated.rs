@@ -36,7 +36,10 @@ pub(super) fn handler(cx: &mut Cx<'_>, sdk: &'static SdkTable, item: &Deprecated
         CODE,
         span,
         Some(sdk.name),
-        message(&format!("handles a deprecated method (`{}`)", item.name), item.feature),
+        message(
+            &format!("handles a deprecated method (`{}`)", item.name),
+            item.feature,
+        ),
         item.feature.replacement(),
         None,
     );
@@ -50,7 +53,10 @@ pub(super) fn send(cx: &mut Cx<'_>, sdk: &'static SdkTable, item: &DeprecatedIte
         CODE,
         span,
         Some(sdk.name),
-        message(&format!("`{}` uses a deprecated feature", item.name), item.feature),
+        message(
+            &format!("`{}` uses a deprecated feature", item.name),
+            item.feature,
+        ),
         item.feature.replacement(),
         method_of(item.feature),
     );
@@ -119,7 +125,10 @@ pub(super) fn input_request(cx: &mut Cx<'_>, path: &syn::Path) {
                 variant.ident.span(),
                 Some(sdk.name),
                 message(
-                    &format!("`InputRequest::{}` asks for a deprecated feature", variant.ident),
+                    &format!(
+                        "`InputRequest::{}` asks for a deprecated feature",
+                        variant.ident
+                    ),
                     *feature,
                 ),
                 feature.replacement(),

@@ -9,8 +9,8 @@ use proc_macro2::Span;
 use syn::visit::Visit;
 
 use super::{emit, OLDER_CLIENTS_REMOVED};
-use crate::model::sdk::readiness::{Item, SdkReadiness};
 use crate::model::callgraph::{HandlerKind, Reach};
+use crate::model::sdk::readiness::{Item, SdkReadiness};
 use crate::model::sdk::SdkTable;
 use crate::rules::engine::Cx;
 
@@ -138,7 +138,12 @@ impl<'ast> Visit<'ast> for Work<'_> {
         if self.found.is_some() {
             return;
         }
-        if let Some(i) = self.ready.handshake_reads.iter().find(|i| mc.method == i.name) {
+        if let Some(i) = self
+            .ready
+            .handshake_reads
+            .iter()
+            .find(|i| mc.method == i.name)
+        {
             self.found = Some(format!("reads {} (`{}`)", i.wire, i.name));
             return;
         }

@@ -122,12 +122,12 @@ fn enclosing_handler(cx: &Cx<'_>) -> Option<(&'static SdkTable, &'static SdkRead
 /// session setter), or it is a header look-up.
 fn call_name(ident: &syn::Ident) -> bool {
     data::READINESS.iter().any(|r| {
-            r.handshake_reads.iter().any(|i| ident == i.name)
-                || r.removed_sends.iter().any(|i| ident == i.name)
-                || r.deprecated_sends.iter().any(|i| ident == i.name)
-                || r.deprecated_builders.iter().any(|i| ident == i.name)
-                || r.session_config.setters.iter().any(|n| ident == n)
-        })
+        r.handshake_reads.iter().any(|i| ident == i.name)
+            || r.removed_sends.iter().any(|i| ident == i.name)
+            || r.deprecated_sends.iter().any(|i| ident == i.name)
+            || r.deprecated_builders.iter().any(|i| ident == i.name)
+            || r.session_config.setters.iter().any(|n| ident == n)
+    })
 }
 
 /// Whether the path's last segment is a variant some SDK's data names (`PingRequest`,
@@ -138,7 +138,9 @@ fn variant_name(path: &syn::Path) -> bool {
     };
     data::READINESS.iter().any(|r| {
         r.removed_requests.iter().any(|i| last.ident == i.name)
-            || r.deprecated_input_requests.iter().any(|(n, _)| last.ident == n)
+            || r.deprecated_input_requests
+                .iter()
+                .any(|(n, _)| last.ident == n)
     })
 }
 
@@ -164,7 +166,9 @@ fn on_server_handle(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
                 continue;
             }
         }
-        let v = value.get_or_insert_with(|| cx.value_of(&mc.receiver)).clone();
+        let v = value
+            .get_or_insert_with(|| cx.value_of(&mc.receiver))
+            .clone();
         if server_peer(cx, sdk, &v).is_none() {
             continue;
         }

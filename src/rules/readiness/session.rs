@@ -160,7 +160,10 @@ fn names_session_header(cx: &Cx<'_>, e: &syn::Expr) -> Option<Option<&'static st
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
-        }) => s.value().eq_ignore_ascii_case(SESSION_HEADER).then_some(None),
+        }) => s
+            .value()
+            .eq_ignore_ascii_case(SESSION_HEADER)
+            .then_some(None),
         syn::Expr::Reference(r) => names_session_header(cx, &r.expr),
         syn::Expr::Path(p) => {
             let last = p.path.segments.last()?;
