@@ -36,6 +36,10 @@ pub(super) fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         .iter()
         .any(|n| mc.method == n)
     {
+        if from_a_response(&mc.receiver) {
+            // A client reading the id its server handed out: client code, not a server's state.
+            return;
+        }
         if let Some(sdk) = names_session_header(cx, arg) {
             let span = syn::spanned::Spanned::span(arg);
             emit(
@@ -191,6 +195,28 @@ pub(super) fn may_name_header(e: &syn::Expr) -> bool {
                 .any(|r| r.session_header_consts.iter().any(|c| last.ident == c))
         }),
         _ => false,
+    }
+}
+
+/// Whether a header map is a response's (`response.headers()`, `resp.headers`): what a client
+/// reads from its server.
+fn from_a_response(headers: &syn::Expr) -> bool {
+    let mut e = headers;
+    loop {
+        e = match e {
+            syn::Expr::MethodCall(mc) => &mc.receiver,
+            syn::Expr::Field(f) => &f.base,
+            syn::Expr::Reference(r) => &r.expr,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::Path(p) => {
+                return p.path.segments.last().is_some_and(|s| {
+                    let name = s.ident.to_string().to_ascii_lowercase();
+                    name.contains("resp") || name == "res" || name == "reply"
+                })
+            }
+            _ => return false,
+        };
     }
 }
 
