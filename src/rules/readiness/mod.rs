@@ -161,10 +161,9 @@ fn on_server_handle(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         if read.is_none() && removed.is_none() && deprecated.is_none() {
             continue;
         }
-        if read.is_some() || removed.is_some() {
-            if !mc.args.is_empty() {
-                continue;
-            }
+        // Reads and removed sends take no argument (`peer_info()`, `ping()`).
+        if (read.is_some() || removed.is_some()) && !mc.args.is_empty() {
+            continue;
         }
         let v = value
             .get_or_insert_with(|| cx.value_of(&mc.receiver))

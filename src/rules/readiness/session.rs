@@ -70,6 +70,13 @@ pub(super) fn config_literal(cx: &mut Cx<'_>, s: &syn::ExprStruct) {
     let Some(last) = s.path.segments.last() else {
         return;
     };
+    // Asked of every struct literal: the type's name first, before anything is allocated.
+    let named = data::READINESS
+        .iter()
+        .any(|r| r.session_config.types.iter().any(|t| last.ident == t));
+    if !named {
+        return;
+    }
     for (sdk, ready) in sdks(cx) {
         let config = &ready.session_config;
         if !config.types.iter().any(|t| last.ident == t) {
@@ -101,7 +108,10 @@ pub(super) fn keyed_map(cx: &mut Cx<'_>, path: &syn::Path) {
     let Some(key_last) = key.path.segments.last() else {
         return;
     };
-    if super::quiet(cx) {
+    let session_id = data::READINESS
+        .iter()
+        .any(|r| r.session_id_types.iter().any(|t| key_last.ident == t));
+    if !session_id || super::quiet(cx) {
         return;
     }
     for (sdk, ready) in sdks(cx) {
