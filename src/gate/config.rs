@@ -512,7 +512,8 @@ impl Resolved {
             return None;
         }
         if crate::rules::readiness_codes().contains(&f.code.as_str())
-            && !self.readiness_on(&f.code, package_targets_mrtr)
+            && (!self.readiness_on(&f.code, package_targets_mrtr)
+                || (!self.settings.report_test_code && under_a_test_folder(&f.path)))
         {
             return None;
         }
@@ -729,6 +730,15 @@ impl Resolver {
     }
 }
 
+/// Whether a reported path (as the run shows it) lies under a `tests` or `benches` folder. The
+/// readiness rules are quiet there even in a crate of its own: a mock server in a test folder,
+/// or a test fixture of a linter, is no server to get ready.
+fn under_a_test_folder(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split(['/', '\\']).collect();
+    parts.pop();
+    parts.iter().any(|p| *p == "tests" || *p == "benches")
+}
+
 /// Resolves `.` and `..` without touching the file system.
 pub fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -839,6 +849,53 @@ mod tests {
         let mut other = finding("MCP101", "a.rs");
         other.mcp_method = None;
         assert!(r.filter(other, Path::new("/r/a.rs")).is_some());
+    }
+
+    #[test]
+    fn readiness_findings_follow_the_package_the_selection_and_an_explicit_target() {
+        let p = Path::new("/r/src/a.rs");
+        let mut f = finding("MCP302", "src/a.rs");
+        f.mcp_method = None;
+        let known: BTreeSet<String> = ["MCP001", "MCP302"].iter().map(|s| s.to_string()).collect();
+        let with = |toml_text: &str| {
+            let t: Table = toml::from_str(toml_text).unwrap();
+            Resolved::from_table(
+                &t,
+                Origin {
+                    file: None,
+                    table: "defaults",
+                },
+                "/r".into(),
+                &known,
+            )
+            .unwrap()
+        };
+        let defaults = with("");
+        assert!(
+            defaults.filter_in(f.clone(), p, || true).is_some(),
+            "rmcp 3.x"
+        );
+        assert!(
+            defaults.filter_in(f.clone(), p, || false).is_none(),
+            "rmcp 2.x"
+        );
+        assert!(defaults.filter(f.clone(), p).is_none());
+        let selected = with("select = [\"MCP0\", \"MCP3\"]\n");
+        assert!(selected.filter_in(f.clone(), p, || false).is_some());
+        let all = with("select = [\"ALL\"]\n");
+        assert!(
+            all.filter_in(f.clone(), p, || false).is_none(),
+            "ALL is the default"
+        );
+        let target = with("target-protocol = \"2026-07-28\"\n");
+        assert!(target.filter_in(f.clone(), p, || false).is_some());
+        let older = with("target-protocol = \"2025-11-25\"\n");
+        assert!(older.filter_in(f.clone(), p, || true).is_none());
+        let mut in_tests = f.clone();
+        in_tests.path = "tests/fixtures/mock/src/lib.rs".into();
+        assert!(target.filter_in(in_tests.clone(), p, || true).is_none());
+        let report = with("report-test-code = true\ntarget-protocol = \"2026-07-28\"\n");
+        assert!(report.filter_in(in_tests, p, || true).is_some());
     }
 
     #[test]
