@@ -172,6 +172,11 @@ fn opt_in_below_rmcp_3_and_for_sdks_without_2026_support() {
         "selected by prefix"
     );
     assert_eq!(
+        cli_codes(old.path(), &["--config", "select=[\"ALL\", \"MCP3\"]"]),
+        CODES,
+        "everything, and the readiness rules too"
+    );
+    assert_eq!(
         cli_codes(old.path(), &["--config", "rules.MCP303=\"warn\""]),
         vec!["MCP303"],
         "a level for one code turns that code on"
