@@ -67,22 +67,14 @@ impl Rule for Readiness {
                 on_server_handle(cx, mc);
                 deprecated::builder(cx, mc);
             }
-            syn::Expr::Path(p) => {
-                if p.path.segments.len() >= 2 && variant_name(&p.path) && !quiet(cx) {
-                    removed::request_variant(cx, &p.path);
-                    deprecated::input_request(cx, &p.path);
-                }
+            syn::Expr::Path(p)
+                if p.path.segments.len() >= 2 && variant_name(&p.path) && !quiet(cx) =>
+            {
+                removed::request_variant(cx, &p.path);
+                deprecated::input_request(cx, &p.path);
             }
-            syn::Expr::Struct(s) => {
-                if !quiet(cx) {
-                    session::config_literal(cx, s);
-                }
-            }
-            syn::Expr::Match(m) => {
-                if !quiet(cx) {
-                    raw_dispatch(cx, m);
-                }
-            }
+            syn::Expr::Struct(s) if !quiet(cx) => session::config_literal(cx, s),
+            syn::Expr::Match(m) if !quiet(cx) => raw_dispatch(cx, m),
             _ => {}
         }
     }
