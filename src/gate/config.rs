@@ -48,6 +48,10 @@ pub struct Settings {
     pub ignore: Vec<String>,
     pub exclude: Vec<String>,
     pub target_protocol: String,
+    /// Whether `target-protocol` was written (not the default): it then decides whether the
+    /// 2026-07-28 readiness rules report, whatever the package's SDK version.
+    #[serde(skip)]
+    pub target_protocol_set: bool,
     pub require_suppression_reason: bool,
     /// Report legacy requests (MCP001-004, MCP006) in test code too: `#[test]` fns,
     /// `#[cfg(test)]` items and the module files they declare, `tests/` and `benches/`.
@@ -63,6 +67,7 @@ impl Default for Settings {
             ignore: Vec::new(),
             exclude: Vec::new(),
             target_protocol: MRTR_PROTOCOL.into(),
+            target_protocol_set: false,
             require_suppression_reason: false,
             report_test_code: false,
             rules: BTreeMap::new(),
@@ -324,6 +329,7 @@ impl Resolved {
                 "ignore" => s.ignore = string_list(key, v, &ctx)?,
                 "exclude" => s.exclude = string_list(key, v, &ctx)?,
                 "target-protocol" => {
+                    s.target_protocol_set = true;
                     s.target_protocol = match v {
                         Value::String(p) => p.clone(),
                         Value::Datetime(d) => d.to_string(),
@@ -489,8 +495,26 @@ impl Resolved {
     }
 
     /// The finding as this config wants it reported, or None if the config silences it.
-    pub fn filter(&self, mut f: Finding, abs: &Path) -> Option<Finding> {
+    /// Readiness findings (MCP3xx) are treated as in a package that does not target 2026-07-28.
+    pub fn filter(&self, f: Finding, abs: &Path) -> Option<Finding> {
+        self.filter_in(f, abs, || false)
+    }
+
+    /// [`Resolved::filter`], with whether the file's package targets 2026-07-28 (asked only for
+    /// readiness findings).
+    pub fn filter_in(
+        &self,
+        mut f: Finding,
+        abs: &Path,
+        package_targets_mrtr: impl FnOnce() -> bool,
+    ) -> Option<Finding> {
         if self.is_excluded(abs) || !self.rule_enabled(&f.code, abs) {
+            return None;
+        }
+        if crate::rules::readiness_codes().contains(&f.code.as_str())
+            && (!self.readiness_on(&f.code, package_targets_mrtr)
+                || (!self.settings.report_test_code && under_a_test_folder(&f.path)))
+        {
             return None;
         }
         if f.mcp_method.is_some() && self.settings.target_protocol.as_str() < MRTR_PROTOCOL {
@@ -500,6 +524,24 @@ impl Resolved {
             f.level = *l;
         }
         Some(f)
+    }
+
+    /// Whether a 2026-07-28 readiness rule (MCP3xx) reports here. An explicit `target-protocol`
+    /// decides: on for 2026-07-28, off for older revisions. Without one, the rule is on where the
+    /// config selects it by code or prefix (not just `ALL`) or gives it a level, and otherwise
+    /// where the file's package targets 2026-07-28 by its SDK version (rmcp 3.x, ...): a server
+    /// still on rmcp 2.x is told about the three requests first, and opts in to the rest.
+    pub fn readiness_on(&self, code: &str, package_targets_mrtr: impl FnOnce() -> bool) -> bool {
+        if self.settings.target_protocol_set {
+            return self.settings.target_protocol.as_str() >= MRTR_PROTOCOL;
+        }
+        let selected = self
+            .settings
+            .select
+            .iter()
+            .any(|s| s != "ALL" && code.starts_with(s.as_str()));
+        let leveled = self.levels.get(code).is_some_and(|l| *l != Level::Allow);
+        selected || leveled || package_targets_mrtr()
     }
 
     /// The effective settings as TOML, headed by where they came from.
@@ -538,6 +580,8 @@ pub struct Resolver {
     defined_in: HashMap<PathBuf, Option<Arc<Resolved>>>,
     /// The folder of the last file looked up, as the caller spelled it, and its settings.
     last_given_dir: Option<(PathBuf, Arc<Resolved>)>,
+    /// Packages of files with readiness findings, read once each: whether they target 2026-07-28.
+    packages: crate::model::manifest::Packages,
 }
 
 impl Resolver {
@@ -570,6 +614,7 @@ impl Resolver {
             by_dir: HashMap::new(),
             defined_in: HashMap::new(),
             last_given_dir: None,
+            packages: crate::model::manifest::Packages::new(),
         };
         if let Some(path) = file {
             let (table, kind) = read_file(&path)?.ok_or_else(|| {
@@ -668,6 +713,14 @@ impl Resolver {
         Ok(r)
     }
 
+    /// Whether the package of the file at `abs` targets 2026-07-28 by its SDK dependencies
+    /// (`model::sdk::readiness::package_targets_mrtr`).
+    pub fn package_targets_mrtr(&self, abs: &Path) -> bool {
+        self.packages
+            .for_file(abs)
+            .is_some_and(|p| crate::model::sdk::readiness::package_targets_mrtr(&p))
+    }
+
     pub fn override_args(&self) -> &[String] {
         &self.override_args
     }
@@ -675,6 +728,15 @@ impl Resolver {
     pub fn absolute(&self, path: &str) -> PathBuf {
         normalize(&self.cwd.join(path))
     }
+}
+
+/// Whether a reported path (as the run shows it) lies under a `tests` or `benches` folder. The
+/// readiness rules are quiet there even in a crate of its own: a mock server in a test folder,
+/// or a test fixture of a linter, is no server to get ready.
+fn under_a_test_folder(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split(['/', '\\']).collect();
+    parts.pop();
+    parts.iter().any(|p| *p == "tests" || *p == "benches")
 }
 
 /// Resolves `.` and `..` without touching the file system.
@@ -787,6 +849,53 @@ mod tests {
         let mut other = finding("MCP101", "a.rs");
         other.mcp_method = None;
         assert!(r.filter(other, Path::new("/r/a.rs")).is_some());
+    }
+
+    #[test]
+    fn readiness_findings_follow_the_package_the_selection_and_an_explicit_target() {
+        let p = Path::new("/r/src/a.rs");
+        let mut f = finding("MCP302", "src/a.rs");
+        f.mcp_method = None;
+        let known: BTreeSet<String> = ["MCP001", "MCP302"].iter().map(|s| s.to_string()).collect();
+        let with = |toml_text: &str| {
+            let t: Table = toml::from_str(toml_text).unwrap();
+            Resolved::from_table(
+                &t,
+                Origin {
+                    file: None,
+                    table: "defaults",
+                },
+                "/r".into(),
+                &known,
+            )
+            .unwrap()
+        };
+        let defaults = with("");
+        assert!(
+            defaults.filter_in(f.clone(), p, || true).is_some(),
+            "rmcp 3.x"
+        );
+        assert!(
+            defaults.filter_in(f.clone(), p, || false).is_none(),
+            "rmcp 2.x"
+        );
+        assert!(defaults.filter(f.clone(), p).is_none());
+        let selected = with("select = [\"MCP0\", \"MCP3\"]\n");
+        assert!(selected.filter_in(f.clone(), p, || false).is_some());
+        let all = with("select = [\"ALL\"]\n");
+        assert!(
+            all.filter_in(f.clone(), p, || false).is_none(),
+            "ALL is the default"
+        );
+        let target = with("target-protocol = \"2026-07-28\"\n");
+        assert!(target.filter_in(f.clone(), p, || false).is_some());
+        let older = with("target-protocol = \"2025-11-25\"\n");
+        assert!(older.filter_in(f.clone(), p, || true).is_none());
+        let mut in_tests = f.clone();
+        in_tests.path = "tests/fixtures/mock/src/lib.rs".into();
+        assert!(target.filter_in(in_tests.clone(), p, || true).is_none());
+        let report = with("report-test-code = true\ntarget-protocol = \"2026-07-28\"\n");
+        assert!(report.filter_in(in_tests, p, || true).is_some());
     }
 
     #[test]

@@ -196,7 +196,11 @@ pub fn apply(
             }
             _ => fs,
         };
-        kept.extend(fs.into_iter().filter_map(|f| cfg.filter(f, &abs)));
+        let resolver = &*resolver;
+        kept.extend(
+            fs.into_iter()
+                .filter_map(|f| cfg.filter_in(f, &abs, || resolver.package_targets_mrtr(&abs))),
+        );
     }
     kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     let ctxs = if opts.baseline.is_some() || opts.fingerprints {

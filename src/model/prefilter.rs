@@ -45,6 +45,9 @@ pub struct Prefilter {
     anchors: Option<AhoCorasick>,
     /// The rmcp upgrade rules' names, looked for only in packages that may use rmcp.
     upgrade: UpgradeTriggers,
+    /// The 2026-07-28 readiness rules' own names (`initialize`, `spawn`, `SessionId`), looked for
+    /// only in packages that may use an SDK: kept out of `matcher` for its pattern budget.
+    readiness: Option<AhoCorasick>,
     /// What keeps a fn body from being blanked before parsing (`skeleton.rs`): the trigger
     /// tokens, then the SDK crate names (a `use` in a body feeds the scope model).
     body_keys: Option<BodyKeys>,
@@ -116,15 +119,18 @@ impl Prefilter {
     pub fn new(tokens: &[String]) -> Prefilter {
         let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         let upgrade = UpgradeTriggers::new(&tokens);
+        let readiness_names = readiness_names(&tokens);
         let (matcher, body_keys) = if tokens.is_empty() {
             (None, None)
         } else {
             let everyday: Vec<&str> = tokens
                 .iter()
                 .copied()
-                .filter(|t| !upgrade.names.contains(t))
+                .filter(|t| !upgrade.names.contains(t) && !readiness_names.contains(t))
                 .collect();
-            let keys = scanner(&everyday).map(|triggers| BodyKeys {
+            // Bodies are scanned only in admitted files: one automaton for both lists.
+            let body: Vec<&str> = everyday.iter().chain(&readiness_names).copied().collect();
+            let keys = scanner(&body).map(|triggers| BodyKeys {
                 triggers,
                 upgrade: None,
                 // Only the crate names: a body without a trigger has no finding, and what the
@@ -144,6 +150,11 @@ impl Prefilter {
             anchors: scanner(ANCHORS),
             body_keys,
             upgrade,
+            readiness: if readiness_names.is_empty() {
+                None
+            } else {
+                scanner(&readiness_names)
+            },
         }
     }
 
@@ -179,6 +190,15 @@ impl Prefilter {
         }
         (has_trigger && (package.is_none_or(depends_on_an_sdk) || self.has_anchor(bytes)))
             || self.upgrade.may_find(bytes, package)
+            || self.readiness_may_find(bytes, package)
+    }
+
+    /// Whether a readiness name occurs in a file of a package that may use an SDK (or of no
+    /// known package).
+    fn readiness_may_find(&self, bytes: &[u8], package: Option<&Package>) -> bool {
+        self.readiness
+            .as_ref()
+            .is_some_and(|r| package.is_none_or(depends_on_an_sdk) && r.is_match(bytes))
     }
 
     /// The first tier: whether any trigger token but an rmcp upgrade name occurs. It needs no
@@ -194,6 +214,7 @@ impl Prefilter {
             .scanner
             .as_ref()
             .is_some_and(|m| m.is_match(bytes))
+            || self.readiness.as_ref().is_some_and(|m| m.is_match(bytes))
     }
 
     /// Whether a trigger token occurs that can find something in `package`: for a piece of a
@@ -201,7 +222,9 @@ impl Prefilter {
     /// [`Prefilter::admits`]: `vec![ContentBlock::text(..)]` in an rmcp 3.x server holds no
     /// stale `Content`.
     pub fn has_trigger_in(&self, bytes: &[u8], package: Option<&Package>) -> bool {
-        self.has_trigger(bytes) || self.upgrade.may_find(bytes, package)
+        self.has_trigger(bytes)
+            || self.upgrade.may_find(bytes, package)
+            || self.readiness_may_find(bytes, package)
     }
 
     /// Whether the file holds an MCP anchor, which admits it whatever its package depends on.
@@ -373,6 +396,33 @@ impl UpgradeTriggers {
     }
 }
 
+/// The readiness rules' (MCP3xx) triggers among `tokens` that no other rule and no SDK table
+/// starts from: a second look, like the upgrade names, only for files of SDK packages.
+fn readiness_names<'t>(tokens: &[&'t str]) -> Vec<&'t str> {
+    let rules = &crate::catalog::catalog().rules;
+    let readiness = |code: &str| code.starts_with("MCP3");
+    let elsewhere = |name: &str| {
+        rules
+            .iter()
+            .any(|r| !readiness(&r.code) && r.triggers.iter().any(|t| t == name))
+            || crate::model::sdk::SDKS.iter().any(|sdk| {
+                sdk.request_methods.iter().any(|m| m.name == name)
+                    || sdk.removed.iter().any(|m| m.name == name)
+            })
+            || crate::model::sdk::rmcp_upgrade::trigger_names().any(|n| n == name)
+    };
+    tokens
+        .iter()
+        .copied()
+        .filter(|t| {
+            rules
+                .iter()
+                .any(|r| readiness(&r.code) && r.triggers.iter().any(|x| x == t))
+                && !elsewhere(t)
+        })
+        .collect()
+}
+
 fn depends_on_an_sdk(package: &Package) -> bool {
     crate::model::sdk::SDKS
         .iter()
@@ -523,9 +573,13 @@ mod tests {
     fn the_scan_of_every_file_keeps_within_the_simd_pattern_budget() {
         let tokens = default_tokens();
         let filter = Prefilter::new(&tokens);
+        let token_strs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let second_look = readiness_names(&token_strs);
         let everyday = tokens
             .iter()
-            .filter(|t| !filter.upgrade.names.contains(&t.as_str()))
+            .filter(|t| {
+                !filter.upgrade.names.contains(&t.as_str()) && !second_look.contains(&t.as_str())
+            })
             .count();
         // aho-corasick's Teddy search takes at most 64 patterns; past that every byte of every
         // file goes through the automaton (the vendored tree: 230 -> 470 ms).
@@ -534,5 +588,29 @@ mod tests {
             "{everyday} tokens in the scan of every file"
         );
         assert!(!filter.upgrade.names.is_empty());
+        assert!(
+            second_look.len() <= 64,
+            "{} readiness names",
+            second_look.len()
+        );
+    }
+
+    #[test]
+    fn readiness_names_admit_a_file_only_in_mcp_code() {
+        let filter = Prefilter::new(&default_tokens());
+        let hook = b"impl H { async fn on_initialized(&self) { tokio::spawn(work()); } }";
+        let server = package("rmcp = \"3.1\"");
+        let unrelated = package("tokio = \"1\"");
+        assert!(
+            !filter.has_trigger(hook),
+            "kept out of the scan of every file"
+        );
+        assert!(filter.has_upgrade_trigger(hook), "a second look");
+        assert!(filter.admits(hook, Some(&server)));
+        assert!(filter.admits(hook, None), "no manifest: syntax decides");
+        assert!(
+            !filter.admits(hook, Some(&unrelated)),
+            "`spawn` in a package without an SDK is nobody's hook"
+        );
     }
 }

@@ -4,6 +4,7 @@
 pub mod engine;
 mod legacy_request;
 mod raw_request;
+mod readiness;
 mod receiver;
 mod removed_api;
 mod replay;
@@ -15,6 +16,7 @@ use crate::rules::engine::Rule;
 
 pub use legacy_request::LegacyRequest;
 pub use raw_request::RawRequest;
+pub use readiness::Readiness;
 pub use removed_api::RemovedApi;
 pub use replay::Replay;
 pub use rmcp_upgrade::RmcpUpgrade;
@@ -29,6 +31,7 @@ pub static ALL: &[&'static dyn Rule] = &[
     &Safety,
     &RmcpUpgrade,
     &Replay,
+    &Readiness,
 ];
 
 /// Codes the engine itself emits.
@@ -36,3 +39,11 @@ pub const ENGINE_CODES: &[&str] = &["MCP900"];
 
 /// The code for server-to-client requests that MRTR cannot reach.
 pub const UNREACHABLE: &str = "MCP006";
+
+/// The 2026-07-28 readiness codes (MCP301-MCP304): what a server loses beyond the three requests
+/// (sessions, the handshake, removed and deprecated methods). A `migrate` report lists them as
+/// "also needed for 2026-07-28"; the gate reports them by default only where the package targets
+/// 2026-07-28.
+pub fn readiness_codes() -> &'static [&'static str] {
+    readiness::CODES
+}

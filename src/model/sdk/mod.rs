@@ -10,6 +10,7 @@ pub mod neva;
 pub mod pmcp;
 pub mod prism;
 pub mod raw;
+pub mod readiness;
 pub mod rmcp;
 pub mod rmcp_structs;
 pub mod rmcp_upgrade;
