@@ -63,8 +63,8 @@ pub struct MigrateArgs {
     pub allow_dirty: bool,
     /// Also write the report to FILE (atomically); without FILE, MIGRATION.md in the tree
     /// migrated.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-    pub report: Option<PathBuf>,
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub report: Option<Option<PathBuf>>,
     /// The `mrtr` requirement written into a migrated package's `[dependencies]`, as a TOML
     /// value (default: `{ workspace = true }` where the workspace declares it, else this
     /// release's version).
@@ -213,14 +213,13 @@ fn strip_cargo_subcommand(mut args: Vec<String>) -> Vec<String> {
 }
 
 fn run_migrate(a: &MigrateArgs) -> Result<i32, String> {
-    let report = a.report.as_ref().map(|file| {
-        if file.as_os_str().is_empty() {
+    let report = a.report.as_ref().map(|file| match file {
+        Some(f) => f.clone(),
+        None => {
             let root = a.path.clone().unwrap_or_else(|| {
                 crate::reading::discover::default_root(&std::env::current_dir().unwrap_or_default())
             });
             crate::migrate::default_report_path(&root)
-        } else {
-            file.clone()
         }
     });
     crate::migrate::run(&crate::migrate::Options {
