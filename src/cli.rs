@@ -284,8 +284,8 @@ fn see_also(code: &str) -> String {
             "the runtime contract",
         ));
         pages.push((
-            "docs/cli.md#fixing---fix---unsafe-fixes---diff".into(),
-            "--fix and `migrate`",
+            "docs/cli.md#migrating-in-one-command-migrate".into(),
+            "`cargo mcp-lint migrate`, and --fix",
         ));
     } else if code.starts_with("MCP1") {
         pages.push((
@@ -298,18 +298,19 @@ fn see_also(code: &str) -> String {
             "--upgrade-rmcp and `migrate`",
         ));
     } else if code.starts_with("MCP9") {
-        pages.push((
-            "docs/cli.md#suppressing-a-finding".into(),
-            "suppressions",
-        ));
+        pages.push(("docs/cli.md#suppressing-a-finding".into(), "suppressions"));
     }
-    let mut s = String::from("
+    let mut s = String::from(
+        "
 ## See also
 
-");
+",
+    );
     for (page, what) in pages {
-        s.push_str(&format!("- {page}: {what}
-"));
+        s.push_str(&format!(
+            "- {page}: {what}
+"
+        ));
     }
     s
 }

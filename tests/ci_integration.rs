@@ -110,7 +110,9 @@ fn path_with_linter() -> std::ffi::OsString {
         .unwrap()
         .to_path_buf();
     let mut dirs = vec![bin];
-    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     std::env::join_paths(dirs).unwrap()
 }
 
@@ -146,13 +148,21 @@ fn the_actions_lint_step_annotates_the_example() {
     assert_eq!(step.env["MCP_LINT_SARIF"], "false", "SARIF is an option");
     let out = bash(&step.run, &step.env, dir.path());
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "findings fail the step:\n{stdout}\n{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "findings fail the step:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
     let annotations: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("::error file=src/main.rs,line="))
         .collect();
     assert_eq!(annotations.len(), 3, "{stdout}");
-    assert!(annotations.iter().all(|a| a.contains("title=MCP001")), "{stdout}");
+    assert!(
+        annotations.iter().all(|a| a.contains("title=MCP001")),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -171,8 +181,14 @@ fn the_actions_sarif_option_writes_sarif_and_keeps_the_annotations() {
     // The upload step runs only with the option, on the file the lint step wrote.
     let action = std::fs::read_to_string(root().join("action.yml")).unwrap();
     let upload = &action[action.find("- name: Upload SARIF").expect("an upload step")..];
-    assert!(upload.contains("if: always() && inputs.sarif == 'true'"), "{upload}");
-    assert!(upload.contains("sarif_file: ${{ inputs.sarif-file }}"), "{upload}");
+    assert!(
+        upload.contains("if: always() && inputs.sarif == 'true'"),
+        "{upload}"
+    );
+    assert!(
+        upload.contains("sarif_file: ${{ inputs.sarif-file }}"),
+        "{upload}"
+    );
 }
 
 #[test]
@@ -183,8 +199,12 @@ fn the_actions_install_step_keeps_a_linter_already_installed() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("installed already"));
     // Without it, it installs the action's own checkout, or the version asked for.
-    assert!(step.run.contains("cargo install --locked --path \"$MCP_LINT_SOURCE\""));
-    assert!(step.run.contains("cargo install --locked mcp-lint --version \"$MCP_LINT_VERSION\""));
+    assert!(step
+        .run
+        .contains("cargo install --locked --path \"$MCP_LINT_SOURCE\""));
+    assert!(step
+        .run
+        .contains("cargo install --locked mcp-lint --version \"$MCP_LINT_VERSION\""));
 }
 
 /// Each hook of `.pre-commit-hooks.yaml`: (id, entry).
@@ -214,13 +234,23 @@ fn each_pre_commit_hook_runs_on_the_example() {
         let stdout = text(&out.stdout);
         if id == "mcp-lint-baseline" {
             // Without a baseline every finding is new; once recorded, none is.
-            assert_eq!(out.status.code(), Some(1), "{id}: {stdout}{}", text(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{id}: {stdout}{}",
+                text(&out.stderr)
+            );
             let record = bash(&format!("{entry} --update-baseline"), &empty, dir.path());
             assert!(record.status.success(), "{}", text(&record.stderr));
             let again = bash(entry, &empty, dir.path());
             assert_eq!(again.status.code(), Some(0), "{}", text(&again.stdout));
         } else {
-            assert_eq!(out.status.code(), Some(1), "{id}: {stdout}{}", text(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{id}: {stdout}{}",
+                text(&out.stderr)
+            );
             assert_eq!(
                 stdout
                     .lines()

@@ -102,11 +102,20 @@ fn the_reports_counts_match_the_findings_before_and_after() {
         ],
     );
     let report = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{report}\n{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report}\n{}",
+        text(&out.stderr)
+    );
     let migrated = count(&report, "## Sites migrated:");
     let left = count(&report, "## Sites left:");
     assert_eq!(migrated + left, before, "every site is migrated or left");
-    assert_eq!(left, sites(dir.path()), "the sites left are the findings left");
+    assert_eq!(
+        left,
+        sites(dir.path()),
+        "the sites left are the findings left"
+    );
     assert_eq!(
         count(&report, "### Compiled state machine"),
         3,
@@ -136,13 +145,18 @@ fn the_reports_counts_match_the_findings_before_and_after() {
 fn a_dirty_tree_is_refused_and_left_as_it_was() {
     let dir = example(str::to_string);
     let main = dir.path().join("src/main.rs");
-    let edited = format!("{}\n// work in progress\n", std::fs::read_to_string(&main).unwrap());
+    let edited = format!(
+        "{}\n// work in progress\n",
+        std::fs::read_to_string(&main).unwrap()
+    );
     std::fs::write(&main, &edited).unwrap();
     let out = migrate(dir.path(), &["--yes", "--no-check"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("uncommitted changes") && err.contains("src/main.rs") && err.contains("--allow-dirty"),
+        err.contains("uncommitted changes")
+            && err.contains("src/main.rs")
+            && err.contains("--allow-dirty"),
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(&main).unwrap(), edited);
@@ -196,7 +210,12 @@ fn a_cargo_failure_of_its_own_is_reported_and_the_migration_kept() {
         &["--yes", "--mrtr-dependency", &runtime_dependency()],
     );
     let report = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{report}\n{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{report}\n{}",
+        text(&out.stderr)
+    );
     assert!(report.contains("### `Cargo.toml`: failed"), "{report}");
     assert!(
         report.contains("cargo failed before it could report a compiler error")
@@ -225,14 +244,24 @@ fn the_example_migrates_to_a_green_cargo_check() {
         .unwrap_or_else(|| root().join("target"))
         .join("migrate-example");
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
-        .args(["migrate", "--yes", "--mrtr-dependency", &runtime_dependency()])
+        .args([
+            "migrate",
+            "--yes",
+            "--mrtr-dependency",
+            &runtime_dependency(),
+        ])
         .current_dir(dir.path())
         .env("CARGO_TARGET_DIR", &target)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let report = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{report}\n{}", text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report}\n{}",
+        text(&out.stderr)
+    );
     assert!(report.contains("- build: `cargo check` passed"), "{report}");
     assert!(report.contains("### `Cargo.toml`: passed"), "{report}");
     assert_eq!(count(&report, "## Sites migrated:"), sites_before());

@@ -243,12 +243,18 @@ mod tests {
         };
         let remaining = [finding("src/main.rs", 40)];
         let near = compiler_error(&line(45)).expect("an error");
-        assert_eq!(near.file, main, "the relative span is found under the target's root");
+        assert_eq!(
+            near.file, main,
+            "the relative span is found under the target's root"
+        );
         assert_eq!(near.message, "error[E0308]: mismatched types");
         let e = explain(near, dir.path(), &remaining);
         assert_eq!(e.path, "src/main.rs");
         assert!(
-            e.explained_by.as_deref().unwrap().starts_with("MCP001 at `src/main.rs:40`"),
+            e.explained_by
+                .as_deref()
+                .unwrap()
+                .starts_with("MCP001 at `src/main.rs:40`"),
             "{e:?}"
         );
         let far = explain(compiler_error(&line(90)).unwrap(), dir.path(), &remaining);
@@ -267,6 +273,9 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        assert_eq!(tail(&said, 5), "error: failed to select a version for `nope`");
+        assert_eq!(
+            tail(&said, 5),
+            "error: failed to select a version for `nope`"
+        );
     }
 }

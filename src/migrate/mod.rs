@@ -71,8 +71,7 @@ pub fn run(opts: &Options) -> Result<i32, String> {
         base_dir: base.clone(),
         ..Settings::default()
     };
-    let mut resolver =
-        Resolver::new(&base, &opts.config, gate::known_codes()).map_err(|e| e.0)?;
+    let mut resolver = Resolver::new(&base, &opts.config, gate::known_codes()).map_err(|e| e.0)?;
 
     // 1. What is there.
     let (report, sources, names) = lint_tree(&root, &mut settings, &mut resolver)?;
@@ -108,8 +107,11 @@ diff), and there is no terminal to confirm on; re-run with --yes to apply them",
             plural(needing),
             if needing == 1 { "s" } else { "" }
         );
-        writeln!(err, "error: unsafe fixes refused: {why}; applying the safe fixes only")
-            .map_err(output_error)?;
+        writeln!(
+            err,
+            "error: unsafe fixes refused: {why}; applying the safe fixes only"
+        )
+        .map_err(output_error)?;
         UnsafeFixes::Refused(why)
     };
 

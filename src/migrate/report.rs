@@ -233,7 +233,10 @@ left: {}\n- files changed: {}\n- build: {build}",
             let _ = writeln!(s, "- unsafe fixes: **not applied**: {why}");
         }
         Some(UnsafeFixes::Applied) => {
-            let _ = writeln!(s, "- unsafe fixes: applied (review them: they change behaviour)");
+            let _ = writeln!(
+                s,
+                "- unsafe fixes: applied (review them: they change behaviour)"
+            );
         }
         _ => {}
     }
