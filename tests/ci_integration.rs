@@ -233,13 +233,15 @@ fn each_pre_commit_hook_runs_on_the_example() {
         let out = bash(entry, &empty, dir.path());
         let stdout = text(&out.stdout);
         if id == "mcp-lint-baseline" {
-            // Without a baseline every finding is new; once recorded, none is.
+            // Without its baseline file the hook says so (exit 2); once recorded, no finding
+            // is new.
             assert_eq!(
                 out.status.code(),
-                Some(1),
+                Some(2),
                 "{id}: {stdout}{}",
                 text(&out.stderr)
             );
+            assert!(text(&out.stderr).contains("cannot read baseline mcp-lint-baseline.json"));
             let record = bash(&format!("{entry} --update-baseline"), &empty, dir.path());
             assert!(record.status.success(), "{}", text(&record.stderr));
             let again = bash(entry, &empty, dir.path());

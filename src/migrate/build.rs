@@ -18,6 +18,7 @@ pub fn check(
     manifest: &Path,
     base: &Path,
     remaining: &[Finding],
+    migrated: &[Finding],
     progress: &mut dyn Write,
 ) -> PackageBuild {
     let shown = crate::reading::source::display_path(manifest, base);
@@ -53,7 +54,8 @@ pub fn check(
     let said = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut said = Vec::new();
-            let mut out = std::io::stderr().lock();
+            // Not locked for the whole run: the caller may write to stderr meanwhile.
+            let mut out = std::io::stderr();
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 let status = line.trim_start();
                 if tty && !status.is_empty() {
@@ -82,7 +84,7 @@ pub fn check(
     let passed = child.wait().is_ok_and(|s| s.success());
     let errors: Vec<CompilerError> = messages
         .into_iter()
-        .map(|m| explain(m, base, remaining))
+        .map(|m| explain(m, base, remaining, migrated))
         .collect();
     let cargo_said = (!passed && errors.is_empty()).then(|| tail(&said, 15));
     PackageBuild {
@@ -164,16 +166,36 @@ pub fn compiler_error(line: &str) -> Option<Raw> {
     })
 }
 
-/// Ties `raw` to the nearest remaining finding in its file within [`NEARBY`] lines.
-pub fn explain(raw: Raw, base: &Path, remaining: &[Finding]) -> CompilerError {
+/// Ties `raw` to the nearest remaining finding in its file within [`NEARBY`] lines, else to the
+/// nearest site the migration rewrote there (`migrated`, at its line before the rewrite: an
+/// approximation, the rewrite moves lines by a few).
+pub fn explain(
+    raw: Raw,
+    base: &Path,
+    remaining: &[Finding],
+    migrated: &[Finding],
+) -> CompilerError {
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let file = canon(&raw.file);
-    let explained_by = remaining
-        .iter()
-        .filter(|f| raw.line.abs_diff(f.line) <= NEARBY)
-        .filter(|f| canon(&base.join(&f.path)) == file)
-        .min_by_key(|f| raw.line.abs_diff(f.line))
-        .map(|f| format!("{} at `{}:{}` ({})", f.code, f.path, f.line, f.name));
+    let nearest = |list: &[Finding]| -> Option<Finding> {
+        list.iter()
+            .filter(|f| raw.line.abs_diff(f.line) <= NEARBY)
+            .filter(|f| canon(&base.join(&f.path)) == file)
+            .min_by_key(|f| raw.line.abs_diff(f.line))
+            .cloned()
+    };
+    let explained_by = match nearest(remaining) {
+        Some(f) => Some(format!(
+            "{} at `{}:{}` ({})",
+            f.code, f.path, f.line, f.name
+        )),
+        None => nearest(migrated).map(|f| {
+            format!(
+                "the migration of {} at `{}:{}` (its line before the rewrite)",
+                f.code, f.path, f.line
+            )
+        }),
+    };
     CompilerError {
         path: crate::reading::source::display_path(&raw.file, base),
         line: raw.line,
@@ -248,7 +270,7 @@ mod tests {
             "the relative span is found under the target's root"
         );
         assert_eq!(near.message, "error[E0308]: mismatched types");
-        let e = explain(near, dir.path(), &remaining);
+        let e = explain(near.clone(), dir.path(), &remaining, &[]);
         assert_eq!(e.path, "src/main.rs");
         assert!(
             e.explained_by
@@ -257,8 +279,22 @@ mod tests {
                 .starts_with("MCP001 at `src/main.rs:40`"),
             "{e:?}"
         );
-        let far = explain(compiler_error(&line(90)).unwrap(), dir.path(), &remaining);
+        let far = explain(
+            compiler_error(&line(90)).unwrap(),
+            dir.path(),
+            &remaining,
+            &[],
+        );
         assert_eq!(far.explained_by, None);
+        // With no finding left there, a site the migration rewrote nearby explains it.
+        let e = explain(near, dir.path(), &[], &remaining);
+        assert!(
+            e.explained_by
+                .as_deref()
+                .unwrap()
+                .starts_with("the migration of MCP001 at `src/main.rs:40`"),
+            "{e:?}"
+        );
         // Warnings and other messages are not errors.
         assert!(compiler_error(&line(3).replace("\"error\"", "\"warning\"")).is_none());
         assert!(compiler_error(r#"{"reason":"build-finished","success":false}"#).is_none());

@@ -156,18 +156,22 @@ diff), and there is no terminal to confirm on; re-run with --yes to apply them",
     )?
     .report;
 
-    // 5. The build of every package a change touched.
+    // 5. The build of every package a change touched. Stderr is not held locked meanwhile: the
+    // thread that reads cargo's own lines writes the progress line.
+    drop(err);
     let build = if opts.no_check {
         None
     } else {
         let manifests = touched_manifests(&changed);
+        let migrated: Vec<Finding> = outcome.fixed.iter().map(|(f, _)| f.clone()).collect();
         Some(
             manifests
                 .iter()
-                .map(|m| build::check(m, &base, &left.findings, &mut err))
+                .map(|m| build::check(m, &base, &left.findings, &migrated, &mut std::io::stderr()))
                 .collect(),
         )
     };
+    let mut err = std::io::stderr().lock();
     let migration = Migration {
         root: shown_root,
         unsafe_fixes: Some(decision),
