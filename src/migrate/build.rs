@@ -205,7 +205,8 @@ pub fn explain(
     }
 }
 
-/// The last `n` lines of what cargo said, the status lines (`Compiling`, `Checking`) left out.
+/// At most `n` lines of what cargo said, from its first `error` line (else its last `n`), the
+/// status lines (`Compiling`, `Checking`) left out.
 fn tail(lines: &[String], n: usize) -> String {
     let kept: Vec<&String> = lines
         .iter()
@@ -221,8 +222,13 @@ fn tail(lines: &[String], n: usize) -> String {
                 || t.starts_with("Blocking "))
         })
         .collect();
-    let start = kept.len().saturating_sub(n);
-    kept[start..]
+    // From cargo's first `error` line (what failed), else the end of what it said.
+    let start = kept
+        .iter()
+        .position(|l| l.starts_with("error"))
+        .unwrap_or_else(|| kept.len().saturating_sub(n));
+    let end = (start + n).min(kept.len());
+    kept[start..end]
         .iter()
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
@@ -306,12 +312,15 @@ mod tests {
             "    Updating index",
             "   Compiling a v1",
             "error: failed to select a version for `nope`",
+            "  required by package `a`",
+            "  stack backtrace:",
         ]
         .map(String::from)
         .to_vec();
         assert_eq!(
-            tail(&said, 5),
-            "error: failed to select a version for `nope`"
+            tail(&said, 2),
+            "error: failed to select a version for `nope`\n  required by package `a`",
+            "from the first error line on, at most n lines"
         );
     }
 }
