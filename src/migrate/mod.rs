@@ -281,7 +281,42 @@ pub fn touched_manifests(changed: &[PathBuf]) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out.dedup();
+    // A virtual workspace manifest is checked with `--workspace`: its members need no run of
+    // their own (each would unify features anew and rebuild dependencies).
+    let virtual_roots: Vec<PathBuf> = out
+        .iter()
+        .filter(|m| {
+            std::fs::read_to_string(m).is_ok_and(|t| !t.lines().any(|l| l.trim() == "[package]"))
+        })
+        .filter_map(|m| m.parent().map(Path::to_path_buf))
+        .collect();
+    out.retain(|m| {
+        !virtual_roots
+            .iter()
+            .any(|root| m.starts_with(root) && m.parent() != Some(root.as_path()))
+    });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_virtual_workspace_covers_its_members_and_a_package_stands_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = [\"a\"]\n").unwrap();
+        std::fs::create_dir_all(ws.join("a/src")).unwrap();
+        std::fs::write(ws.join("a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        let changed = vec![ws.join("Cargo.toml"), ws.join("a/src/lib.rs")];
+        assert_eq!(touched_manifests(&changed), vec![ws.join("Cargo.toml")]);
+        // Without the workspace manifest changed, the member alone.
+        assert_eq!(
+            touched_manifests(&[ws.join("a/src/lib.rs")]),
+            vec![ws.join("a/Cargo.toml")]
+        );
+    }
 }
 
 fn plural(n: usize) -> &'static str {
