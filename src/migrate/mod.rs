@@ -298,6 +298,18 @@ pub fn touched_manifests(changed: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn output_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,16 +329,4 @@ mod tests {
             vec![ws.join("a/Cargo.toml")]
         );
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-fn output_error(e: std::io::Error) -> String {
-    format!("cannot write the output: {e}")
 }
