@@ -14,5 +14,8 @@ cargo test --workspace --locked
 for f in tests/upgrade_fixtures/*/Cargo.toml; do
   CARGO_TARGET_DIR=target/upgrade-fixtures cargo check --locked --quiet --manifest-path "$f"
 done
+# The crates as published: packaged with cargo's verification build, the linter installed from
+# its .crate (a debug build) and run on the example.
+bash scripts/package-install.sh
 # The official MCP conformance suite against examples/conformance-server (installs what it needs).
 bash scripts/conformance.sh

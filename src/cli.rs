@@ -43,6 +43,39 @@ pub enum Command {
     Rule { code: String },
     /// Run the language server on stdin/stdout (live findings, fixes and rule docs in editors).
     Server(ServerArgs),
+    /// Migrate a server in one go: the rmcp upgrade, the MRTR fixes (unsafe ones after a
+    /// confirmation, or with --yes), the runtime dependency, then `cargo check`; prints a report
+    /// for the pull request.
+    Migrate(MigrateArgs),
+}
+
+/// `cargo mcp-lint migrate`.
+#[derive(Debug, Clone, Args)]
+pub struct MigrateArgs {
+    /// The package or workspace to migrate (default: the current workspace or package).
+    pub path: Option<PathBuf>,
+    /// Apply the unsafe fixes without asking (without a terminal and without --yes, only the
+    /// safe fixes are applied).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Change files even when the git tree has uncommitted changes, or there is no git tree.
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Also write the report to FILE (atomically); without FILE, MIGRATION.md in the tree
+    /// migrated.
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub report: Option<Option<PathBuf>>,
+    /// The `mrtr` requirement written into a migrated package's `[dependencies]`, as a TOML
+    /// value (default: `{ workspace = true }` where the workspace declares it, else this
+    /// release's version).
+    #[arg(long, value_name = "TOML")]
+    pub mrtr_dependency: Option<String>,
+    /// Do not run `cargo check` after the fixes.
+    #[arg(long)]
+    pub no_check: bool,
+    /// As for a lint run: a config file, or KEY=VALUE beating every config file. Repeatable.
+    #[arg(long = "config", value_name = "FILE|KEY=VALUE")]
+    pub config: Vec<String>,
 }
 
 /// `cargo mcp-lint server`: the options of a lint run that apply to every buffer.
@@ -164,6 +197,7 @@ pub fn run(args: Vec<String>) -> i32 {
             baseline: a.baseline.clone(),
         })
         .map(|()| EXIT_CLEAN),
+        Some(Command::Migrate(a)) => run_migrate(a),
         None => run_lint(&cli.lint),
     };
     match result {
@@ -181,6 +215,27 @@ fn strip_cargo_subcommand(mut args: Vec<String>) -> Vec<String> {
         args.remove(1);
     }
     args
+}
+
+fn run_migrate(a: &MigrateArgs) -> Result<i32, String> {
+    let report = a.report.as_ref().map(|file| match file {
+        Some(f) => f.clone(),
+        None => {
+            let root = a.path.clone().unwrap_or_else(|| {
+                crate::reading::discover::default_root(&std::env::current_dir().unwrap_or_default())
+            });
+            crate::migrate::default_report_path(&root)
+        }
+    });
+    crate::migrate::run(&crate::migrate::Options {
+        path: a.path.clone(),
+        yes: a.yes,
+        allow_dirty: a.allow_dirty,
+        report,
+        mrtr_dependency: a.mrtr_dependency.clone(),
+        no_check: a.no_check,
+        config: a.config.clone(),
+    })
 }
 
 fn list_rules() -> Result<i32, String> {
@@ -203,7 +258,9 @@ fn list_rules() -> Result<i32, String> {
 fn show_rule(code: &str) -> Result<i32, String> {
     match catalog().get(code) {
         Some(r) => {
-            write_stdout(&render_doc(r))?;
+            let mut doc = render_doc(r);
+            doc.push_str(&see_also(&r.code));
+            write_stdout(&doc)?;
             Ok(EXIT_CLEAN)
         }
         None => {
@@ -214,6 +271,53 @@ fn show_rule(code: &str) -> Result<i32, String> {
             ))
         }
     }
+}
+
+/// The reference pages a rule's docs point to (paths in the project's repository).
+fn see_also(code: &str) -> String {
+    let mut pages = vec![(
+        "docs/rules.md".to_string(),
+        "every rule, its fix and its limits",
+    )];
+    if code.starts_with("MCP00") {
+        pages.push((
+            "docs/mrtr-handler.md".into(),
+            "what the fix writes: #[mrtr_handler]",
+        ));
+        pages.push((
+            "docs/mrtr-runtime-contract.md".into(),
+            "the runtime contract",
+        ));
+        pages.push((
+            "docs/cli.md#migrating-in-one-command-migrate".into(),
+            "`cargo mcp-lint migrate`, and --fix",
+        ));
+    } else if code.starts_with("MCP1") {
+        pages.push((
+            "docs/mrtr-runtime-contract.md".into(),
+            "the runtime contract",
+        ));
+    } else if code.starts_with("MCP2") {
+        pages.push((
+            "docs/cli.md#upgrading-rmcp---upgrade-rmcp".into(),
+            "--upgrade-rmcp and `migrate`",
+        ));
+    } else if code.starts_with("MCP9") {
+        pages.push(("docs/cli.md#suppressing-a-finding".into(), "suppressions"));
+    }
+    let mut s = String::from(
+        "
+## See also
+
+",
+    );
+    for (page, what) in pages {
+        s.push_str(&format!(
+            "- {page}: {what}
+"
+        ));
+    }
+    s
 }
 
 /// The settings a lint run uses, from the command line.

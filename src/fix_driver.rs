@@ -204,6 +204,9 @@ pub struct RunOutcome {
     /// Each file counted in `failed`, with why: the report that follows `--fix` carries them where
     /// its format has a place for an incomplete run (SARIF's `executionSuccessful`).
     pub not_fixed: Vec<crate::finding::FileError>,
+    /// Each finding whose fix was written (or shown, with `--diff`), with its fix's whole
+    /// message: what `cargo mcp-lint migrate` sorts into tiers for its report.
+    pub fixed: Vec<(Finding, String)>,
 }
 
 fn not_fixed(path: &str, message: &str) -> crate::finding::FileError {
@@ -398,6 +401,10 @@ pub fn run_with_baseline(
                     count_pending(&result.remaining, opts.allowed, &mut pending);
                     outcome.changed += 1;
                     outcome.fixes += result.fixed.len();
+                    outcome.fixed.extend(result.fixed.iter().map(|f| {
+                        let msg = f.fix.as_ref().map_or("", |x| x.message.as_str());
+                        (f.clone(), msg.to_string())
+                    }));
                     writeln!(
                         err,
                         "{path}: fixed {} finding{}",
@@ -812,6 +819,7 @@ fn put_across(
     }
     outcome.changed += set.len();
     outcome.fixes += fixed.len();
+    outcome.fixed.extend(fixed.iter().cloned());
     Ok(Some(fixed.len()))
 }
 

@@ -31,9 +31,11 @@ pub mod gate;
 // The output formats.
 pub mod report;
 
-// The drivers: the `--fix` loop, the command line, the language server.
+// The drivers: the `--fix` loop, `migrate`, the command line, the language server.
 pub mod cli;
 pub mod fix_driver;
+// `cargo mcp-lint migrate`: the fix driver, the rmcp upgrade and `cargo check` in one command.
+pub mod migrate;
 pub mod server;
 
 pub use lint::{

@@ -33,7 +33,10 @@ const STAGES: &[(&str, &[&str])] = &[
     // Output formats, over the gate's result.
     ("report", &["report"]),
     // What runs the pipeline: the `--fix` loop, the command line, the language server, `main`.
-    ("drivers", &["fix_driver", "cli", "server", "main"]),
+    (
+        "drivers",
+        &["fix_driver", "migrate", "cli", "server", "main"],
+    ),
 ];
 
 fn src_dir() -> PathBuf {

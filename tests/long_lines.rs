@@ -1,7 +1,7 @@
 //! A 200 KB single line with two thousand legacy calls, as minified or generated code has: every
 //! format's output, and the baseline file, stay proportional to the findings, not to the findings
 //! times the line. (Whole, each snippet repeated the line: 640 MB of human output, a 430 MB
-//! baseline.) Time and memory are measured by hand (`/usr/bin/time -v`, see the README), not here.
+//! baseline.) Time and memory are measured by hand (`/usr/bin/time -v`, see docs/performance.md), not here.
 
 use std::path::Path;
 use std::process::{Command, Output};
