@@ -22,6 +22,7 @@ mod keep;
 mod locate;
 mod plain;
 pub mod scope;
+mod sealable;
 pub(crate) mod text;
 
 use crate::finding::{Applicability, Edit, Finding, Fix};
@@ -40,6 +41,11 @@ pub const MAX_REWRITTEN_CALLS: usize = 32;
 /// Whether `f` is a finding this module may fix: a legacy request, or one sent through a stored
 /// peer (see [`deferred`]).
 pub fn wants(f: &Finding) -> bool {
+    // A call of the server's own wrapper over the peer changes with the wrapper, by hand: its
+    // receiver is not a peer, so neither tier can rewrite it in place.
+    if f.message.contains("(the server's own wrapper over") {
+        return false;
+    }
     (CODES.contains(&f.code.as_str()) && f.sdk.as_deref() == Some("rmcp"))
         || deferred::wants(f)
         || deferred::wants_raw(f)
@@ -94,7 +100,12 @@ fn plan_unit(
         });
         groups[g].1.push(i);
     }
-    let cx = Cx { src, idx, across };
+    let cx = Cx {
+        src,
+        idx,
+        across,
+        items: &file.items,
+    };
     // The hand-written handlers' delegates (`deferred::delegates`), for every helper of the file.
     let delegates = std::cell::OnceCell::new();
     // First every handler's own plan, then the shared import edit for those that can be fixed.
@@ -255,8 +266,8 @@ the {MAX_REWRITTEN_CALLS} the rewrite takes in one handler; migrate it by hand, 
                 members.len()
             )))
         }
-        Kind::Tool | Kind::HandWritten(_) => {
-            plan_handler(cx, site, findings, members).map_err(|(failed, why)| {
+        Kind::Tool | Kind::HandWritten(_) => plan_handler(cx, fns, site, findings, members)
+            .map_err(|(failed, why)| {
                 members
                     .iter()
                     .map(|&m| {
@@ -272,8 +283,7 @@ cannot be ({why}), and a handler is migrated as a whole"
                         (m, message)
                     })
                     .collect()
-            })
-        }
+            }),
         Kind::Prompt => Err(all(
             "rmcp's `#[prompt]` methods get no `Mrtr` handle from the runtime: move \
 this prompt into a hand-written `get_prompt` marked `#[mrtr_handler]` and ask there"
@@ -337,6 +347,8 @@ pub(super) struct Cx<'a> {
     pub(super) idx: &'a LineIndex<'a>,
     /// The text is a crate's files laid end to end: a helper's callers in other files are here.
     pub(super) across: bool,
+    /// The file's (or the laid-out crate's) items: the types a kept binding may have.
+    pub(super) items: &'a [syn::Item],
 }
 
 struct HandlerPlan {
@@ -357,6 +369,7 @@ struct HandlerPlan {
 /// Plans every call of one handler; `Err` names the first finding that cannot be rewritten.
 fn plan_handler(
     cx: &Cx,
+    fns: &[FnSite],
     site: &FnSite,
     findings: &[&Finding],
     members: &[usize],
@@ -370,6 +383,17 @@ fn plan_handler(
         calls.push(call);
     }
     refuse_kept_errors(cx, &calls, members)?;
+    if let Some(first) = calls.iter().map(|c| c.at).min() {
+        if let Some((name, ty)) = sealable::unsealable_kept(cx, fns, site, first) {
+            return Err((
+                members[0],
+                format!(
+                    "`{name}` (a `{ty}`, which does not derive `Serialize` and `Deserialize`) \
+would be kept across the ask"
+                ),
+            ));
+        }
+    }
     let (alias_edits, freed) = call::unused_aliases(cx, site, &calls, &body);
     // A context parameter the rewrite leaves unused becomes the `Mrtr` parameter.
     let mut replace = None;
