@@ -7,6 +7,7 @@ pub mod fast_hash;
 pub mod item_index;
 pub mod manifest;
 pub mod prefilter;
+pub mod request_flow;
 pub mod request_helpers;
 pub(crate) mod scan;
 pub mod scope;

@@ -21,6 +21,8 @@ pub struct RequestHelpers {
     /// fn name → the positions of its parameters (receiver not counted) that reach a sender or
     /// the `method` of a JSON-RPC object.
     pub forwarders: HashMap<String, Vec<usize>>,
+    /// The file's text names a legacy method (otherwise nothing else here was looked for).
+    pub names_method: bool,
 }
 
 impl RequestHelpers {
@@ -32,6 +34,7 @@ impl RequestHelpers {
         {
             return h;
         }
+        h.names_method = true;
         let mut fns = Fns::default();
         fns.visit_file(file);
         for (sig, block) in &fns.all {

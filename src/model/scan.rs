@@ -21,9 +21,6 @@ pub struct RawRequest {
 pub(crate) struct RawScan {
     pub(crate) raw: Vec<RawRequest>,
     pub(crate) idents: Vec<String>,
-    /// Fns and methods called (last path segment), where they are: a request builder of the file
-    /// (`request_helpers.rs`) makes the call a request value.
-    pub(crate) calls: Vec<(String, Span)>,
 }
 
 impl RawScan {
@@ -75,10 +72,6 @@ impl RawScan {
                         .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
                     if !in_envelope && !env {
                         self.idents.push(id.to_string());
-                        if matches!(toks.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
-                        {
-                            self.calls.push((id.to_string(), id.span()));
-                        }
                     }
                 }
                 TokenTree::Punct(p) if p.as_char() == ',' => key = None,
@@ -217,20 +210,6 @@ impl<'ast> Visit<'ast> for RawScan {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.tokens(m.tokens.clone(), false);
-    }
-
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let syn::Expr::Path(p) = &*c.func {
-            if let Some(last) = p.path.segments.last() {
-                self.calls.push((last.ident.to_string(), last.ident.span()));
-            }
-        }
-        syn::visit::visit_expr_call(self, c);
-    }
-
-    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        self.calls.push((mc.method.to_string(), mc.method.span()));
-        syn::visit::visit_expr_method_call(self, mc);
     }
 
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}

@@ -187,6 +187,9 @@ pub struct FileFacts {
     /// The rmcp upgrade table's old names standing in the file's text (empty when the package
     /// does not use rmcp): the upgrade rules check only the nodes that can name one.
     pub upgrade_names: crate::model::sdk::rmcp_upgrade::NamesInFile,
+    /// Where this file's request builders are sent, when the file has no package (with one, the
+    /// crate index answers for the whole package: [`FileFacts::request_flow`]).
+    local_flow: Option<crate::model::request_flow::RequestFlow>,
     /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
     index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
 }
@@ -268,7 +271,26 @@ impl FileFacts {
         g.visit_file(file);
         facts.crate_handler_impls();
         facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
+        if facts.items.is_none() && facts.helpers.names_method {
+            facts.local_flow = Some(crate::model::request_flow::RequestFlow::of_trees(
+                &facts.helpers.builders,
+                file,
+            ));
+        }
         facts
+    }
+
+    /// Which request builders and request-holding fields reach a sender: the package's answer
+    /// (built on first use), else this file's own. `None` when the file names no legacy method
+    /// (nothing in it can be a build site).
+    pub fn request_flow(&self) -> Option<&crate::model::request_flow::RequestFlow> {
+        if !self.helpers.names_method {
+            return None;
+        }
+        match &self.items {
+            Some(items) => Some(items.request_flow()),
+            None => self.local_flow.as_ref(),
+        }
     }
 
     /// Whether a `/`-separated path names a file under a `tests` or `benches` folder.

@@ -5,7 +5,7 @@
 use super::receiver::server_peer;
 use crate::model::callgraph::HandlerKind;
 use crate::model::request_helpers::is_method_sender;
-use crate::model::scan::RawRequest as RawLit;
+use crate::model::scan::{RawRequest as RawLit, RawScan};
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
@@ -67,6 +67,20 @@ impl Rule for RawRequest {
                     report_literals(cx, lits, &name);
                 }
             }
+            syn::Expr::Struct(s) => {
+                for f in &s.fields {
+                    if let syn::Member::Named(n) = &f.member {
+                        stored_in_field(cx, &n.to_string(), &f.expr);
+                    }
+                }
+            }
+            syn::Expr::Assign(a) => {
+                if let syn::Expr::Field(f) = &*a.left {
+                    if let syn::Member::Named(n) = &f.member {
+                        stored_in_field(cx, &n.to_string(), &a.right);
+                    }
+                }
+            }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else { return };
                 let Some(last) = p.path.segments.last() else {
@@ -84,6 +98,30 @@ impl Rule for RawRequest {
             }
             _ => {}
         }
+    }
+
+    /// A builder fn (`request_helpers.rs`) whose value the package sends somewhere else: the
+    /// finding stands at the request literal it builds, and names the sender.
+    fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
+        let name = sig.ident.to_string();
+        if !cx.facts().helpers.builders.contains_key(&name) {
+            return;
+        }
+        let Some(sender) = cx
+            .facts()
+            .request_flow()
+            .and_then(|f| f.builders.get(&name))
+            .cloned()
+        else {
+            return;
+        };
+        let mut scan = RawScan::default();
+        syn::visit::Visit::visit_block(&mut scan, block);
+        let sink = format!(
+            "returned by `{name}` and sent to the client by {}",
+            sender.describe()
+        );
+        report_built(cx, scan.raw, &sink);
     }
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
@@ -198,6 +236,69 @@ needs a redesign, not a mechanical rewrite"
     };
     cx.emit(draft);
 }
+
+/// A request literal stored in a field (`Pending { request: json!({..}) }`, `self.req = ..`) that
+/// the package reads and sends elsewhere.
+fn stored_in_field(cx: &mut Cx<'_>, field: &str, value: &syn::Expr) {
+    let Some(sender) = cx
+        .facts()
+        .request_flow()
+        .and_then(|f| f.fields.get(field))
+        .cloned()
+    else {
+        return;
+    };
+    let mut scan = RawScan::default();
+    syn::visit::Visit::visit_expr(&mut scan, value);
+    let sink = format!(
+        "stored in the field `{field}` and sent to the client by {}",
+        sender.describe()
+    );
+    report_built(cx, scan.raw, &sink);
+}
+
+/// Request literals built here and sent elsewhere: `via` says how they get there.
+fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
+    if cx.context().kind == HandlerKind::Client {
+        return;
+    }
+    for lit in lits {
+        let wire = lit.method.wire();
+        let draft = match cx.placement(Origin::Unknown) {
+            Placement::Reachable => Draft {
+                code: "MCP004",
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is built here, {via}; on 2026-07-28 the server must return an `InputRequiredResult` instead"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(RAW_HELP.to_string()),
+            },
+            Placement::Unreachable(why, _) => Draft {
+                code: super::UNREACHABLE,
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is built here, {via}, {why}; MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(
+                    crate::model::sdk::rmcp::RMCP
+                        .redesign_help(lit.method)
+                        .to_string(),
+                ),
+            },
+        };
+        cx.emit(draft);
+    }
+}
+
+const RAW_HELP: &str = "put the request in the `inputRequests` map of an `InputRequiredResult` \
+returned from the `tools/call`, `prompts/get` or `resources/read` handler, and resume from \
+`requestState` on the retry";
 
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
     // Client code routes these method names (it answers them); it never sends them.
