@@ -64,6 +64,8 @@ pub struct RequestFlow {
     pub builders: HashMap<String, Sender>,
     /// field name → the first sender of a value read from a field of that name.
     pub fields: HashMap<String, Sender>,
+    /// The package's constants that hold a legacy method's name (`const ROOTS: &str = ..`).
+    pub consts: HashMap<String, McpMethod>,
 }
 
 /// Where a tainted value came from: a builder fn's call or a field's read.
@@ -87,6 +89,7 @@ impl RequestFlow {
         };
         let mut trees: Vec<(usize, syn::File)> = Vec::new();
         let mut builders: HashSet<String> = HashSet::default();
+        let mut consts: HashMap<String, McpMethod> = HashMap::default();
         for (i, (path, text)) in files.iter().enumerate() {
             if !names_method(text) || is_test_path(root, path) {
                 continue;
@@ -96,6 +99,7 @@ impl RequestFlow {
             };
             let h = RequestHelpers::gather(&tree, text);
             builders.extend(h.builders.into_keys());
+            consts.extend(h.method_consts);
             trees.push((i, tree));
         }
         builders.retain(|b| !TOO_COMMON.contains(&b.as_str()));
@@ -109,6 +113,7 @@ impl RequestFlow {
                 field_names: flow.field_names.clone(),
                 returns: flow.returns.clone(),
                 stored: flow.stored.clone(),
+                consts: consts.clone(),
                 ..Pass::default()
             };
             for (i, tree) in &trees {
@@ -146,11 +151,17 @@ impl RequestFlow {
                 break;
             }
         }
-        flow.finish()
+        let mut out = flow.finish();
+        out.consts = consts;
+        out
     }
 
     /// The flow within one file's tree (a file linted without a package).
-    pub fn of_trees(builders: &HashMap<String, McpMethod>, tree: &syn::File) -> RequestFlow {
+    pub fn of_trees(
+        builders: &HashMap<String, McpMethod>,
+        consts: &HashMap<String, McpMethod>,
+        tree: &syn::File,
+    ) -> RequestFlow {
         let mut names: HashSet<String> = builders
             .keys()
             .filter(|b| !TOO_COMMON.contains(&b.as_str()))
@@ -164,6 +175,7 @@ impl RequestFlow {
                 field_names: flow.field_names.clone(),
                 returns: flow.returns.clone(),
                 stored: flow.stored.clone(),
+                consts: consts.clone(),
                 ..Pass::default()
             };
             next.visit_file(tree);
@@ -190,6 +202,8 @@ struct Pass {
     builders: HashSet<String>,
     /// Fields known (from earlier rounds) to hold a request.
     field_names: HashSet<String>,
+    /// Constants holding a legacy method's name.
+    consts: HashMap<String, McpMethod>,
     file: Option<PathBuf>,
     /// fn name → the sources its return value carries (it is a builder in turn).
     returns: HashMap<String, Vec<Source>>,
@@ -239,7 +253,8 @@ impl Pass {
         m.visit_expr(e);
         let mut raw = RawScan::default();
         raw.visit_expr(e);
-        (self.resolve(m), !raw.raw.is_empty())
+        let by_const = raw.consts.iter().any(|(c, _)| self.consts.contains_key(c));
+        (self.resolve(m), !raw.raw.is_empty() || by_const)
     }
 
     fn resolve(&self, m: Mentions) -> Vec<Source> {

@@ -274,10 +274,20 @@ impl FileFacts {
         if facts.items.is_none() && facts.helpers.names_method {
             facts.local_flow = Some(crate::model::request_flow::RequestFlow::of_trees(
                 &facts.helpers.builders,
+                &facts.helpers.method_consts,
                 file,
             ));
         }
         facts
+    }
+
+    /// The legacy method a constant of the file or the package holds
+    /// (`const ROOTS_LIST: &str = "roots/list";`).
+    pub fn method_const(&self, name: &str) -> Option<McpMethod> {
+        if let Some(m) = self.helpers.method_consts.get(name) {
+            return Some(*m);
+        }
+        self.items.as_ref()?.request_flow().consts.get(name).copied()
     }
 
     /// Which request builders and request-holding fields reach a sender: the package's answer

@@ -145,7 +145,7 @@ fn method_strings(
     name: &str,
     args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
 ) -> Vec<RawLit> {
-    if cx.facts().in_sdk_itself() || args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) {
+    if args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) {
         return Vec::new();
     }
     let positions: Vec<usize> = if is_method_sender(name) {
@@ -159,12 +159,18 @@ fn method_strings(
     positions
         .into_iter()
         .filter_map(|i| {
-            let lit = crate::model::scan::string_lit(args.iter().nth(i)?)?;
-            let method = McpMethod::from_wire(&lit.value())?;
-            Some(RawLit {
-                method,
-                span: lit.span(),
-            })
+            let arg = args.iter().nth(i)?;
+            if let Some(lit) = crate::model::scan::string_lit(arg) {
+                let method = McpMethod::from_wire(&lit.value())?;
+                return Some(RawLit {
+                    method,
+                    span: lit.span(),
+                });
+            }
+            // `send_request(ROOTS_LIST, ..)`: a constant holding the name.
+            let (name, span) = crate::model::scan::const_name(arg)?;
+            let method = cx.facts().method_const(&name)?;
+            Some(RawLit { method, span })
         })
         .collect()
 }
@@ -262,6 +268,10 @@ fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
     if cx.context().kind == HandlerKind::Client {
         return;
     }
+    if let Some(sdk) = sdk_itself(cx) {
+        report_in_sdk(cx, sdk, &lits, &format!("(built here, {via})"));
+        return;
+    }
     for lit in lits {
         let wire = lit.method.wire();
         let draft = match cx.placement(Origin::Unknown) {
@@ -300,9 +310,48 @@ const RAW_HELP: &str = "put the request in the `inputRequests` map of an `InputR
 returned from the `tools/call`, `prompts/get` or `resources/read` handler, and resume from \
 `requestState` on the retry";
 
+/// The SDK whose own package (its `src/`) the file is in: its senders are reported for its
+/// authors, whose whole SDK must move to MRTR.
+fn sdk_itself(cx: &Cx<'_>) -> Option<&'static SdkTable> {
+    if !cx.facts().in_sdk_itself() {
+        return None;
+    }
+    let name = cx.facts().package.as_deref()?.name.as_str();
+    SDKS.iter().copied().find(|s| s.packages.contains(&name))
+}
+
+/// A send in an SDK's own source: one finding for its authors (MCP004), wherever it stands.
+fn report_in_sdk(cx: &mut Cx<'_>, sdk: &SdkTable, lits: &[RawLit], how: &str) {
+    for lit in lits {
+        let wire = lit.method.wire();
+        cx.emit(Draft {
+            code: "MCP004",
+            first: lit.span,
+            last: lit.span,
+            message: format!(
+                "`{}`'s own code sends `{wire}` to the client {how}; this is the SDK's own sender, and on \
+2026-07-28 no server may send it mid-request",
+                sdk.name
+            ),
+            mcp_method: Some(lit.method),
+            sdk: Some(sdk.name),
+            help: Some(SDK_AUTHOR_HELP.to_string()),
+        });
+    }
+}
+
+const SDK_AUTHOR_HELP: &str = "for SDK authors: give servers an MRTR way to ask (return an \
+`InputRequiredResult` whose `inputRequests` carry this request, and hand the answers to the \
+handler on the retry with `requestState`), keep this sender only for sessions that negotiated an \
+older protocol, and deprecate it for 2026-07-28 sessions";
+
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
     // Client code routes these method names (it answers them); it never sends them.
     if cx.context().kind == HandlerKind::Client {
+        return;
+    }
+    if let Some(sdk) = sdk_itself(cx) {
+        report_in_sdk(cx, sdk, &lits, &format!("through `{sink}`"));
         return;
     }
     for lit in lits {
