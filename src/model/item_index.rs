@@ -61,6 +61,8 @@ pub struct ItemIndex {
     pub root: PathBuf,
     /// Where the package's hand-written requests are sent, worked out on first use.
     flow: OnceLock<crate::model::request_flow::RequestFlow>,
+    /// The package's asking wrappers (`wrappers.rs`), worked out on first use.
+    wrappers: OnceLock<crate::model::wrappers::AskingWrappers>,
 }
 
 impl ItemIndex {
@@ -76,17 +78,32 @@ impl ItemIndex {
     /// package's files are read again (few packages have one, and those pay once).
     pub fn request_flow(&self) -> &crate::model::request_flow::RequestFlow {
         self.flow.get_or_init(|| {
-            let files: Vec<(PathBuf, String)> = self
-                .files
-                .iter()
-                .filter(|f| !self.test_files.contains(&f.path))
-                .filter_map(|f| {
-                    let text = std::fs::read(&f.path).ok()?;
-                    Some((f.path.clone(), String::from_utf8(text).ok()?))
-                })
-                .collect();
-            crate::model::request_flow::RequestFlow::of_package(&self.root, &files)
+            crate::model::request_flow::RequestFlow::of_package(&self.root, &self.texts())
         })
+    }
+
+    /// The package's own methods that ask through an SDK peer (`wrappers.rs`), built on first
+    /// use: by the first call of an SDK request method's name on a receiver that is no peer.
+    pub fn asking_wrappers(
+        &self,
+        uses: &dyn Fn(&crate::model::sdk::SdkTable) -> bool,
+    ) -> &crate::model::wrappers::AskingWrappers {
+        self.wrappers.get_or_init(|| {
+            crate::model::wrappers::AskingWrappers::of_package(&self.root, &self.texts(), uses)
+        })
+    }
+
+    /// The texts of the package's files (read again: only the rare lazy tables need them),
+    /// without the module files declared under `#[cfg(test)]`.
+    fn texts(&self) -> Vec<(PathBuf, String)> {
+        self.files
+            .iter()
+            .filter(|f| !self.test_files.contains(&f.path))
+            .filter_map(|f| {
+                let text = std::fs::read(&f.path).ok()?;
+                Some((f.path.clone(), String::from_utf8(text).ok()?))
+            })
+            .collect()
     }
 
     /// Whether `path` (absolute, or relative to the working directory) is a module file declared

@@ -13,3 +13,4 @@ pub(crate) mod scan;
 pub mod scope;
 pub mod sdk;
 pub mod state;
+pub mod wrappers;

@@ -190,6 +190,8 @@ pub struct FileFacts {
     /// Where this file's request builders are sent, when the file has no package (with one, the
     /// crate index answers for the whole package: [`FileFacts::request_flow`]).
     local_flow: Option<crate::model::request_flow::RequestFlow>,
+    /// This file's asking wrappers, when the file has no package (see [`FileFacts::asking_wrapper`]).
+    local_wrappers: Option<crate::model::wrappers::AskingWrappers>,
     /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
     index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
 }
@@ -278,7 +280,23 @@ impl FileFacts {
                 file,
             ));
         }
+        if facts.items.is_none() && !facts.mentioned_sdks.is_empty() {
+            let wrappers = {
+                let f = &facts;
+                crate::model::wrappers::AskingWrappers::of_tree(file, &|s| !f.absent(s))
+            };
+            facts.local_wrappers = Some(wrappers);
+        }
         facts
+    }
+
+    /// The server's own method of this name that asks through an SDK peer (`wrappers.rs`): the
+    /// package's, worked out on first use, else this file's.
+    pub fn asking_wrapper(&self, name: &str) -> Option<&crate::model::wrappers::Wrapper> {
+        match &self.items {
+            Some(items) => items.asking_wrappers(&|s| !self.absent(s)).get(name),
+            None => self.local_wrappers.as_ref()?.get(name),
+        }
     }
 
     /// The legacy method a constant of the file or the package holds

@@ -121,7 +121,8 @@ impl Rule for RawRequest {
             "returned by `{name}` and sent to the client by {}",
             sender.describe()
         );
-        report_built(cx, scan.raw, &sink);
+        let lits = with_consts(cx, scan);
+        report_built(cx, lits, &sink);
     }
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
@@ -260,7 +261,19 @@ fn stored_in_field(cx: &mut Cx<'_>, field: &str, value: &syn::Expr) {
         "stored in the field `{field}` and sent to the client by {}",
         sender.describe()
     );
-    report_built(cx, scan.raw, &sink);
+    let lits = with_consts(cx, scan);
+    report_built(cx, lits, &sink);
+}
+
+/// A scan's request literals, and its constants that hold a legacy method's name.
+fn with_consts(cx: &Cx<'_>, scan: RawScan) -> Vec<RawLit> {
+    let mut lits = scan.raw;
+    for (name, span) in scan.consts {
+        if let Some(method) = cx.facts().method_const(&name) {
+            lits.push(RawLit { method, span });
+        }
+    }
+    lits
 }
 
 /// Request literals built here and sent elsewhere: `via` says how they get there.
