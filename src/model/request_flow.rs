@@ -525,8 +525,8 @@ impl Mentions {
                 TokenTree::Group(g) => self.tokens(g.stream()),
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
-                    let after_dot = i > 0
-                        && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                    let after_dot =
+                        i > 0 && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
                     let called = matches!(toks.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
                     if called {
                         self.calls.push(name);
@@ -540,8 +540,7 @@ impl Mentions {
                     // `println!("{line}")`: inline format arguments.
                     let s = l.to_string();
                     if s.starts_with('"') || s.starts_with('r') {
-                        self.idents
-                            .extend(crate::model::scan::format_arg_names(&s));
+                        self.idents.extend(crate::model::scan::format_arg_names(&s));
                     }
                 }
                 TokenTree::Punct(_) => {}

@@ -101,7 +101,8 @@ struct Fns<'ast> {
 
 impl Fns<'_> {
     fn constant(&mut self, name: &syn::Ident, value: &syn::Expr) {
-        let method = crate::model::scan::string_lit(value).and_then(|l| McpMethod::from_wire(&l.value()));
+        let method =
+            crate::model::scan::string_lit(value).and_then(|l| McpMethod::from_wire(&l.value()));
         if let Some(m) = method {
             self.consts.insert(name.to_string(), m);
         }

@@ -274,7 +274,9 @@ impl RawScan {
 /// `create_req`, `new_rpc_msg`), and not a log line about one (`log_request`).
 fn names_a_message(id: &syn::Ident) -> bool {
     let n = id.to_string().to_ascii_lowercase();
-    const LOGS: &[&str] = &["log", "trace", "debug", "info", "warn", "error", "record", "metric"];
+    const LOGS: &[&str] = &[
+        "log", "trace", "debug", "info", "warn", "error", "record", "metric",
+    ];
     if LOGS.iter().any(|l| n.starts_with(l)) {
         return false;
     }
@@ -290,7 +292,8 @@ pub(crate) fn const_name(e: &syn::Expr) -> Option<(String, Span)> {
             let last = p.path.segments.last()?;
             let n = last.ident.to_string();
             let caps = n.len() > 1
-                && n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
             caps.then(|| (n, last.ident.span()))
         }
         syn::Expr::Reference(r) => const_name(&r.expr),

@@ -274,10 +274,13 @@ impl FileFacts {
         facts.crate_handler_impls();
         facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
         if facts.items.is_none() && facts.helpers.names_method {
+            // The sends may stand in bodies the skeleton blanked (no trigger token in them): the
+            // flow reads the file as it is, as the package's flow does.
+            let full = crate::reading::parse::parse(text.as_bytes()).ok();
             facts.local_flow = Some(crate::model::request_flow::RequestFlow::of_trees(
                 &facts.helpers.builders,
                 &facts.helpers.method_consts,
-                file,
+                full.as_ref().map_or(file, |(_, f)| f),
             ));
         }
         if facts.items.is_none() && !facts.mentioned_sdks.is_empty() {
@@ -305,7 +308,12 @@ impl FileFacts {
         if let Some(m) = self.helpers.method_consts.get(name) {
             return Some(*m);
         }
-        self.items.as_ref()?.request_flow().consts.get(name).copied()
+        self.items
+            .as_ref()?
+            .request_flow()
+            .consts
+            .get(name)
+            .copied()
     }
 
     /// Which request builders and request-holding fields reach a sender: the package's answer

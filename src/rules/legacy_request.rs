@@ -2,8 +2,8 @@
 //! and MCP006 request-outside-mrtr-scope for the same calls where MRTR cannot reach.
 
 use super::receiver::server_peer;
-use crate::model::manifest::Dependency;
 use crate::model::callgraph::HandlerKind;
+use crate::model::manifest::Dependency;
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{Generics, RequestMethod, SdkTable, SDKS};
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
@@ -104,7 +104,9 @@ impl Rule for LegacyRequest {
 /// request methods are looked up, and only on receivers that are not an SDK's peer or context.
 fn wrapper_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall, name: &str) {
     if cx.context().kind == HandlerKind::Client
-        || !SDKS.iter().any(|s| s.request_methods_named(name).next().is_some())
+        || !SDKS
+            .iter()
+            .any(|s| s.request_methods_named(name).next().is_some())
     {
         return;
     }
