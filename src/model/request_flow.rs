@@ -123,23 +123,33 @@ impl RequestFlow {
             }
             builders.extend(next.returns.keys().cloned());
             flow = next;
-            let wanted: Vec<&str> = builders
+            // A builder is wanted where it is called (`name(`), a field where it is read (`.name`
+            // at the end of a word): a field's bare name (`params`) is in most files.
+            let mut wanted: Vec<(Vec<u8>, bool)> = builders
                 .iter()
-                .chain(flow.field_names.iter())
-                .map(String::as_str)
+                .map(|b| (format!("{b}(").into_bytes(), false))
                 .collect();
+            wanted.extend(
+                flow.field_names
+                    .iter()
+                    .map(|f| (format!(".{f}").into_bytes(), true)),
+            );
             if wanted.is_empty() {
                 break;
             }
+            let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            let names = |text: &[u8]| {
+                wanted.iter().any(|(w, field)| {
+                    memchr::memmem::find_iter(text, w)
+                        .any(|at| !*field || !text.get(at + w.len()).is_some_and(|&c| ident(c)))
+                })
+            };
             let mut grew = false;
             for (i, (path, text)) in files.iter().enumerate() {
                 if trees.iter().any(|(j, _)| *j == i) || is_test_path(root, path) {
                     continue;
                 }
-                let named = wanted
-                    .iter()
-                    .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some());
-                if !named {
+                if !names(text.as_bytes()) {
                     continue;
                 }
                 if let Ok((_, tree)) = crate::reading::parse::parse(text.as_bytes()) {
@@ -579,5 +589,63 @@ impl<'ast> Visit<'ast> for Mentions {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.tokens(m.tokens.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(src: &str) -> RequestFlow {
+        let file = syn::parse_file(src).unwrap();
+        let h = RequestHelpers::gather(&file, src);
+        RequestFlow::of_trees(&h.builders, &h.method_consts, &file)
+    }
+
+    #[test]
+    fn a_builders_value_is_followed_to_its_sender() {
+        let f = flow(
+            r#"
+            fn ask(id: u64) -> (u64, Value) { (id, json!({"id": id, "method": "roots/list"})) }
+            fn again(id: u64) -> Value { let (_, r) = ask(id); r }
+            fn park() -> Parked { Parked { body: json!({"method": "sampling/createMessage"}) } }
+            fn logged() -> Value { json!({"method": "elicitation/create"}) }
+            async fn run(out: &mut Stdout, p: Parked) {
+                let req = again(1);
+                let line = serde_json::to_string(&req).unwrap();
+                out.write_all(line.as_bytes()).await;
+                tx.send(p.body).await;
+                tracing::info!("{}", logged());
+            }
+            "#,
+        );
+        let sent = |b: &str| f.builders.get(b).map(|s| (s.sink.as_str(), s.line));
+        assert_eq!(sent("again"), Some(("write_all", 9)), "through two lets");
+        assert_eq!(
+            sent("ask"),
+            Some(("write_all", 9)),
+            "through `again`'s return"
+        );
+        assert_eq!(
+            f.fields.get("body").map(|s| s.sink.as_str()),
+            Some("send"),
+            "a parked request"
+        );
+        assert!(!f.builders.contains_key("logged"), "logging is no send");
+    }
+
+    #[test]
+    fn tests_and_clients_send_nothing() {
+        let f = flow(
+            r#"
+            fn roots_req() -> Value { json!({"method": "roots/list"}) }
+            impl ClientHandler for Mock { fn answer(&self) { self.tx.send(roots_req()); } }
+            #[cfg(test)]
+            mod tests { fn t() { tx.send(super::roots_req()); } }
+            #[test]
+            fn u() { tx.send(roots_req()); }
+            "#,
+        );
+        assert!(f.is_empty(), "{f:?}");
     }
 }

@@ -296,6 +296,10 @@ impl FileFacts {
     /// The server's own method of this name that asks through an SDK peer (`wrappers.rs`): the
     /// package's, worked out on first use, else this file's.
     pub fn asking_wrapper(&self, name: &str) -> Option<&crate::model::wrappers::Wrapper> {
+        // A package that uses no SDK has no peer to wrap (and its files are not read again).
+        if SDKS.iter().all(|s| self.absent(s)) {
+            return None;
+        }
         match &self.items {
             Some(items) => items.asking_wrappers(&|s| !self.absent(s)).get(name),
             None => self.local_wrappers.as_ref()?.get(name),
