@@ -32,9 +32,16 @@ async fn built(tx: Sender<serde_json::Value>) {
 
 #[test]
 fn a_request_from_a_builder_of_the_file_is_carried_through_lets() {
-    // `built` names no method: the request comes from `roots_req`, through two `let`s, and is
-    // reported where it is made.
-    assert_eq!(codes(BUILDER), vec![("MCP004".to_string(), 9)]);
+    // `built` names no method: the request comes from `roots_req`, through two `let`s; it is
+    // reported where it is built (the builder's literal), naming the sender.
+    assert_eq!(codes(BUILDER), vec![("MCP004".to_string(), 5)]);
+    let report = lint_source("src/server.rs", BUILDER.as_bytes(), &Settings::default());
+    assert!(
+        report.findings[0].message.contains("`roots_req`")
+            && report.findings[0].message.contains("`send` (line 11)"),
+        "{}",
+        report.findings[0].message
+    );
 }
 
 #[test]

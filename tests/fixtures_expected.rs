@@ -104,3 +104,16 @@ fn contexts_reached_indirectly() {
     // trait object's own calls, the trait over no peer.
     check("indirect-context-server");
 }
+
+#[test]
+fn context_wrapper_call_sites_are_reported() {
+    // `ToolContext::elicit` asks through rmcp's peer: its own inner call and each call site in a
+    // tool (in a loop, as a match scrutinee) are reported; a same-named method of another type,
+    // and test code, are not.
+    check("context-wrapper-server");
+}
+
+#[test]
+fn requests_built_in_one_file_and_sent_from_another() {
+    check("request-flow-server");
+}

@@ -57,6 +57,12 @@ pub struct ItemIndex {
     /// Sorted names (of any table) with a definition that names an SDK type: the only names a
     /// lookup can answer. Usually a handful, so a miss costs a few compares, not a hash.
     sdk_keys: Vec<String>,
+    /// The package's folder (empty for an index built from loose texts).
+    pub root: PathBuf,
+    /// Where the package's hand-written requests are sent, worked out on first use.
+    flow: OnceLock<crate::model::request_flow::RequestFlow>,
+    /// The package's asking wrappers (`wrappers.rs`), worked out on first use.
+    wrappers: OnceLock<crate::model::wrappers::AskingWrappers>,
 }
 
 impl ItemIndex {
@@ -65,6 +71,39 @@ impl ItemIndex {
         self.sdk_keys
             .binary_search_by(|k| k.as_str().cmp(name))
             .is_ok()
+    }
+
+    /// Which request builders and request-holding fields of the package reach a sender
+    /// (`request_flow.rs`). Built on first use, by the first file that has a builder: the
+    /// package's files are read again (few packages have one, and those pay once).
+    pub fn request_flow(&self) -> &crate::model::request_flow::RequestFlow {
+        self.flow.get_or_init(|| {
+            crate::model::request_flow::RequestFlow::of_package(&self.root, &self.texts())
+        })
+    }
+
+    /// The package's own methods that ask through an SDK peer (`wrappers.rs`), built on first
+    /// use: by the first call of an SDK request method's name on a receiver that is no peer.
+    pub fn asking_wrappers(
+        &self,
+        uses: &dyn Fn(&crate::model::sdk::SdkTable) -> bool,
+    ) -> &crate::model::wrappers::AskingWrappers {
+        self.wrappers.get_or_init(|| {
+            crate::model::wrappers::AskingWrappers::of_package(&self.root, &self.texts(), uses)
+        })
+    }
+
+    /// The texts of the package's files (read again: only the rare lazy tables need them),
+    /// without the module files declared under `#[cfg(test)]`.
+    fn texts(&self) -> Vec<(PathBuf, String)> {
+        self.files
+            .iter()
+            .filter(|f| !self.test_files.contains(&f.path))
+            .filter_map(|f| {
+                let text = std::fs::read(&f.path).ok()?;
+                Some((f.path.clone(), String::from_utf8(text).ok()?))
+            })
+            .collect()
     }
 
     /// Whether `path` (absolute, or relative to the working directory) is a module file declared
@@ -219,7 +258,9 @@ impl ItemIndex {
                 Some((p, String::from_utf8(text).ok()?))
             })
             .collect();
-        ItemIndex::build(files)
+        let mut index = ItemIndex::build(files);
+        index.root = normalize(&std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()));
+        index
     }
 }
 

@@ -21,6 +21,10 @@ pub struct RequestHelpers {
     /// fn name → the positions of its parameters (receiver not counted) that reach a sender or
     /// the `method` of a JSON-RPC object.
     pub forwarders: HashMap<String, Vec<usize>>,
+    /// The file's text names a legacy method (otherwise nothing else here was looked for).
+    pub names_method: bool,
+    /// `const ROOTS_LIST: &str = "roots/list";` (or a `static`) → its method.
+    pub method_consts: HashMap<String, McpMethod>,
 }
 
 impl RequestHelpers {
@@ -32,14 +36,21 @@ impl RequestHelpers {
         {
             return h;
         }
+        h.names_method = true;
         let mut fns = Fns::default();
         fns.visit_file(file);
+        h.method_consts = fns.consts;
         for (sig, block) in &fns.all {
             if matches!(sig.output, syn::ReturnType::Type(..)) {
                 let mut scan = RawScan::default();
                 scan.visit_block(block);
-                if let Some(r) = scan.raw.first() {
-                    h.builders.insert(sig.ident.to_string(), r.method);
+                let by_const = || {
+                    scan.consts
+                        .iter()
+                        .find_map(|(c, _)| h.method_consts.get(c).copied())
+                };
+                if let Some(m) = scan.raw.first().map(|r| r.method).or_else(by_const) {
+                    h.builders.insert(sig.ident.to_string(), m);
                 }
             }
         }
@@ -85,9 +96,32 @@ pub fn is_method_sender(name: &str) -> bool {
 #[derive(Default)]
 struct Fns<'ast> {
     all: Vec<(&'ast syn::Signature, &'ast syn::Block)>,
+    consts: HashMap<String, McpMethod>,
+}
+
+impl Fns<'_> {
+    fn constant(&mut self, name: &syn::Ident, value: &syn::Expr) {
+        let method =
+            crate::model::scan::string_lit(value).and_then(|l| McpMethod::from_wire(&l.value()));
+        if let Some(m) = method {
+            self.consts.insert(name.to_string(), m);
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Fns<'ast> {
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.constant(&c.ident, &c.expr);
+    }
+
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        self.constant(&s.ident, &s.expr);
+    }
+
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        self.constant(&c.ident, &c.expr);
+    }
+
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         self.all.push((&f.sig, &f.block));
         syn::visit::visit_item_fn(self, f);

@@ -21,9 +21,10 @@ pub struct RawRequest {
 pub(crate) struct RawScan {
     pub(crate) raw: Vec<RawRequest>,
     pub(crate) idents: Vec<String>,
-    /// Fns and methods called (last path segment), where they are: a request builder of the file
-    /// (`request_helpers.rs`) makes the call a request value.
-    pub(crate) calls: Vec<(String, Span)>,
+    /// Constants passed as a method (`RequestMessage::new(id, ROOTS_LIST, ..)`, `method: ROOTS`):
+    /// a request when the constant holds a legacy method's name (`request_helpers.rs` lists the
+    /// file's; the caller resolves them).
+    pub(crate) consts: Vec<(String, Span)>,
 }
 
 impl RawScan {
@@ -70,15 +71,21 @@ impl RawScan {
                     self.tokens(g.stream(), env);
                 }
                 TokenTree::Ident(id) => {
+                    if key.as_deref() == Some("method") && !in_envelope {
+                        let e: syn::Expr = syn::Expr::Path(syn::ExprPath {
+                            attrs: Vec::new(),
+                            qself: None,
+                            path: syn::Path::from(id.clone()),
+                        });
+                        if let Some(c) = const_name(&e) {
+                            self.consts.push(c);
+                        }
+                    }
                     let env = key
                         .as_deref()
                         .is_some_and(|k| raw::ENVELOPE_KEYS.contains(&k));
                     if !in_envelope && !env {
                         self.idents.push(id.to_string());
-                        if matches!(toks.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
-                        {
-                            self.calls.push((id.to_string(), id.span()));
-                        }
                     }
                 }
                 TokenTree::Punct(p) if p.as_char() == ',' => key = None,
@@ -199,6 +206,9 @@ impl<'ast> Visit<'ast> for RawScan {
                 continue;
             }
             if name == "method" {
+                if let Some(c) = const_name(&f.expr) {
+                    self.consts.push(c);
+                }
                 if let Some(lit) = string_lit(&f.expr) {
                     if let Some(m) = McpMethod::from_wire(&lit.value()) {
                         self.raw.push(RawRequest {
@@ -221,17 +231,79 @@ impl<'ast> Visit<'ast> for RawScan {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
-            if let Some(last) = p.path.segments.last() {
-                self.calls.push((last.ident.to_string(), last.ident.span()));
+            // `X::new(id, "roots/list", ..)`, or any call whose type or fn names a message.
+            let ctor = p.path.segments.len() > 1
+                && p.path.segments.last().is_some_and(|s| s.ident == "new");
+            if ctor || p.path.segments.iter().any(|s| names_a_message(&s.ident)) {
+                self.message_args(&c.args);
             }
         }
         syn::visit::visit_expr_call(self, c);
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        self.calls.push((mc.method.to_string(), mc.method.span()));
+        if names_a_message(&mc.method) {
+            self.message_args(&mc.args);
+        }
         syn::visit::visit_expr_method_call(self, mc);
     }
 
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+}
+
+impl RawScan {
+    /// A server's own typed message: a constructor whose argument is a legacy method's name
+    /// (`RequestMessage::new(id, "roots/list", params)`, `mgr.create_req(ELICIT, ..)`).
+    fn message_args(&mut self, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) {
+        for a in args {
+            if let Some(lit) = string_lit(a) {
+                if let Some(m) = McpMethod::from_wire(&lit.value()) {
+                    self.raw.push(RawRequest {
+                        method: m,
+                        span: lit.span(),
+                    });
+                }
+            } else if let Some(c) = const_name(a) {
+                self.consts.push(c);
+            }
+        }
+    }
+}
+
+/// Whether a type or fn name says it makes a request message (`RequestMessage`, `JsonRpcRequest`,
+/// `create_req`, `new_rpc_msg`), and not a log line about one (`log_request`).
+fn names_a_message(id: &syn::Ident) -> bool {
+    let n = id.to_string().to_ascii_lowercase();
+    const LOGS: &[&str] = &[
+        "log", "trace", "debug", "info", "warn", "error", "record", "metric",
+    ];
+    if LOGS.iter().any(|l| n.starts_with(l)) {
+        return false;
+    }
+    ["req", "msg", "message", "rpc"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+/// `ROOTS_LIST`, `methods::ROOTS_LIST`, `Self::ROOTS`: a constant's name (all capitals).
+pub(crate) fn const_name(e: &syn::Expr) -> Option<(String, Span)> {
+    match e {
+        syn::Expr::Path(p) => {
+            let last = p.path.segments.last()?;
+            let n = last.ident.to_string();
+            let caps = n.len() > 1
+                && n.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            caps.then(|| (n, last.ident.span()))
+        }
+        syn::Expr::Reference(r) => const_name(&r.expr),
+        syn::Expr::Paren(p) => const_name(&p.expr),
+        syn::Expr::MethodCall(mc)
+            if crate::reading::ident_is_one_of(&mc.method, raw::STRING_CONVERSIONS) =>
+        {
+            const_name(&mc.receiver)
+        }
+        syn::Expr::Call(c) if c.args.len() == 1 => const_name(&c.args[0]),
+        _ => None,
+    }
 }

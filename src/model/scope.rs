@@ -187,6 +187,11 @@ pub struct FileFacts {
     /// The rmcp upgrade table's old names standing in the file's text (empty when the package
     /// does not use rmcp): the upgrade rules check only the nodes that can name one.
     pub upgrade_names: crate::model::sdk::rmcp_upgrade::NamesInFile,
+    /// Where this file's request builders are sent, when the file has no package (with one, the
+    /// crate index answers for the whole package: [`FileFacts::request_flow`]).
+    local_flow: Option<crate::model::request_flow::RequestFlow>,
+    /// This file's asking wrappers, when the file has no package (see [`FileFacts::asking_wrapper`]).
+    local_wrappers: Option<crate::model::wrappers::AskingWrappers>,
     /// Kinds worked out from the crate index, per (table, key): each is parsed once per file.
     index_kinds: RefCell<HashMap<(IndexTable, String), Kind>>,
 }
@@ -268,7 +273,64 @@ impl FileFacts {
         g.visit_file(file);
         facts.crate_handler_impls();
         facts.helpers = crate::model::request_helpers::RequestHelpers::gather(file, text);
+        if facts.items.is_none() && facts.helpers.names_method {
+            // The sends may stand in bodies the skeleton blanked (no trigger token in them): the
+            // flow reads the file as it is, as the package's flow does.
+            let full = crate::reading::parse::parse(text.as_bytes()).ok();
+            facts.local_flow = Some(crate::model::request_flow::RequestFlow::of_trees(
+                &facts.helpers.builders,
+                &facts.helpers.method_consts,
+                full.as_ref().map_or(file, |(_, f)| f),
+            ));
+        }
+        if facts.items.is_none() && !facts.mentioned_sdks.is_empty() {
+            let wrappers = {
+                let f = &facts;
+                crate::model::wrappers::AskingWrappers::of_tree(file, &|s| !f.absent(s))
+            };
+            facts.local_wrappers = Some(wrappers);
+        }
         facts
+    }
+
+    /// The server's own method of this name that asks through an SDK peer (`wrappers.rs`): the
+    /// package's, worked out on first use, else this file's.
+    pub fn asking_wrapper(&self, name: &str) -> Option<&crate::model::wrappers::Wrapper> {
+        // A package that uses no SDK has no peer to wrap (and its files are not read again).
+        if SDKS.iter().all(|s| self.absent(s)) {
+            return None;
+        }
+        match &self.items {
+            Some(items) => items.asking_wrappers(&|s| !self.absent(s)).get(name),
+            None => self.local_wrappers.as_ref()?.get(name),
+        }
+    }
+
+    /// The legacy method a constant of the file or the package holds
+    /// (`const ROOTS_LIST: &str = "roots/list";`).
+    pub fn method_const(&self, name: &str) -> Option<McpMethod> {
+        if let Some(m) = self.helpers.method_consts.get(name) {
+            return Some(*m);
+        }
+        self.items
+            .as_ref()?
+            .request_flow()
+            .consts
+            .get(name)
+            .copied()
+    }
+
+    /// Which request builders and request-holding fields reach a sender: the package's answer
+    /// (built on first use), else this file's own. `None` when the file names no legacy method
+    /// (nothing in it can be a build site).
+    pub fn request_flow(&self) -> Option<&crate::model::request_flow::RequestFlow> {
+        if !self.helpers.names_method {
+            return None;
+        }
+        match &self.items {
+            Some(items) => Some(items.request_flow()),
+            None => self.local_flow.as_ref(),
+        }
     }
 
     /// Whether a `/`-separated path names a file under a `tests` or `benches` folder.

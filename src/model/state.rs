@@ -398,10 +398,11 @@ impl<'a> State<'a> {
     }
 
     fn resolve_raw(&self, scan: RawScan) -> Vec<RawRequest> {
+        // A call of a request builder (`send(roots_request(id))`) is reported where the builder
+        // builds the request, not here (`request_flow.rs`, `rules/raw_request.rs`).
         let mut out = scan.raw;
-        // `send(roots_request(id))`: a fn of the file that returns a hand-written request.
-        for (name, span) in scan.calls {
-            if let Some(&method) = self.facts.helpers.builders.get(&name) {
+        for (name, span) in scan.consts {
+            if let Some(method) = self.facts.method_const(&name) {
                 out.push(RawRequest { method, span });
             }
         }
@@ -490,12 +491,13 @@ impl<'a> State<'a> {
         // Both scans below walk the whole value, for every `let` of every fn: they are skipped
         // when nothing they look for can be there. A request type or variant is found by its
         // name as written, a hand-written request by its method's name in a string, else only
-        // through a local name bound to one or a call of one of the file's request builders.
+        // through a local name bound to one, or a constant of the file that holds a method's name.
         let names = self.fn_names;
         if v.request.is_none() && (names.types || self.bound_request) {
             v.request = self.request_in(init);
         }
-        if !(names.methods || self.bound_raw || !self.facts.helpers.builders.is_empty()) {
+        let consts = !self.facts.helpers.method_consts.is_empty();
+        if !(names.methods || self.bound_raw || consts) {
             return v;
         }
         let raw = self.raw_requests_in_expr(init);

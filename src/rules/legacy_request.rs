@@ -2,8 +2,9 @@
 //! and MCP006 request-outside-mrtr-scope for the same calls where MRTR cannot reach.
 
 use super::receiver::server_peer;
+use crate::model::callgraph::HandlerKind;
 use crate::model::manifest::Dependency;
-use crate::model::scope::Origin;
+use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{Generics, RequestMethod, SdkTable, SDKS};
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
@@ -42,6 +43,7 @@ impl Rule for LegacyRequest {
                         return;
                     }
                 }
+                wrapper_call(cx, mc, &name);
             }
             // `Peer::create_message(&peer, params)`.
             syn::Expr::Call(c) => {
@@ -93,6 +95,88 @@ impl Rule for LegacyRequest {
             }
             _ => {}
         }
+    }
+}
+
+/// A call of the server's own asking method (`ctx.elicit::<Confirm>(..)` where `ctx` is the
+/// server's `ToolContext`, whose `elicit` calls rmcp's peer inside; `model/wrappers.rs`): the
+/// call site is reported like a call of the SDK method, naming the wrapper. Only names of SDK
+/// request methods are looked up, and only on receivers that are not an SDK's peer or context.
+fn wrapper_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall, name: &str) {
+    if cx.context().kind == HandlerKind::Client
+        || !SDKS
+            .iter()
+            .any(|s| s.request_methods_named(name).next().is_some())
+    {
+        return;
+    }
+    let v = cx.value_of(&mc.receiver);
+    let Some(w) = cx.facts().asking_wrapper(name).cloned() else {
+        return;
+    };
+    match &v.kind {
+        // A peer's own call was the SDK loop's to decide; a client's context asks nothing. (A
+        // server context here is the wrapper itself: `ToolContext::new(context)` reads as the
+        // context it wraps.)
+        Kind::Peer { .. } | Kind::Handler(_) => return,
+        Kind::Context {
+            side: Some(crate::model::sdk::Side::Client),
+            ..
+        } => return,
+        Kind::SelfOf(Some(t)) if *t != w.owner => return,
+        // The wrapper's own body calling the SDK method of the same name through `self.peer`
+        // (untyped) is the inner call, not a call of the wrapper.
+        _ if cx.context().name == name && receiver_is_self_field(&mc.receiver) => return,
+        _ => {}
+    }
+    let Some(m) = w.sdk.request_methods_named(w.inner).next() else {
+        return;
+    };
+    let wire = w.sends.wire();
+    let span = mc.method.span();
+    let draft = match cx.placement(v.origin) {
+        Placement::Reachable => Draft {
+            code: w.sends.legacy_code(),
+            first: span,
+            last: span,
+            message: format!(
+                "`{name}` of `{}` (the server's own wrapper over {}'s `{}`) sends `{wire}` to the \
+client in the middle of a request; on 2026-07-28 the server must return an \
+`InputRequiredResult` instead",
+                w.owner, w.sdk.name, w.inner
+            ),
+            mcp_method: Some(w.sends),
+            sdk: Some(w.sdk.name),
+            help: Some(format!(
+                "{} (the call site and the wrapper `{}::{name}` change together)",
+                m.replacement, w.owner
+            )),
+        },
+        Placement::Unreachable(why, _) => Draft {
+            code: super::UNREACHABLE,
+            first: span,
+            last: span,
+            message: format!(
+                "`{name}` of `{}` (the server's own wrapper over {}'s `{}`) sends `{wire}` {why}; \
+MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite",
+                w.owner, w.sdk.name, w.inner
+            ),
+            mcp_method: Some(w.sends),
+            sdk: Some(w.sdk.name),
+            help: Some(w.sdk.redesign_help(w.sends).to_string()),
+        },
+    };
+    cx.emit(draft);
+}
+
+fn receiver_is_self_field(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Field(f) => matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self")),
+        syn::Expr::MethodCall(mc) => receiver_is_self_field(&mc.receiver),
+        syn::Expr::Await(a) => receiver_is_self_field(&a.base),
+        syn::Expr::Paren(p) => receiver_is_self_field(&p.expr),
+        syn::Expr::Reference(r) => receiver_is_self_field(&r.expr),
+        _ => false,
     }
 }
 

@@ -5,7 +5,7 @@
 use super::receiver::server_peer;
 use crate::model::callgraph::HandlerKind;
 use crate::model::request_helpers::is_method_sender;
-use crate::model::scan::RawRequest as RawLit;
+use crate::model::scan::{RawRequest as RawLit, RawScan};
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
@@ -67,6 +67,20 @@ impl Rule for RawRequest {
                     report_literals(cx, lits, &name);
                 }
             }
+            syn::Expr::Struct(s) => {
+                for f in &s.fields {
+                    if let syn::Member::Named(n) = &f.member {
+                        stored_in_field(cx, &n.to_string(), &f.expr);
+                    }
+                }
+            }
+            syn::Expr::Assign(a) => {
+                if let syn::Expr::Field(f) = &*a.left {
+                    if let syn::Member::Named(n) = &f.member {
+                        stored_in_field(cx, &n.to_string(), &a.right);
+                    }
+                }
+            }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else { return };
                 let Some(last) = p.path.segments.last() else {
@@ -84,6 +98,31 @@ impl Rule for RawRequest {
             }
             _ => {}
         }
+    }
+
+    /// A builder fn (`request_helpers.rs`) whose value the package sends somewhere else: the
+    /// finding stands at the request literal it builds, and names the sender.
+    fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
+        let name = sig.ident.to_string();
+        if !cx.facts().helpers.builders.contains_key(&name) {
+            return;
+        }
+        let Some(sender) = cx
+            .facts()
+            .request_flow()
+            .and_then(|f| f.builders.get(&name))
+            .cloned()
+        else {
+            return;
+        };
+        let mut scan = RawScan::default();
+        syn::visit::Visit::visit_block(&mut scan, block);
+        let sink = format!(
+            "returned by `{name}` and sent to the client by {}",
+            sender.describe()
+        );
+        let lits = with_consts(cx, scan);
+        report_built(cx, lits, &sink);
     }
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
@@ -107,7 +146,7 @@ fn method_strings(
     name: &str,
     args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
 ) -> Vec<RawLit> {
-    if cx.facts().in_sdk_itself() || args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) {
+    if args.iter().any(|a| matches!(a, syn::Expr::Closure(_))) {
         return Vec::new();
     }
     let positions: Vec<usize> = if is_method_sender(name) {
@@ -121,12 +160,18 @@ fn method_strings(
     positions
         .into_iter()
         .filter_map(|i| {
-            let lit = crate::model::scan::string_lit(args.iter().nth(i)?)?;
-            let method = McpMethod::from_wire(&lit.value())?;
-            Some(RawLit {
-                method,
-                span: lit.span(),
-            })
+            let arg = args.iter().nth(i)?;
+            if let Some(lit) = crate::model::scan::string_lit(arg) {
+                let method = McpMethod::from_wire(&lit.value())?;
+                return Some(RawLit {
+                    method,
+                    span: lit.span(),
+                });
+            }
+            // `send_request(ROOTS_LIST, ..)`: a constant holding the name.
+            let (name, span) = crate::model::scan::const_name(arg)?;
+            let method = cx.facts().method_const(&name)?;
+            Some(RawLit { method, span })
         })
         .collect()
 }
@@ -199,9 +244,127 @@ needs a redesign, not a mechanical rewrite"
     cx.emit(draft);
 }
 
+/// A request literal stored in a field (`Pending { request: json!({..}) }`, `self.req = ..`) that
+/// the package reads and sends elsewhere.
+fn stored_in_field(cx: &mut Cx<'_>, field: &str, value: &syn::Expr) {
+    let Some(sender) = cx
+        .facts()
+        .request_flow()
+        .and_then(|f| f.fields.get(field))
+        .cloned()
+    else {
+        return;
+    };
+    let mut scan = RawScan::default();
+    syn::visit::Visit::visit_expr(&mut scan, value);
+    let sink = format!(
+        "stored in the field `{field}` and sent to the client by {}",
+        sender.describe()
+    );
+    let lits = with_consts(cx, scan);
+    report_built(cx, lits, &sink);
+}
+
+/// A scan's request literals, and its constants that hold a legacy method's name.
+fn with_consts(cx: &Cx<'_>, scan: RawScan) -> Vec<RawLit> {
+    let mut lits = scan.raw;
+    for (name, span) in scan.consts {
+        if let Some(method) = cx.facts().method_const(&name) {
+            lits.push(RawLit { method, span });
+        }
+    }
+    lits
+}
+
+/// Request literals built here and sent elsewhere: `via` says how they get there.
+fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
+    if cx.context().kind == HandlerKind::Client {
+        return;
+    }
+    if let Some(sdk) = sdk_itself(cx) {
+        report_in_sdk(cx, sdk, &lits, &format!("(built here, {via})"));
+        return;
+    }
+    for lit in lits {
+        let wire = lit.method.wire();
+        let draft = match cx.placement(Origin::Unknown) {
+            Placement::Reachable => Draft {
+                code: "MCP004",
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is built here, {via}; on 2026-07-28 the server must return an `InputRequiredResult` instead"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(RAW_HELP.to_string()),
+            },
+            Placement::Unreachable(why, _) => Draft {
+                code: super::UNREACHABLE,
+                first: lit.span,
+                last: lit.span,
+                message: format!(
+                    "a hand-written `{wire}` JSON-RPC request is built here, {via}, {why}; MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
+                ),
+                mcp_method: Some(lit.method),
+                sdk: Some("raw"),
+                help: Some(
+                    crate::model::sdk::rmcp::RMCP
+                        .redesign_help(lit.method)
+                        .to_string(),
+                ),
+            },
+        };
+        cx.emit(draft);
+    }
+}
+
+const RAW_HELP: &str = "put the request in the `inputRequests` map of an `InputRequiredResult` \
+returned from the `tools/call`, `prompts/get` or `resources/read` handler, and resume from \
+`requestState` on the retry";
+
+/// The SDK whose own package (its `src/`) the file is in: its senders are reported for its
+/// authors, whose whole SDK must move to MRTR.
+fn sdk_itself(cx: &Cx<'_>) -> Option<&'static SdkTable> {
+    if !cx.facts().in_sdk_itself() {
+        return None;
+    }
+    let name = cx.facts().package.as_deref()?.name.as_str();
+    SDKS.iter().copied().find(|s| s.packages.contains(&name))
+}
+
+/// A send in an SDK's own source: one finding for its authors (MCP004), wherever it stands.
+fn report_in_sdk(cx: &mut Cx<'_>, sdk: &SdkTable, lits: &[RawLit], how: &str) {
+    for lit in lits {
+        let wire = lit.method.wire();
+        cx.emit(Draft {
+            code: "MCP004",
+            first: lit.span,
+            last: lit.span,
+            message: format!(
+                "`{}`'s own code sends `{wire}` to the client {how}; this is the SDK's own sender, and on \
+2026-07-28 no server may send it mid-request",
+                sdk.name
+            ),
+            mcp_method: Some(lit.method),
+            sdk: Some(sdk.name),
+            help: Some(SDK_AUTHOR_HELP.to_string()),
+        });
+    }
+}
+
+const SDK_AUTHOR_HELP: &str = "for SDK authors: give servers an MRTR way to ask (return an \
+`InputRequiredResult` whose `inputRequests` carry this request, and hand the answers to the \
+handler on the retry with `requestState`), keep this sender only for sessions that negotiated an \
+older protocol, and deprecate it for 2026-07-28 sessions";
+
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
     // Client code routes these method names (it answers them); it never sends them.
     if cx.context().kind == HandlerKind::Client {
+        return;
+    }
+    if let Some(sdk) = sdk_itself(cx) {
+        report_in_sdk(cx, sdk, &lits, &format!("through `{sink}`"));
         return;
     }
     for lit in lits {
