@@ -16,7 +16,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LINT=$ROOT/target/release/cargo-mcp-lint
+LINT=${CARGO_TARGET_DIR:-$ROOT/target}/release/cargo-mcp-lint
 TREES=("$@")
 [ ${#TREES[@]} -eq 0 ] && TREES=("$ROOT/bench/out/vendor" "$ROOT/bench/out/mcp-tree")
 LIMIT=${LIMIT:-60}

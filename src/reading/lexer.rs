@@ -99,18 +99,23 @@ impl<'a> Lexer<'a> {
         let braces = |from: usize| {
             memchr::memchr3(b'{', b'}', b'"', &bytes[from..]).map_or(bytes.len(), |i| from + i)
         };
-        let others = |from: usize| {
-            memchr::memchr3(b'\'', b'/', b'#', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+        // Looked for only up to the next brace (`upto` when there is none before it): a search
+        // to the end of the text from each of many small bodies with none of these bytes left
+        // after them made the crate index quadratic in the number of fns.
+        let others = |from: usize, upto: usize| {
+            let upto = upto.max(from);
+            memchr::memchr3(b'\'', b'/', b'#', &bytes[from..upto]).map_or(upto, |i| from + i)
         };
         let mut depth = 1usize;
-        let (mut next_brace, mut next_other) = (braces(self.at), others(self.at));
+        let mut next_brace = braces(self.at);
+        let mut next_other = others(self.at, next_brace);
         loop {
             let from = self.at;
             if next_brace < from {
                 next_brace = braces(from);
             }
             if next_other < from {
-                next_other = others(from);
+                next_other = others(from, next_brace);
             }
             let i = next_brace.min(next_other);
             let Some(&b) = bytes.get(i) else {
