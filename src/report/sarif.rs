@@ -342,7 +342,13 @@ mod tests {
                 }],
                 summary: Default::default(),
             };
-            let out = render(&report, &rule_metas(), &[], &["a note".into()], Path::new("/w"));
+            let out = render(
+                &report,
+                &rule_metas(),
+                &[],
+                &["a note".into()],
+                Path::new("/w"),
+            );
             let value: Value = serde_json::from_str(&out).unwrap();
             let whole = serde_json::to_string_pretty(&value).unwrap() + "\n";
             assert_eq!(out, whole);
