@@ -327,3 +327,98 @@ fn a_file_name_that_is_not_utf8_is_read_fixed_and_pointed_at_by_its_real_name() 
     assert!(fixed.contains("mrtr.elicit"), "{fixed}");
     assert!(!fixed.contains("mcp-lint: allow(MCP003)"), "{fixed}");
 }
+
+/// SARIF over 10,000 findings: its results are written one at a time, so the run's peak is the
+/// plain run's plus about the output's size (a tree of values for the whole log peaked at 14
+/// times the output).
+#[test]
+fn sarif_over_many_findings_peaks_near_its_output_size() {
+    let p = Project::new();
+    std::fs::remove_file(p.path("src/tools.rs")).unwrap();
+    let body: String = (0..10_000)
+        .map(|i| format!("    let _r{i} = context.peer.list_roots().await;\n"))
+        .collect();
+    p.write(
+        "src/lib.rs",
+        &format!(
+            "use rmcp::service::RequestContext;\nuse rmcp::{{tool, tool_router, RoleServer}};\n\
+             pub struct S;\n#[tool_router]\nimpl S {{\n#[tool(description = \"x\")]\n\
+             async fn t(&self, context: RequestContext<RoleServer>) -> String {{\n{body}    String::new()\n}}\n}}\n"
+        ),
+    );
+    let (code, concise, _, plain_peak) = run_measured(p.dir.path(), &["--format", "concise"]);
+    assert_eq!(code, 1);
+    assert_eq!(concise.lines().count(), 10_000);
+    let (code, sarif, err, sarif_peak) = run_measured(p.dir.path(), &["--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let extra = sarif_peak.saturating_sub(plain_peak);
+    assert!(
+        extra < 4 * sarif.len() as u64,
+        "SARIF took {} MB more than concise for {} MB of output",
+        extra >> 20,
+        sarif.len() >> 20
+    );
+}
+
+/// The pass across files (a helper in one file, its caller in another) on CRLF sources: the
+/// lines it adds keep the files' CRLF.
+#[test]
+fn the_pass_across_files_keeps_crlf_in_crlf_sources() {
+    let manifest = "[package]\nname = \"p\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\"] }\n";
+    let helper = "use rmcp::{ErrorData, Peer, RoleServer};\n\n\
+pub(crate) async fn sure(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {\n\
+    let listed = peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;\n\
+    Ok(!listed.roots.is_empty())\n}\n";
+    let tool = "use rmcp::model::*;\nuse rmcp::service::RequestContext;\n\
+use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub struct S;\n\n\
+#[tool_router]\nimpl S {\n    #[tool(description = \"d\")]\n\
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n\
+        let ok = crate::shared::sure(&ctx.peer).await?;\n\
+        Ok(CallToolResult::success(vec![ContentBlock::text(ok.to_string())]))\n    }\n}\n";
+    let dir = package(&manifest.replace('\n', "\r\n"), &tool.replace('\n', "\r\n"));
+    std::fs::write(
+        dir.path().join("src/shared.rs"),
+        helper.replace('\n', "\r\n"),
+    )
+    .unwrap();
+    let r = run(dir.path(), &["--fix", "--unsafe-fixes"]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let shared = std::fs::read_to_string(dir.path().join("src/shared.rs")).unwrap();
+    assert!(
+        shared.contains("#[mrtr_helper]"),
+        "rewritten across files: {shared}"
+    );
+    for file in ["src/shared.rs", "src/lib.rs", "Cargo.toml"] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert!(all_crlf(&text), "{file}: {text:?}");
+    }
+}
+
+/// `--fix --upgrade-rmcp` writes the sources before the manifest: a run killed between the two
+/// leaves rmcp 3.x names under a 2.x requirement. The run says so before it writes anything, and
+/// the next run finishes it.
+#[test]
+fn upgrade_rmcp_says_before_writing_that_an_interrupted_run_is_finished_by_the_next() {
+    let manifest =
+        "[package]\nname = \"srv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = \"2.2\"\n";
+    let dir = package(
+        manifest,
+        "use rmcp::model::*;\n\npub fn t() -> ContentBlock {\n    Content::text(\"x\")\n}\n",
+    );
+    let r = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    let note = r
+        .stderr
+        .find("interrupted, run the same command again")
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    let first_write = r.stderr.find("fixed").unwrap_or(r.stderr.len());
+    assert!(note < first_write, "{}", r.stderr);
+    // As a run killed after the sources: the manifest still on 2.x. The same command finishes.
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    let r = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let now = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+    assert!(now.contains("rmcp = \"3."), "{now}");
+    let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(lib.contains("ContentBlock::text(\"x\")"), "{lib}");
+}
