@@ -134,3 +134,24 @@ fn exit_without_shutdown_exits_1() {
     let status = c.exit();
     assert_eq!(status.code(), Some(1), "{status}");
 }
+
+/// The language server's fuzz corpus (`fuzz/corpus/lsp_frames`) replayed through the framing
+/// reader, as the fuzz target runs it: every frame a message or an error the server can send.
+#[test]
+fn the_framing_fuzz_corpus_reads_without_a_panic() {
+    use mcp_lint::server::framing::{self, Frame};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/lsp_frames");
+    let mut inputs = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let data = std::fs::read(entry.unwrap().path()).unwrap();
+        inputs += 1;
+        let mut r = std::io::BufReader::with_capacity(7, &data[..]);
+        while let Some(frame) = framing::read_frame(&mut r).unwrap() {
+            if let Frame::Rejected(e) = frame {
+                let code = e["error"]["code"].as_i64().unwrap();
+                assert!(code == framing::PARSE_ERROR || code == framing::INVALID_REQUEST);
+            }
+        }
+    }
+    assert!(inputs >= 8);
+}
