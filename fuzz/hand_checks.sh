@@ -11,16 +11,20 @@
 #   fifo, dev-zero                  a FIFO and a symlink to /dev/zero named *.rs in the tree
 # and: the same report, byte for byte, with RAYON_NUM_THREADS=1 and =8 on the given tree.
 #
-# usage: fuzz/hand_checks.sh [TREE...]   (determinism trees; default bench/out/vendor and
+# usage: [LINT=BINARY] [LIMIT=SECONDS] fuzz/hand_checks.sh [TREE...]   (determinism trees; default bench/out/vendor and
 #        bench/out/mcp-tree, which bench/run.sh lays out: the second has ~10k findings)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LINT=$ROOT/target/release/cargo-mcp-lint
 TREES=("$@")
 [ ${#TREES[@]} -eq 0 ] && TREES=("$ROOT/bench/out/vendor" "$ROOT/bench/out/mcp-tree")
 LIMIT=${LIMIT:-60}
-(cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint) || exit 2
+# LINT=BINARY runs the checks on that binary (a debug build on a busy machine: raise LIMIT);
+# otherwise the release build, made first (in CARGO_TARGET_DIR when that is set).
+if [ -z "${LINT:-}" ]; then
+    LINT=${CARGO_TARGET_DIR:-$ROOT/target}/release/cargo-mcp-lint
+    (cd "$ROOT" && cargo build --release --locked --bin cargo-mcp-lint) || exit 2
+fi
 WORK=$(mktemp -d)
 trap 'chmod -R u+rwx "$WORK"; rm -rf "$WORK"' EXIT
 failures=0

@@ -106,6 +106,54 @@ enum Plan {
     InPlace(PathBuf),
 }
 
+/// Refuses a report target (`--output FILE`) that is one of the run's own inputs: a file being
+/// linted (the report would replace the source it describes) or a package's `Cargo.toml` or
+/// `Cargo.lock`. Compared by file identity, so a link or another spelling of the path is caught.
+pub fn check_report_target(output: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let manifest = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n == "Cargo.toml" || n == "Cargo.lock")
+    };
+    let resolved = std::fs::canonicalize(output).ok();
+    if manifest(output) || resolved.as_deref().is_some_and(manifest) {
+        return Err(format!(
+            "--output {}: a manifest; the report is not written over it",
+            output.display()
+        ));
+    }
+    let Ok(meta) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    if !meta.is_file() {
+        return Ok(());
+    }
+    let same = |m: &Metadata| -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            m.dev() == meta.dev() && m.ino() == meta.ino()
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = m;
+            false
+        }
+    };
+    for input in inputs {
+        let hit = match std::fs::metadata(input) {
+            Ok(m) if cfg!(unix) => same(&m),
+            _ => std::fs::canonicalize(input).ok() == resolved,
+        };
+        if hit {
+            return Err(format!(
+                "--output {}: a file this run lints; the report is not written over it",
+                output.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks `path` as a target for `kind` without writing anything: refuses what
 /// [`write_file_atomic`] would refuse (a special file for [`Kind::Source`], a read-only file, a
 /// dangling link, a directory). `--fix` calls it before reading the file again, so a FIFO is never

@@ -195,8 +195,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Some(Command::Server(a)) => crate::server::run_stdio(crate::server::Options {
             config: a.config.clone(),
             baseline: a.baseline.clone(),
-        })
-        .map(|()| EXIT_CLEAN),
+        }),
         Some(Command::Migrate(a)) => run_migrate(a),
         None => run_lint(&cli.lint),
     };
@@ -374,6 +373,9 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     let (files, walk_errors) = crate::reading::discover::discover(&paths, &settings.base_dir);
     phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;
+    if let Some(out) = &args.output {
+        crate::atomic_write::check_report_target(out, &files)?;
+    }
     settings.test_code = gate::test_code_policy(&files, &mut resolver)?;
     phases.mark("exclude");
     let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
@@ -406,12 +408,14 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return run_fix(args, &gated.report, &mut texts, &settings, &mut resolver);
     }
     // Meta findings can sit in files the engine had no finding in; the human format shows source.
-    let extra: Vec<(String, String)> = gated
-        .report
-        .findings
-        .iter()
-        .filter(|f| sources.get(&f.path).is_none())
-        .filter_map(|f| texts.get(&f.path).map(|t| (f.path.clone(), t)))
+    // One copy per file, not per finding: 25,000 MCP901s in one file held 25,000 copies of it.
+    let missing: std::collections::BTreeSet<&str> = (gated.report.findings.iter())
+        .map(|f| f.path.as_str())
+        .filter(|p| sources.get(p).is_none())
+        .collect();
+    let extra: Vec<(String, String)> = missing
+        .into_iter()
+        .filter_map(|p| texts.get(p).map(|t| (p.to_string(), t)))
         .collect();
     sources.files.extend(extra);
     if let Some(reason) = &args.add_suppressions {
@@ -438,7 +442,8 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         )
     {
         for e in &gated.report.errors {
-            eprintln!("error: {}: {}", e.path, e.message);
+            let path = crate::report::concise::escape_path(&e.path);
+            eprintln!("error: {path}: {}", e.message);
         }
     }
     let stale_fails = args.strict_baseline && gated.stale > 0;
@@ -510,6 +515,13 @@ fn run_fix(
     settings: &Settings,
     resolver: &mut Resolver,
 ) -> Result<i32, String> {
+    if args.upgrade_rmcp && !args.diff {
+        // Said before anything is written, so a run killed between the two steps has said it.
+        eprintln!(
+            "note: --upgrade-rmcp writes the sources first, then Cargo.toml; if this run is \
+             interrupted, run the same command again: it finishes the upgrade"
+        );
+    }
     let opts = crate::fix_driver::Options {
         allowed: crate::fix::Allowed {
             unsafe_fixes: args.unsafe_fixes,

@@ -259,8 +259,29 @@ pub fn run_with_baseline(
     let mut leftover: Vec<(String, Vec<Finding>)> = Vec::new();
     let mut now: std::collections::HashMap<String, String> = Default::default();
     let mut cleaned = std::collections::BTreeSet::new();
+    // A package whose manifest does not parse gets no file written: its sources would be fixed
+    // without the manifest edit they need (the `mrtr` line, the rmcp bump). One line per manifest.
+    let broken = broken_manifests(report, &settings.base_dir);
+    let mut told = std::collections::BTreeSet::new();
     for (path, findings) in by_path {
         let as_read = findings.len();
+        if let Some(m) = under_broken(&settings.base_dir.join(path), &broken) {
+            if told.insert(m.clone()) {
+                let shown = crate::reading::source::display_path(m, &settings.base_dir);
+                writeln!(
+                    err,
+                    "{shown}: does not parse; no file of its package is fixed (mend it and run again)"
+                )
+                .map_err(output_error)?;
+                outcome.failed += 1;
+                outcome.not_fixed.push(not_fixed(
+                    &shown,
+                    "does not parse; no file of its package is fixed",
+                ));
+            }
+            left_in_failed += as_read;
+            continue;
+        }
         let admitted = findings.iter().any(|f| {
             f.fix
                 .as_ref()
@@ -285,7 +306,10 @@ pub fn run_with_baseline(
                         Vec::new()
                     }
                 };
-            fix_text(path, &original, findings, opts.allowed, &mut again)
+            let mut fixed = fix_text(path, &original, findings, opts.allowed, &mut again);
+            // Lines a fix adds are LF; a CRLF source keeps its CRLF.
+            fixed.text = crate::fix::apply::with_line_endings_of(&fixed.original, fixed.text);
+            fixed
         } else {
             FileFix {
                 path: path.to_string(),
@@ -327,7 +351,7 @@ pub fn run_with_baseline(
             continue;
         }
         // The package's manifest, when the fixed text starts using the runtime it lacks.
-        let file = settings.base_dir.join(path);
+        let file = crate::reading::source::os_path(&settings.base_dir, path);
         let manifest = match packages.for_file(&file).map(|p| p.manifest.clone()) {
             Some(m) => crate::fix::runtime_dependency::manifest_with_runtime(
                 &m,
@@ -932,7 +956,16 @@ pub fn plan_package_across(
     let mut set: Vec<(std::path::PathBuf, String, String)> = plan
         .texts
         .iter()
-        .map(|(i, t)| (base.join(&files[*i].0), files[*i].1.clone(), t.clone()))
+        .map(|(i, t)| {
+            let (shown, old) = &files[*i];
+            // The plan writes LF lines; a CRLF source keeps its CRLF.
+            let new = crate::fix::apply::with_line_endings_of(old, t.clone());
+            (
+                crate::reading::source::os_path(base, shown),
+                old.clone(),
+                new,
+            )
+        })
         .collect();
     for (m, manifest) in manifests.iter().enumerate() {
         let uses_runtime = plan
@@ -972,19 +1005,60 @@ fn plural_es(n: usize) -> &'static str {
 /// Replaces each file of one fix set with its new text, all or none (`atomic_write`), unless a
 /// file is not one `--fix` may replace (a special or read-only file: checked before reading it
 /// again, so a FIFO is never opened) or no longer holds what the run read (edited meanwhile).
+/// The manifests the run reported as not parsing (absolute).
+fn broken_manifests(report: &Report, base: &Path) -> Vec<std::path::PathBuf> {
+    report
+        .errors
+        .iter()
+        .map(|e| base.join(&e.path))
+        .filter(|p| p.file_name().is_some_and(|n| n == "Cargo.toml"))
+        .filter_map(|p| std::path::absolute(p).ok())
+        .collect()
+}
+
+/// The broken manifest that is the nearest `Cargo.toml` above `file`, if it is one of `broken`.
+fn under_broken<'a>(
+    file: &Path,
+    broken: &'a [std::path::PathBuf],
+) -> Option<&'a std::path::PathBuf> {
+    if broken.is_empty() {
+        return None;
+    }
+    let file = std::path::absolute(file).ok()?;
+    for dir in file.ancestors().skip(1) {
+        let manifest = dir.join("Cargo.toml");
+        if let Some(b) = broken.iter().find(|b| **b == manifest) {
+            return Some(b);
+        }
+        if manifest.is_file() {
+            return None;
+        }
+    }
+    None
+}
+
 fn write_checked(set: &[(std::path::PathBuf, &str, &str)]) -> Result<(), String> {
     use crate::atomic_write::{check_target, write_all_or_none, Kind};
+    // The message is printed after the first file's name: another file of the set (its
+    // `Cargo.toml`) is named in it.
+    let about = |file: &Path, message: String| match set.first() {
+        Some((first, _, _)) if first != file => format!("{}: {message}", file.display()),
+        _ => message,
+    };
     for (file, _, _) in set {
-        check_target(file, Kind::Source).map_err(|e| e.message)?;
+        check_target(file, Kind::Source).map_err(|e| about(file, e.message))?;
     }
     for (file, original, _) in set {
-        let now = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
+        let now = std::fs::read(file).map_err(|e| about(file, format!("cannot read: {e}")))?;
         if now != original.as_bytes() {
-            return Err("the file changed on disk during the run".into());
+            return Err(about(
+                file,
+                "the file changed on disk during the run".into(),
+            ));
         }
     }
     let writes: Vec<(&Path, &str)> = set.iter().map(|(f, _, t)| (f.as_path(), *t)).collect();
-    write_all_or_none(&writes, Kind::Source).map_err(|e| e.message)
+    write_all_or_none(&writes, Kind::Source).map_err(|e| about(&e.path, e.message))
 }
 
 /// Counts findings left in a file by what would fix them: (unsafe fix not admitted,

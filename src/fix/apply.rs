@@ -19,6 +19,36 @@ pub struct Applied {
     pub invalid: Vec<usize>,
 }
 
+/// `new` with the line endings of `original`: when every line of `original` ends in CRLF, each
+/// LF that `new` holds alone (a line a fix or a TOML rewrite added) gets its CR. A text with mixed
+/// or LF endings is returned as it is.
+pub fn with_line_endings_of(original: &str, new: String) -> String {
+    let crlf = original.contains("\r\n")
+        && memchr::memchr_iter(b'\n', original.as_bytes())
+            .all(|i| i > 0 && original.as_bytes()[i - 1] == b'\r');
+    if !crlf {
+        return new;
+    }
+    let b = new.as_bytes();
+    let lone = memchr::memchr_iter(b'\n', b)
+        .filter(|&i| i == 0 || b[i - 1] != b'\r')
+        .count();
+    if lone == 0 {
+        return new;
+    }
+    let mut out = String::with_capacity(new.len() + lone);
+    let mut last = 0;
+    for i in memchr::memchr_iter(b'\n', b) {
+        if i == 0 || b[i - 1] != b'\r' {
+            out.push_str(&new[last..i]);
+            out.push_str("\r\n");
+            last = i + 1;
+        }
+    }
+    out.push_str(&new[last..]);
+    out
+}
+
 /// Whether two edits touch the same bytes. An insertion conflicts with anything that starts or
 /// ends where it stands (the order of the two texts would be a guess).
 pub fn overlaps(a: &Edit, b: &Edit) -> bool {

@@ -28,12 +28,17 @@ pub enum Outcome {
 #[derive(Debug, Clone)]
 pub struct ManifestEdit {
     doc: DocumentMut,
+    /// The text as read: `toml_edit` writes LF line endings, and a CRLF manifest keeps CRLF.
+    original: String,
 }
 
 impl ManifestEdit {
     pub fn parse(text: &str) -> Result<ManifestEdit, String> {
         text.parse::<DocumentMut>()
-            .map(|doc| ManifestEdit { doc })
+            .map(|doc| ManifestEdit {
+                doc,
+                original: text.to_string(),
+            })
             .map_err(|e| format!("Cargo.toml does not parse: {e}"))
     }
 
@@ -49,7 +54,7 @@ impl ManifestEdit {
 
     /// The manifest's text with the edits.
     pub fn text(&self) -> String {
-        self.doc.to_string()
+        crate::fix::apply::with_line_endings_of(&self.original, self.doc.to_string())
     }
 
     /// The requirement written for `package` (the first entry that has one).
@@ -570,5 +575,19 @@ rmcp = "1.7"
         assert_eq!(m.ensure_dependency("mrtr", spec), Ok(Outcome::Unchanged));
         assert!(m.ensure_dependency("x", "{ nope").is_err());
         assert!(ManifestEdit::parse("[dependencies\n").is_err());
+    }
+
+    #[test]
+    fn a_crlf_manifest_keeps_crlf_after_an_edit() {
+        let text = "[package]\r\nname = \"x\"\r\n\r\n[dependencies]\r\nserde = \"1\"\r\n";
+        let mut m = ManifestEdit::parse(text).unwrap();
+        m.ensure_dependency("mrtr", "\"0.1\"").unwrap();
+        let out = m.text();
+        assert!(out.contains("mrtr"), "{out}");
+        assert_eq!(
+            out.matches('\n').count(),
+            out.matches("\r\n").count(),
+            "{out:?}"
+        );
     }
 }

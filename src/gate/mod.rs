@@ -89,7 +89,7 @@ impl<'a> Texts<'a> {
         if self.sources.without_directives.contains(path) {
             return None;
         }
-        let text = std::fs::read_to_string(self.base.join(path)).ok();
+        let text = std::fs::read_to_string(crate::reading::source::os_path(&self.base, path)).ok();
         // Only texts with directives are asked for again (meta findings, identities); caching
         // every file of a large tree would hold all of it in memory.
         if text
@@ -264,8 +264,13 @@ pub fn apply(
                 ));
             }
             let mut b = Baseline::from_findings(&keyed, &ctxs);
-            // Entries of files this run did not lint stay as they were.
-            if let Ok(old) = Baseline::load(file) {
+            // Entries of files this run did not lint stay as they were. A baseline that is there
+            // but does not read (a merge conflict, a truncation) is refused, as plain `--baseline`
+            // refuses it: replacing it would drop every other file's entries without a word.
+            if file.exists() {
+                let old = Baseline::load(file).map_err(|e| {
+                    format!("--update-baseline: {e}; not replaced (mend it, or delete it to start afresh)")
+                })?;
                 b.entries.extend(
                     old.entries
                         .into_iter()
@@ -372,7 +377,7 @@ pub fn add_suppressions(findings: &[Finding], reason: &str, base: &Path) -> (Vec
     let mut lines = Vec::new();
     let mut ok = true;
     for (path, fs) in by_path {
-        let file = base.join(path);
+        let file = crate::reading::source::os_path(base, path);
         let result = std::fs::read_to_string(&file)
             .map_err(|e| format!("cannot read: {e}"))
             .and_then(|src| suppress::add_suppressions(&src, &fs, reason))

@@ -132,6 +132,8 @@ pub struct SourceScopes {
     pub stmts: Vec<(usize, usize)>,
     /// [`SourceScopes::coverage_from`]'s answers, by line, made on first use.
     outermost: std::sync::OnceLock<HashMap<usize, (usize, usize)>>,
+    /// The items' extents nested, for [`SourceScopes::innermost_item_at`], made on first use.
+    nested: std::sync::OnceLock<crate::reading::source::Nested<Pos>>,
 }
 
 impl SourceScopes {
@@ -180,11 +182,16 @@ impl SourceScopes {
         let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
         // proc-macro2 counts columns in chars, from 0.
         let pos = (line, src[line_start..offset].chars().count());
-        self.items
-            .iter()
-            .filter(|it| it.start <= pos && pos < it.end)
-            .max_by_key(|it| (it.start, std::cmp::Reverse(it.end)))
-            .map(|it| (it.start.0, it.end.0))
+        // In log time: a scan of every item per `//!` directive made a file with one in each
+        // of its fns quadratic.
+        let nested = self.nested.get_or_init(|| {
+            crate::reading::source::Nested::new(
+                self.items.iter().map(|it| (it.start, it.end)).collect(),
+            )
+        });
+        nested
+            .innermost(pos)
+            .map(|k| (self.items[k].start.0, self.items[k].end.0))
     }
 
     /// Lines covered by a directive that targets `line`: the outermost item or statement that
@@ -452,6 +459,7 @@ pub fn directives(src: &str, scopes: Option<&SourceScopes>) -> (Vec<Directive>, 
         .collect();
     let empty = SourceScopes::default();
     let scopes = scopes.unwrap_or(&empty);
+    let next_code = next_code_lines(&lexed, &comment_lines);
     for c in &lexed.comments {
         if c.outer_doc {
             continue;
@@ -473,7 +481,7 @@ pub fn directives(src: &str, scopes: Option<&SourceScopes>) -> (Vec<Directive>, 
         let target = if c.trailing || c.inner {
             None
         } else {
-            next_code_line(c.line, &lexed, &comment_lines)
+            next_code.get(c.line + 1).copied().flatten()
         };
         let coverage = if c.inner {
             match scopes.innermost_item_at(src, c.start, c.line) {
@@ -505,19 +513,22 @@ pub fn directives(src: &str, scopes: Option<&SourceScopes>) -> (Vec<Directive>, 
     (found, bad)
 }
 
-/// The next line after `line` that holds code, passing over comment-only lines; a blank line stops.
-fn next_code_line(line: usize, lexed: &Lexed, comment_lines: &BTreeSet<usize>) -> Option<usize> {
-    let mut l = line + 1;
-    while l <= lexed.has_code.len() {
-        if lexed.has_code[l - 1] {
-            return Some(l);
-        }
-        if !comment_lines.contains(&l) {
-            return None;
-        }
-        l += 1;
+/// Index `line`: the first line from `line` on that holds code, passing over comment-only lines
+/// (a blank line stops: None). One pass from the end: a search forward from each directive made
+/// a block of 25,000 directive lines quadratic.
+fn next_code_lines(lexed: &Lexed, comment_lines: &BTreeSet<usize>) -> Vec<Option<usize>> {
+    let n = lexed.has_code.len();
+    let mut next = vec![None; n + 2];
+    for l in (1..=n).rev() {
+        next[l] = if lexed.has_code[l - 1] {
+            Some(l)
+        } else if comment_lines.contains(&l) {
+            next[l + 1]
+        } else {
+            None
+        };
     }
-    None
+    next
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,17 +618,42 @@ pub fn apply(path: &str, src: &str, findings: Vec<Finding>, policy: &Policy) -> 
     let mut used: BTreeMap<(usize, usize), bool> = BTreeMap::new();
     let mut kept = Vec::new();
     let mut suppressed = 0;
+    // A sweep over the lines: each finding meets only the directives whose lines hold it (a scan
+    // of every directive per finding is quadratic in a file with a directive on each line).
+    let whole_file: Vec<&(usize, &Directive)> = valid
+        .iter()
+        .filter(|(_, d)| matches!(d.coverage, Coverage::File))
+        .collect();
+    let mut spans: Vec<(usize, usize, usize)> = valid
+        .iter()
+        .enumerate()
+        .filter_map(|(vi, (_, d))| match d.coverage {
+            Coverage::Lines(s, e) => Some((s, e, vi)),
+            _ => None,
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut findings = findings;
+    findings.sort_by_key(|f| f.line);
+    let mut next_span = 0;
+    // (end line, index into `valid`), the earliest end on top.
+    let mut open: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> =
+        Default::default();
     for f in findings {
+        while next_span < spans.len() && spans[next_span].0 <= f.line {
+            let (_, e, vi) = spans[next_span];
+            open.push(std::cmp::Reverse((e, vi)));
+            next_span += 1;
+        }
+        while open.peek().is_some_and(|r| r.0 .0 < f.line) {
+            open.pop();
+        }
         let mut hit = false;
-        for (di, d) in &valid {
-            let covers = match d.coverage {
-                Coverage::File => true,
-                Coverage::Lines(s, e) => s <= f.line && f.line <= e,
-                Coverage::Nothing => false,
-            };
-            if !covers {
-                continue;
-            }
+        let covering = open
+            .iter()
+            .map(|r| &valid[r.0 .1])
+            .chain(whole_file.iter().copied());
+        for (di, d) in covering {
             if let Some(ci) = d.codes.iter().position(|c| c.0 == f.code) {
                 used.insert((*di, ci), true);
                 hit = true;

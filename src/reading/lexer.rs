@@ -97,20 +97,33 @@ impl<'a> Lexer<'a> {
         // three: each set's next position is looked for again only once the walk is past it.
         let bytes = self.bytes;
         let braces = |from: usize| {
-            memchr::memchr3(b'{', b'}', b'"', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+            let at =
+                memchr::memchr3(b'{', b'}', b'"', &bytes[from..]).map_or(bytes.len(), |i| from + i);
+            #[cfg(test)]
+            tests::SCANNED.with(|n| n.set(n.get() + (at - from)));
+            at
         };
-        let others = |from: usize| {
-            memchr::memchr3(b'\'', b'/', b'#', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+        // Looked for only up to the next brace (`upto` when there is none before it): a search
+        // to the end of the text from each of many small bodies with none of these bytes left
+        // after them made the crate index quadratic in the number of fns.
+        let others = |from: usize, upto: usize| {
+            let upto = upto.max(from);
+            let at =
+                memchr::memchr3(b'\'', b'/', b'#', &bytes[from..upto]).map_or(upto, |i| from + i);
+            #[cfg(test)]
+            tests::SCANNED.with(|n| n.set(n.get() + (at - from)));
+            at
         };
         let mut depth = 1usize;
-        let (mut next_brace, mut next_other) = (braces(self.at), others(self.at));
+        let mut next_brace = braces(self.at);
+        let mut next_other = others(self.at, next_brace);
         loop {
             let from = self.at;
             if next_brace < from {
                 next_brace = braces(from);
             }
             if next_other < from {
-                next_other = others(from);
+                next_other = others(from, next_brace);
             }
             let i = next_brace.min(next_other);
             let Some(&b) = bytes.get(i) else {
@@ -393,6 +406,43 @@ mod tests {
                 "other",
             ]
         );
+    }
+
+    thread_local! {
+        /// Bytes `skip_block`'s searches passed over on this thread.
+        pub(super) static SCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Bytes scanned to skip every body of `n` one-line fns, as the crate index skips them, and
+    /// the text's length.
+    fn scanned_for(n: usize) -> (usize, usize) {
+        let text: String = (0..n)
+            .map(|i| format!("fn t{i}(_p: CreateElicitationRequestParams) {{}}\n"))
+            .collect();
+        let mut lexer = Lexer::new(text.as_bytes());
+        SCANNED.with(|c| c.set(0));
+        let mut bodies = 0;
+        while let Some(t) = lexer.next() {
+            if matches!(t, Token::Punct(b'{')) {
+                lexer.skip_block();
+                bodies += 1;
+            }
+        }
+        assert_eq!(bodies, n);
+        (SCANNED.with(|c| c.get()), text.len())
+    }
+
+    /// Skipping passes over each byte of the text a bounded number of times: a search to the end
+    /// of the text from each body passed over it once per fn (quadratic: 100k fns took 24 s).
+    #[test]
+    fn skipping_many_small_bodies_scans_a_linear_number_of_bytes() {
+        for n in [2_000, 8_000] {
+            let (scanned, len) = scanned_for(n);
+            assert!(
+                scanned <= 2 * len,
+                "{scanned} bytes scanned for {n} fns in {len}"
+            );
+        }
     }
 
     #[test]

@@ -203,6 +203,7 @@ pub fn window(line: &str, at: usize, before: usize, width: usize) -> std::ops::R
 
 /// Half-open ranges that nest (items, fns), for finding the innermost one around a place in log
 /// time: a scan of every range per finding made files with thousands of each quadratic.
+#[derive(Debug, Clone)]
 pub struct Nested<K> {
     ranges: Vec<(K, K)>,
     /// Indexes into `ranges`, by start (the outer first at equal starts).
@@ -248,41 +249,116 @@ impl<K: Ord + Copy> Nested<K> {
     }
 }
 
+/// The path a report shows for `path`: relative to `base` when both are absolute, `/`-separated.
+/// A name that is not UTF-8 is shown with each byte that is not as `\xNN`, and the shown name is
+/// remembered with the real path, so [`os_path`] finds the file again for reading and writing.
 pub fn display_path(path: &std::path::Path, base: &std::path::Path) -> String {
     use std::path::Component;
+    let mut lossy = false;
+    let mut text = |c: &std::ffi::OsStr| -> String {
+        match c.to_str() {
+            Some(s) => s.to_string(),
+            None => {
+                lossy = true;
+                escape_os(c)
+            }
+        }
+    };
     let rel: Vec<String> = if path.is_absolute() && base.is_absolute() {
         let p: Vec<Component> = path.components().collect();
         let b: Vec<Component> = base.components().collect();
         let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
         if common == 0 {
-            return path.to_string_lossy().replace('\\', "/");
+            let shown = text(path.as_os_str());
+            let shown = if cfg!(windows) {
+                shown.replace('\\', "/")
+            } else {
+                shown
+            };
+            if lossy {
+                remember(&shown, path);
+            }
+            return shown;
         }
         let ups = b[common..]
             .iter()
             .filter(|c| matches!(c, Component::Normal(_)))
             .count();
         std::iter::repeat_n("..".to_string(), ups)
-            .chain(
-                p[common..]
-                    .iter()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-            )
+            .chain(p[common..].iter().map(|c| text(c.as_os_str())))
             .collect()
     } else {
         path.components()
             .filter(|c| !matches!(c, Component::CurDir))
             .map(|c| match c {
                 Component::RootDir => String::new(),
-                other => other.as_os_str().to_string_lossy().into_owned(),
+                other => text(other.as_os_str()),
             })
             .collect()
     };
     let joined = rel.join("/");
+    if lossy {
+        remember(&joined, path);
+    }
     if joined.is_empty() {
         ".".to_string()
     } else {
         joined
     }
+}
+
+/// `name` with every byte that is not part of UTF-8 text written `\xNN`.
+fn escape_os(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
+    }
+}
+
+/// Shown names of files whose real names are not UTF-8, with their real paths (absolute).
+fn shown_names() -> &'static std::sync::Mutex<HashMap<String, std::path::PathBuf>> {
+    static NAMES: std::sync::OnceLock<std::sync::Mutex<HashMap<String, std::path::PathBuf>>> =
+        std::sync::OnceLock::new();
+    NAMES.get_or_init(Default::default)
+}
+
+fn remember(shown: &str, path: &std::path::Path) {
+    if let Ok(real) = std::path::absolute(path) {
+        shown_names()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(shown.to_string(), real);
+    }
+}
+
+/// The real path of a file shown (by [`display_path`]) as `shown`, relative to `base`: the
+/// remembered one for a name that is not UTF-8, else `base/shown`.
+pub fn os_path(base: &std::path::Path, shown: &str) -> std::path::PathBuf {
+    real_path_of(shown).unwrap_or_else(|| base.join(shown))
+}
+
+/// The real path behind a shown name that had to be escaped, if `shown` is one.
+pub fn real_path_of(shown: &str) -> Option<std::path::PathBuf> {
+    if !shown.contains("\\x") {
+        return None;
+    }
+    shown_names()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(shown)
+        .cloned()
 }
 
 #[cfg(test)]

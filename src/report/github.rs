@@ -5,11 +5,22 @@ use std::fmt::Write as _;
 
 use crate::finding::{Finding, Level};
 
-/// Escaping for the message part of a workflow command.
+/// Escaping for the message part of a workflow command: `%`, CR and LF as the runner decodes
+/// them, and every other control character but tab percent-encoded too (an ESC from a file name
+/// would otherwise reach the log as a terminal escape).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '%' || (c.is_control() && c != '\t') {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                write!(out, "%{b:02X}").unwrap();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Escaping for a property value (`file=`, `title=`): also `:` and `,`, which delimit properties.
@@ -56,6 +67,7 @@ mod tests {
     #[test]
     fn escapes_every_delimiter() {
         assert_eq!(escape_data("100%\r\nx: a,b"), "100%25%0D%0Ax: a,b");
+        assert_eq!(escape_data("a\u{1b}[31mb\tc"), "a%1B[31mb\tc");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
     }
 

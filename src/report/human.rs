@@ -8,6 +8,7 @@ use super::RenderOptions;
 use crate::finding::{Applicability, Finding, Level, Report};
 use crate::lint::Sources;
 use crate::reading::source::{window, LineIndex};
+use crate::report::concise::escape_path;
 
 /// Longest line shown whole. A longer one (minified or generated code) is shown as a window of
 /// this many chars around the finding: whole, a 200 KB line with two thousand findings printed
@@ -46,7 +47,7 @@ impl Excerpt {
         }
         .max(start);
         let mut e = Excerpt {
-            name: f.path.clone(),
+            name: escape_path(&f.path).into_owned(),
             source: String::new(),
             starts: Vec::new(),
             first_line: f.line,
@@ -159,7 +160,11 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
     for (path, text) in &sources.files {
         ids.insert(
             path.as_str(),
-            (files.add(path.clone(), text.as_str()), LineIndex::new(text)),
+            // A name is shown as it is, colour or not: ESC, CR and LF in it are escaped.
+            (
+                files.add(escape_path(path).into_owned(), text.as_str()),
+                LineIndex::new(text),
+            ),
         );
     }
     let config = Config::default();
@@ -197,7 +202,7 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
                     level_word(f.level),
                     f.code,
                     f.message,
-                    f.path,
+                    escape_path(&f.path),
                     f.line,
                     f.column
                 )
@@ -207,7 +212,7 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
     }
     let mut s = String::from_utf8_lossy(&out).into_owned();
     for e in &report.errors {
-        s.push_str(&format!("error: {}: {}\n", e.path, e.message));
+        s.push_str(&format!("error: {}: {}\n", escape_path(&e.path), e.message));
     }
     s.push_str(&summary_line(report));
     s.push_str(&fixable_line(report));

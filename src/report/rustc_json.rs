@@ -24,16 +24,16 @@ pub fn render(
 ) -> String {
     let packages = Packages::new();
     let mut out = String::new();
-    let mut current: Option<(String, Option<String>)> = None;
-    for f in &report.findings {
-        if current.as_ref().is_none_or(|(p, _)| *p != f.path) {
-            current = Some((f.path.clone(), text_of(&f.path)));
-        }
-        let text = current
-            .as_ref()
-            .and_then(|(_, t)| t.as_deref())
-            .unwrap_or("");
-        let file = base.join(&f.path);
+    // Findings come sorted by path: each file's text, line index and package are made once for
+    // all of its findings (a line index per finding made 50,000 findings in one file quadratic).
+    let mut rest = &report.findings[..];
+    while let Some(first) = rest.first() {
+        let n = rest.iter().take_while(|f| f.path == first.path).count();
+        let (group, after) = rest.split_at(n);
+        rest = after;
+        let text = text_of(&first.path).unwrap_or_default();
+        let lines = LineIndex::new(&text);
+        let file = crate::reading::source::os_path(base, &first.path);
         let package = packages.for_file(&file);
         let (package_id, manifest_path, name) = match &package {
             Some(p) => {
@@ -50,25 +50,28 @@ pub fn render(
                 "mcp-lint".to_string(),
             ),
         };
-        let line = json!({
-            "reason": "compiler-message",
-            "package_id": package_id,
-            "manifest_path": manifest_path,
-            "target": {
-                "kind": ["lib"],
-                "crate_types": ["lib"],
-                "name": name.replace('-', "_"),
-                "src_path": file.display().to_string(),
-                "edition": "2021",
-                "required-features": [],
-                "doc": false,
-                "doctest": false,
-                "test": false,
-            },
-            "message": message(f, text),
+        let target = json!({
+            "kind": ["lib"],
+            "crate_types": ["lib"],
+            "name": name.replace('-', "_"),
+            "src_path": file.display().to_string(),
+            "edition": "2021",
+            "required-features": [],
+            "doc": false,
+            "doctest": false,
+            "test": false,
         });
-        out.push_str(&line.to_string());
-        out.push('\n');
+        for f in group {
+            let line = json!({
+                "reason": "compiler-message",
+                "package_id": package_id,
+                "manifest_path": manifest_path,
+                "target": target,
+                "message": message_in(f, &lines),
+            });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
     }
     let success = report.errors.is_empty()
         && report
@@ -82,9 +85,13 @@ pub fn render(
 
 /// The rustc diagnostic of one finding.
 pub fn message(f: &Finding, text: &str) -> Value {
-    let lines = LineIndex::new(text);
-    let start = byte_of(&lines, f.line, f.column);
-    let end = byte_of(&lines, f.end_line, f.end_column).max(start);
+    message_in(f, &LineIndex::new(text))
+}
+
+/// [`message`] with the file's line index made once for all of its findings.
+pub fn message_in(f: &Finding, lines: &LineIndex) -> Value {
+    let start = byte_of(lines, f.line, f.column);
+    let end = byte_of(lines, f.end_line, f.end_column).max(start);
     let level = crate::report::concise::level_word(f.level);
     let mut children = Vec::new();
     if let Some(help) = &f.help {
@@ -102,7 +109,7 @@ pub fn message(f: &Finding, text: &str) -> Value {
             .map(|e| {
                 let mut s = span(
                     &f.path,
-                    &lines,
+                    lines,
                     (e.start, e.end),
                     (e.line, e.column, e.end_line, e.end_column),
                 );
@@ -120,7 +127,7 @@ pub fn message(f: &Finding, text: &str) -> Value {
     }
     let mut primary = span(
         &f.path,
-        &lines,
+        lines,
         (start, end),
         (f.line, f.column, f.end_line, f.end_column),
     );
@@ -132,7 +139,7 @@ pub fn message(f: &Finding, text: &str) -> Value {
         "level": level,
         "spans": [primary],
         "children": children,
-        "rendered": rendered(f, &lines),
+        "rendered": rendered(f, lines),
     })
 }
 

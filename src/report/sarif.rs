@@ -52,10 +52,17 @@ fn sarif_level(l: Level) -> &'static str {
     }
 }
 
-/// Percent-encodes what may not appear raw in a URI path; keeps `/` as the separator.
+/// Percent-encodes what may not appear raw in a URI path (RFC 3986: everything but the
+/// unreserved characters, the sub-delimiters, `:`-free `@` and the `/` separator). A backslash is
+/// a separator only on Windows; elsewhere it is part of a file's name (`back\slash.rs`), `%5C`.
 pub fn uri_path(path: &str) -> String {
+    let path: std::borrow::Cow<'_, str> = if cfg!(windows) {
+        path.replace('\\', "/").into()
+    } else {
+        path.into()
+    };
     let mut out = String::with_capacity(path.len());
-    for b in path.replace('\\', "/").bytes() {
+    for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=@".contains(&b) {
             out.push(b as char);
         } else {
@@ -77,8 +84,30 @@ pub fn dir_uri(dir: &Path) -> String {
     format!("file://{p}")
 }
 
-fn location(path: &str) -> Value {
-    json!({ "uri": uri_path(path), "uriBaseId": URI_BASE_ID })
+fn location(path: &str, root: &Path) -> Value {
+    json!({ "uri": uri_of(path, root), "uriBaseId": URI_BASE_ID })
+}
+
+/// The URI of a reported path. A name that is not UTF-8 (shown with `\xNN` escapes) is encoded
+/// from its real bytes, so the URI names the file that exists.
+fn uri_of(path: &str, root: &Path) -> String {
+    #[cfg(unix)]
+    if let Some(real) = crate::reading::source::real_path_of(path) {
+        use std::os::unix::ffi::OsStrExt;
+        let rel = real.strip_prefix(root).ok().map(Path::to_path_buf);
+        if let Some(rel) = rel {
+            let mut out = String::new();
+            for b in rel.as_os_str().as_bytes() {
+                if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=@".contains(b) {
+                    out.push(*b as char);
+                } else {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            return out;
+        }
+    }
+    uri_path(path)
 }
 
 fn region(line: usize, column: usize, end_line: usize, end_column: usize) -> Value {
@@ -128,12 +157,6 @@ pub fn render(
 ) -> String {
     // Every catalog rule is described, so a rule's metadata is there even before it first fires.
     let descriptors: Vec<Value> = rules.iter().map(rule_descriptor).collect();
-    let results: Vec<Value> = report
-        .findings
-        .iter()
-        .enumerate()
-        .map(|(i, f)| result(f, rules, fingerprints.get(i)))
-        .collect();
     let mut notifications: Vec<Value> = notes
         .iter()
         .map(|n| json!({ "level": "note", "message": { "text": n } }))
@@ -142,7 +165,7 @@ pub fn render(
         notifications.push(json!({
             "level": "error",
             "message": { "text": e.message },
-            "locations": [{ "physicalLocation": { "artifactLocation": location(&e.path) } }],
+            "locations": [{ "physicalLocation": { "artifactLocation": location(&e.path, src_root) } }],
         }));
     }
     let log = json!({
@@ -161,15 +184,52 @@ pub fn render(
                 "executionSuccessful": report.errors.is_empty(),
                 "toolExecutionNotifications": notifications,
             }],
-            "results": results,
+            "results": RESULTS_MARK,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&log).expect("SARIF serializes");
+    let skeleton = serde_json::to_string_pretty(&log).expect("SARIF serializes");
+    // The results are made and written one at a time into the log's text, where the mark stands:
+    // as one tree of values, 50,000 of them took 14 times the output's size at the peak.
+    let mark = serde_json::to_string(RESULTS_MARK).expect("a string serializes");
+    // The last one: only the static rule descriptors can follow it, where a file error before it
+    // could name a file after the mark.
+    let at = skeleton
+        .rfind(&mark)
+        .expect("the results mark is in the log");
+    let line_start = skeleton[..at].rfind('\n').map_or(0, |i| i + 1);
+    let indent = skeleton[line_start..at].len() - skeleton[line_start..at].trim_start().len();
+    let inner = format!("\n{}", " ".repeat(indent + 2));
+    let mut s = String::with_capacity(skeleton.len() + report.findings.len() * 1024);
+    s.push_str(&skeleton[..at]);
+    if report.findings.is_empty() {
+        s.push_str("[]");
+    } else {
+        s.push('[');
+        for (i, f) in report.findings.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&inner);
+            let one =
+                serde_json::to_string_pretty(&result(f, rules, fingerprints.get(i), src_root))
+                    .expect("a result serializes");
+            // Pretty JSON has a newline only between tokens (strings escape theirs).
+            s.push_str(&one.replace('\n', &inner));
+        }
+        s.push('\n');
+        s.push_str(&" ".repeat(indent));
+        s.push(']');
+    }
+    s.push_str(&skeleton[at + mark.len()..]);
     s.push('\n');
     s
 }
 
-fn result(f: &Finding, rules: &[RuleMeta], fingerprint: Option<&String>) -> Value {
+/// Stands for the results in the log's skeleton (a control character no path or message holds
+/// raw: serde escapes it, and the escaped form is what is searched for).
+const RESULTS_MARK: &str = "\u{1}mcp-lint-results\u{1}";
+
+fn result(f: &Finding, rules: &[RuleMeta], fingerprint: Option<&String>, root: &Path) -> Value {
     let mut r = Map::new();
     r.insert("ruleId".into(), json!(f.code));
     if let Some(i) = rules.iter().position(|m| m.code == f.code) {
@@ -184,7 +244,7 @@ fn result(f: &Finding, rules: &[RuleMeta], fingerprint: Option<&String>) -> Valu
     r.insert(
         "locations".into(),
         json!([{ "physicalLocation": {
-            "artifactLocation": location(&f.path),
+            "artifactLocation": location(&f.path, root),
             "region": region(f.line, f.column, f.end_line, f.end_column),
         }}]),
     );
@@ -198,7 +258,7 @@ fn result(f: &Finding, rules: &[RuleMeta], fingerprint: Option<&String>) -> Valu
                 json!([{
                     "description": { "text": fix.message },
                     "artifactChanges": [{
-                        "artifactLocation": location(&f.path),
+                        "artifactLocation": location(&f.path, root),
                         "replacements": fix.edits.iter().map(replacement).collect::<Vec<_>>(),
                     }],
                     "properties": { "applicability": fix.applicability },
@@ -225,6 +285,75 @@ mod tests {
     #[test]
     fn uris_are_relative_and_encoded() {
         assert_eq!(uri_path("src/my tools/a#b.rs"), "src/my%20tools/a%23b.rs");
+        #[cfg(unix)]
+        assert_eq!(uri_path("src/back\\slash.rs"), "src/back%5Cslash.rs");
+        assert_eq!(uri_path("src/100%.rs"), "src/100%25.rs");
         assert_eq!(dir_uri(Path::new("/w/r p")), "file:///w/r%20p/");
+    }
+
+    fn finding(path: &str, line: usize, fix: bool) -> Finding {
+        Finding {
+            code: "MCP001".into(),
+            name: "legacy-elicitation-request".into(),
+            level: crate::finding::Level::Error,
+            path: path.into(),
+            line,
+            column: 3,
+            end_line: line,
+            end_column: 9,
+            message: "a \"quoted\"\nmessage".into(),
+            mcp_method: Some("elicitation/create".into()),
+            sdk: Some("rmcp".into()),
+            help: Some("help".into()),
+            fix: fix.then(|| crate::finding::Fix {
+                applicability: crate::finding::Applicability::Safe,
+                message: "fix it".into(),
+                edits: vec![crate::finding::Edit {
+                    start: 1,
+                    end: 2,
+                    line,
+                    column: 3,
+                    end_line: line,
+                    end_column: 4,
+                    replacement: "x\ny".into(),
+                }],
+            }),
+        }
+    }
+
+    /// The results written one at a time into the skeleton make the same text as the whole log
+    /// pretty-printed at once (what the format was before): the same JSON, the same layout.
+    #[test]
+    fn streamed_results_are_the_pretty_log_byte_for_byte() {
+        for findings in [
+            Vec::new(),
+            vec![finding("src/a.rs", 1, false)],
+            vec![
+                finding("src/a.rs", 1, true),
+                finding("src/\u{1}mcp-lint-results\u{1}.rs", 2, false),
+            ],
+        ] {
+            let report = Report {
+                version: 1,
+                findings,
+                errors: vec![crate::finding::FileError {
+                    path: "src/\u{1}mcp-lint-results\u{1}.rs".into(),
+                    message: "cannot read".into(),
+                }],
+                summary: Default::default(),
+            };
+            let out = render(
+                &report,
+                &rule_metas(),
+                &[],
+                &["a note".into()],
+                Path::new("/w"),
+            );
+            let value: Value = serde_json::from_str(&out).unwrap();
+            let whole = serde_json::to_string_pretty(&value).unwrap() + "\n";
+            assert_eq!(out, whole);
+            let results = value["runs"][0]["results"].as_array().unwrap();
+            assert_eq!(results.len(), report.findings.len());
+        }
     }
 }

@@ -14,6 +14,7 @@
 pub mod actions;
 pub mod diagnostics;
 pub mod docs;
+pub mod framing;
 pub mod hover;
 pub mod scheduler;
 pub mod state;
@@ -45,20 +46,24 @@ pub use workspace::Options;
 /// keystrokes (or a paste sent as many changes) costs one lint.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(15);
 
-/// Serves one client on stdin/stdout until it says `exit`.
-pub fn run_stdio(options: Options) -> Result<(), String> {
-    let (connection, io_threads) = Connection::stdio();
-    serve(&connection, options)?;
+/// Serves one client on stdin/stdout until it says `exit`; the exit status: 0 after `shutdown`
+/// (or when the client closes the input), 1 for an `exit` without one (as the protocol says).
+pub fn run_stdio(options: Options) -> Result<i32, String> {
+    let (connection, writer) = framing::stdio().map_err(|e| format!("language server I/O: {e}"))?;
+    let status = serve(&connection, options)?;
     drop(connection);
-    match io_threads.join() {
+    match writer.join() {
         // A client that quits without waiting for the server closes the pipes first.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.map_err(|e| format!("language server I/O: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(status),
+        r => r
+            .map(|()| status)
+            .map_err(|e| format!("language server I/O: {e}")),
     }
 }
 
-/// Serves one client on `connection`: the handshake, then the message loop.
-pub fn serve(connection: &Connection, options: Options) -> Result<(), String> {
+/// Serves one client on `connection`: the handshake, then the message loop. Returns the exit
+/// status (see [`run_stdio`]).
+pub fn serve(connection: &Connection, options: Options) -> Result<i32, String> {
     let (id, params) = connection
         .initialize_start()
         .map_err(|e| format!("language server handshake: {e}"))?;
@@ -104,7 +109,9 @@ pub fn serve(connection: &Connection, options: Options) -> Result<(), String> {
             Some(e),
         ),
     };
-    let links = docs::DocLinks::write_to(&docs::default_dir());
+    let links = docs::default_dir()
+        .map(|dir| docs::DocLinks::write_to(&dir))
+        .unwrap_or_default();
     let shared = Arc::new(Shared::new(workspace, links));
     let scheduler = Scheduler::start(shared.clone(), connection.sender.clone())?;
     let mut server = Server {
@@ -112,6 +119,7 @@ pub fn serve(connection: &Connection, options: Options) -> Result<(), String> {
         shared,
         scheduler,
         debounce,
+        shut_down: false,
     };
     if let Some(e) = config_error {
         server.show_error(&format!("mcp-lint: {e}"));
@@ -144,28 +152,39 @@ struct Server<'a> {
     shared: Arc<Shared>,
     scheduler: Scheduler,
     debounce: Duration,
+    /// `shutdown` was answered: requests are refused, `exit` ends with status 0.
+    shut_down: bool,
 }
 
 impl Server<'_> {
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<i32, String> {
         for msg in &self.connection.receiver {
             match msg {
+                Message::Request(req) if self.shut_down => {
+                    self.send(Message::Response(Response::new_err(
+                        req.id,
+                        ErrorCode::InvalidRequest as i32,
+                        format!("{}: the server is shutting down", req.method),
+                    )));
+                }
+                Message::Request(req) if req.method == "shutdown" => {
+                    self.shut_down = true;
+                    self.send(Message::Response(Response::new_ok(req.id, Value::Null)));
+                }
                 Message::Request(req) => {
-                    let shutdown = self
-                        .connection
-                        .handle_shutdown(&req)
-                        .map_err(|e| format!("language server: {e}"))?;
-                    if shutdown {
-                        return Ok(());
-                    }
                     let response = self.request(req);
                     self.send(Message::Response(response));
                 }
+                Message::Notification(n) if n.method == "exit" => {
+                    return Ok(if self.shut_down { 0 } else { 1 });
+                }
+                Message::Notification(_) if self.shut_down => {}
                 Message::Notification(n) => self.notification(n),
                 Message::Response(_) => {}
             }
         }
-        Ok(())
+        // The client closed the input without `exit`.
+        Ok(0)
     }
 
     fn request(&mut self, req: Request) -> Response {

@@ -107,6 +107,43 @@ impl Client {
         self._cache.path().to_path_buf()
     }
 
+    /// Writes `bytes` to the server's input as they are (framing included, or not).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message the server sends that `accept` takes (earlier ones are kept as
+    /// notifications); panics after [`WAIT`].
+    pub fn next_where(&mut self, accept: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.notifications.iter().position(&accept) {
+            return self.notifications.remove(i);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let v = self
+                .recv(deadline)
+                .unwrap_or_else(|| panic!("no such message; got {:?}", self.notifications));
+            if accept(&v) {
+                return v;
+            }
+            self.notifications.push(v);
+        }
+    }
+
+    /// Sends `exit` (after a `shutdown` or not) and returns the exit status.
+    pub fn exit(mut self) -> std::process::ExitStatus {
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn send(&mut self, v: &Value) {
         let body = serde_json::to_vec(v).unwrap();
         write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
