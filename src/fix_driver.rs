@@ -668,9 +668,14 @@ fn scope_servers(
                 let idx = crate::reading::source::LineIndex::new(text);
                 let impls = scope::server_impls(&file.items, &idx);
                 let given = |ty: &str| scope::text_implements_mrtr_server(&all, ty);
-                let (edits, tys) = scope::edits(&impls, &idx, &given);
+                let (mut edits, tys) = scope::edits(&impls, &idx, &given);
                 if edits.is_empty() {
                     continue;
+                }
+                if text.contains("\r\n") {
+                    for e in &mut edits {
+                        e.replacement = crate::fix::rmcp::text::crlf(&e.replacement);
+                    }
                 }
                 let fix = crate::finding::Fix {
                     applicability: crate::finding::Applicability::Unsafe,

@@ -384,7 +384,10 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub stru
         helper.replace('\n', "\r\n"),
     )
     .unwrap();
-    let r = run(dir.path(), &["--fix", "--unsafe-fixes"]);
+    let r = run(
+        dir.path(),
+        &["--no-deferred-fixes", "--fix", "--unsafe-fixes"],
+    );
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
     let shared = std::fs::read_to_string(dir.path().join("src/shared.rs")).unwrap();
     assert!(
@@ -392,6 +395,36 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub stru
         "rewritten across files: {shared}"
     );
     for file in ["src/shared.rs", "src/lib.rs", "Cargo.toml"] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        assert!(all_crlf(&text), "{file}: {text:?}");
+    }
+    // The deferred tier (the default) and the pass that scopes the server keep CRLF too.
+    let server = "use rmcp::{tool_handler, ServerHandler};
+
+#[tool_handler]
+impl ServerHandler for S {}
+";
+    let dir = package(&manifest.replace('\n', "\r\n"), &tool.replace('\n', "\r\n"));
+    std::fs::write(
+        dir.path().join("src/shared.rs"),
+        helper.replace('\n', "\r\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/server.rs"),
+        server.replace('\n', "\r\n"),
+    )
+    .unwrap();
+    let r = run(dir.path(), &["--fix", "--unsafe-fixes"]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let shared = std::fs::read_to_string(dir.path().join("src/shared.rs")).unwrap();
+    assert!(
+        shared.contains("mrtr::rmcp::deferred::list_roots"),
+        "{shared}"
+    );
+    let scoped = std::fs::read_to_string(dir.path().join("src/server.rs")).unwrap();
+    assert!(scoped.contains("#[mrtr::mrtr_server]"), "{scoped}");
+    for file in ["src/shared.rs", "src/server.rs", "Cargo.toml"] {
         let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
         assert!(all_crlf(&text), "{file}: {text:?}");
     }

@@ -246,9 +246,8 @@ fn a_cargo_failure_of_its_own_is_reported_and_the_migration_kept() {
 /// `tests/upgrade_fixtures/rmcp2`: elicitation, sampling and roots asks, renamed and changed
 /// rmcp APIs), `cargo check` included, ending green. It checks rmcp 3.x and the runtime: about a
 /// minute with their check artifacts in the target dir, minutes from cold, so it is run by
-/// hand: `cargo test --test migrate -- --ignored`. (The deploy example does not end green yet:
-/// its fix keeps a `Plan` that is not `Serialize` across an ask; the report ties that error to
-/// the migrated site.)
+/// hand: `cargo test --test migrate -- --ignored`. (The deploy example ends green too, through the
+/// deferred tier: its handler keeps a `Plan` that is not `Serialize`; the README shows its report.)
 #[test]
 #[ignore]
 fn an_rmcp2_server_migrates_to_a_green_cargo_check() {
