@@ -24,6 +24,31 @@ pub fn find_in_block(block: &syn::Block, wanted: &dyn Fn(&syn::Expr) -> bool) ->
     f.found
 }
 
+/// Every method call of `block`, macro bodies that parse as Rust included, by the start of its
+/// method name: one walk for all the calls a fix needs to find (a walk per call is quadratic in a
+/// function with thousands of them).
+pub fn method_calls_in_block(
+    block: &syn::Block,
+) -> std::collections::HashMap<(usize, usize), syn::ExprMethodCall> {
+    let all = std::cell::RefCell::new(std::collections::HashMap::new());
+    // `wanted` never holds, so the walk visits every expression once and keeps the calls.
+    let collect = |e: &syn::Expr| {
+        if let syn::Expr::MethodCall(mc) = e {
+            let at = mc.method.span().start();
+            all.borrow_mut()
+                .entry((at.line, at.column))
+                .or_insert_with(|| mc.clone());
+        }
+        false
+    };
+    let mut f = Find {
+        wanted: &collect,
+        found: None,
+    };
+    f.visit_block(block);
+    all.into_inner()
+}
+
 struct Find<'w> {
     wanted: &'w dyn Fn(&syn::Expr) -> bool,
     // Owned: a macro body's expressions live only while it is searched.

@@ -158,10 +158,17 @@ pub(super) fn anywhere(
     let site = &fns[at];
     let mut edits = Vec::new();
     let mut messages = Vec::new();
+    // Every call of the function in one walk (a walk per finding is quadratic).
+    let calls = crate::fix::find_expr::method_calls_in_block(site.block);
+    let stmts = statements(cx, site);
     for &m in members {
         let f = findings[m];
-        let (edit, method) = call_edit(cx, site, f).map_err(|why| (m, why))?;
-        let replays = replayed_before(cx, site, edit.start);
+        let mc = calls.get(&(f.line, f.column.saturating_sub(1))).ok_or((
+            m,
+            "the request is not a method call on the peer".to_string(),
+        ))?;
+        let (edit, method) = edit_of(cx, mc).map_err(|why| (m, why))?;
+        let replays = replayed_before(site, &stmts, edit.start);
         edits.push(edit);
         messages.push(format!(
             "`{method}` becomes `mrtr::rmcp::deferred::{method}` (same result; a 2026-07-28 \
@@ -178,36 +185,40 @@ retry replays up to here{replays})"
     })
 }
 
-/// `; re-runs: `a`, `b` in `f`` for the statements of `site`'s body before byte `at` (the first
-/// line of each, three at most), and the callers' code before the call when `site` is not the
-/// handler itself.
-fn replayed_before(cx: &Cx, site: &FnSite, at: usize) -> String {
-    let mut before: Vec<String> = Vec::new();
-    for stmt in &site.block.stmts {
-        let Some((s, e)) = super::text::stmt_range(stmt, cx.idx) else {
-            continue;
-        };
-        if e > at {
-            break;
-        }
-        let first = cx.src[s..e].lines().next().unwrap_or("").trim();
-        let cut: String = first.chars().take(24).collect();
-        let dots = if cut.len() < first.len() { ".." } else { "" };
-        before.push(format!("`{cut}{dots}`"));
-    }
-    let name = &site.sig.ident;
+/// The statements of `site`'s body: where each ends, and how it begins (its first line, cut to
+/// 24 characters), worked out once for all the asks of the function.
+fn statements(cx: &Cx, site: &FnSite) -> Vec<(usize, String)> {
+    site.block
+        .stmts
+        .iter()
+        .filter_map(|stmt| {
+            let (s, e) = super::text::stmt_range(stmt, cx.idx)?;
+            let first = cx.src[s..e].lines().next().unwrap_or("").trim();
+            let cut: String = first.chars().take(24).collect();
+            let dots = if cut.len() < first.len() { ".." } else { "" };
+            Some((e, format!("`{cut}{dots}`")))
+        })
+        .collect()
+}
+
+/// `; re-runs `a`, `b` +n and the callers of `f`` for the statements of `site`'s body that end
+/// before byte `at` (`stmts`, from [`statements`]): the first two, and how many more.
+fn replayed_before(site: &FnSite, stmts: &[(usize, String)], at: usize) -> String {
+    let count = stmts.partition_point(|(end, _)| *end <= at);
     let mut out = String::new();
-    if !before.is_empty() {
-        let more = before.len().saturating_sub(2);
-        before.truncate(2);
-        out.push_str(&format!("; re-runs {}", before.join(", ")));
-        if more > 0 {
-            out.push_str(&format!(" +{more}"));
+    if count > 0 {
+        let shown: Vec<&str> = stmts[..count.min(2)]
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect();
+        out.push_str(&format!("; re-runs {}", shown.join(", ")));
+        if count > 2 {
+            out.push_str(&format!(" +{}", count - 2));
         }
     }
     if !is_handler(site) {
         let join = if out.is_empty() { "; re-runs" } else { " and" };
-        out.push_str(&format!("{join} the callers of `{name}`"));
+        out.push_str(&format!("{join} the callers of `{}`", site.sig.ident));
     }
     out
 }
@@ -329,7 +340,11 @@ fn call_edit(
     f: &Finding,
 ) -> Result<(crate::finding::Edit, String), String> {
     let mc = method_call_at(site, f).ok_or("the request is not a method call on the peer")?;
-    let mc = &mc;
+    edit_of(cx, &mc)
+}
+
+/// [`call_edit`] of a call already found.
+fn edit_of(cx: &Cx, mc: &syn::ExprMethodCall) -> Result<(crate::finding::Edit, String), String> {
     let method = mc.method.to_string();
     if !DEFERRED.contains(&method.as_str()) {
         return Err(format!("`{method}` has no deferred form in the runtime"));
