@@ -146,7 +146,7 @@ fn the_reports_counts_match_the_findings_before_and_after() {
     // The migration itself: the handler, the runtime dependency, rmcp 3.x.
     let main = std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap();
     assert!(
-        main.contains("mrtr::rmcp::deferred::elicit::<Confirm>(&context.peer, "),
+        main.contains("mrtr::rmcp::deferred::elicit::<Confirm>(&context"),
         "{main}"
     );
     assert!(main.contains("#[mrtr::mrtr_server]"), "{main}");
