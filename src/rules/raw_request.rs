@@ -278,11 +278,32 @@ fn with_consts(cx: &Cx<'_>, scan: RawScan) -> Vec<RawLit> {
 
 /// Request literals built here and sent elsewhere: `via` says how they get there.
 fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
+    let travel = Travel {
+        reachable: format!("built here, {via}"),
+        unreachable: format!("built here, {via},"),
+        in_sdk: format!("(built here, {via})"),
+    };
+    report_raw(cx, lits, &travel);
+}
+
+/// How a hand-written request reaches the client, in the words of each message that says so.
+struct Travel {
+    /// `a hand-written `m` JSON-RPC request is {reachable}; on 2026-07-28 ..`
+    reachable: String,
+    /// `.. is {unreachable} {why}; MRTR cannot reach it ..`
+    unreachable: String,
+    /// For an SDK's own sender.
+    in_sdk: String,
+}
+
+/// MCP004 (or MCP006 where MRTR cannot reach) at each literal, or the SDK authors' finding in an
+/// SDK's own package. Client code routes these method names (it answers them): never reported.
+fn report_raw(cx: &mut Cx<'_>, lits: Vec<RawLit>, travel: &Travel) {
     if cx.context().kind == HandlerKind::Client {
         return;
     }
     if let Some(sdk) = sdk_itself(cx) {
-        report_in_sdk(cx, sdk, &lits, &format!("(built here, {via})"));
+        report_in_sdk(cx, sdk, &lits, &travel.in_sdk);
         return;
     }
     for lit in lits {
@@ -293,7 +314,9 @@ fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
                 first: lit.span,
                 last: lit.span,
                 message: format!(
-                    "a hand-written `{wire}` JSON-RPC request is built here, {via}; on 2026-07-28 the server must return an `InputRequiredResult` instead"
+                    "a hand-written `{wire}` JSON-RPC request is {}; on 2026-07-28 the server \
+must return an `InputRequiredResult` instead",
+                    travel.reachable
                 ),
                 mcp_method: Some(lit.method),
                 sdk: Some("raw"),
@@ -304,7 +327,9 @@ fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
                 first: lit.span,
                 last: lit.span,
                 message: format!(
-                    "a hand-written `{wire}` JSON-RPC request is built here, {via}, {why}; MRTR cannot reach it, so this needs a redesign, not a mechanical rewrite"
+                    "a hand-written `{wire}` JSON-RPC request is {} {why}; MRTR cannot reach it, \
+so this needs a redesign, not a mechanical rewrite",
+                    travel.unreachable
                 ),
                 mcp_method: Some(lit.method),
                 sdk: Some("raw"),
@@ -359,51 +384,10 @@ handler on the retry with `requestState`), keep this sender only for sessions th
 older protocol, and deprecate it for 2026-07-28 sessions";
 
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
-    // Client code routes these method names (it answers them); it never sends them.
-    if cx.context().kind == HandlerKind::Client {
-        return;
-    }
-    if let Some(sdk) = sdk_itself(cx) {
-        report_in_sdk(cx, sdk, &lits, &format!("through `{sink}`"));
-        return;
-    }
-    for lit in lits {
-        let wire = lit.method.wire();
-        let draft = match cx.placement(Origin::Unknown) {
-            Placement::Reachable => Draft {
-                code: "MCP004",
-                first: lit.span,
-                last: lit.span,
-                message: format!(
-                    "a hand-written `{wire}` JSON-RPC request is sent to the client (through \
-`{sink}`); on 2026-07-28 the server must return an `InputRequiredResult` instead"
-                ),
-                mcp_method: Some(lit.method),
-                sdk: Some("raw"),
-                help: Some(
-                    "put the request in the `inputRequests` map of an `InputRequiredResult` \
-returned from the `tools/call`, `prompts/get` or `resources/read` handler, and resume from \
-`requestState` on the retry"
-                        .to_string(),
-                ),
-            },
-            Placement::Unreachable(why, _) => Draft {
-                code: super::UNREACHABLE,
-                first: lit.span,
-                last: lit.span,
-                message: format!(
-                    "a hand-written `{wire}` JSON-RPC request is sent to the client {why}; MRTR \
-cannot reach it, so this needs a redesign, not a mechanical rewrite"
-                ),
-                mcp_method: Some(lit.method),
-                sdk: Some("raw"),
-                help: Some(
-                    crate::model::sdk::rmcp::RMCP
-                        .redesign_help(lit.method)
-                        .to_string(),
-                ),
-            },
-        };
-        cx.emit(draft);
-    }
+    let travel = Travel {
+        reachable: format!("sent to the client (through `{sink}`)"),
+        unreachable: "sent to the client".to_string(),
+        in_sdk: format!("through `{sink}`"),
+    };
+    report_raw(cx, lits, &travel);
 }
