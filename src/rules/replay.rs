@@ -88,7 +88,7 @@ impl Rule for Replay {
     }
 
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
-        if cx.in_test_code() {
+        if cx.in_test_code() || !names_a_deferred_ask(cx, block) {
             return;
         }
         let mut seen = Seen::default();
@@ -133,6 +133,23 @@ run again"
             });
         }
     }
+}
+
+/// Whether the body's text names `deferred::` at all: a substring test over the function's own
+/// bytes, so the walk below runs only for the few functions that can hold a deferred ask (the
+/// rule is asked at every function of every file the prefilter admits).
+fn names_a_deferred_ask(cx: &Cx<'_>, block: &syn::Block) -> bool {
+    let idx = cx.line_index();
+    let (open, close) = (
+        block.brace_token.span.open(),
+        block.brace_token.span.close(),
+    );
+    let (s, e) = (open.start(), close.end());
+    let start = idx.offset(s.line, s.column);
+    let end = idx.offset(e.line, e.column);
+    idx.text()
+        .get(start..end)
+        .is_some_and(|body| body.contains("deferred::"))
 }
 
 #[derive(Default)]
