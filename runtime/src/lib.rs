@@ -6,10 +6,10 @@ pub mod carrier;
 pub mod config;
 pub mod context;
 pub mod deferred;
-#[cfg(feature = "rmcp")]
 mod env_config;
 pub mod error;
 pub mod flow;
+pub mod jsonrpc;
 mod kept;
 pub mod keys;
 #[cfg(feature = "redis-guard")]
