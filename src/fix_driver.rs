@@ -635,10 +635,19 @@ fn scope_servers(
     use crate::fix::rmcp::scope;
     let base = &settings.base_dir;
     let mut asking: std::collections::BTreeMap<std::path::PathBuf, String> = Default::default();
+    // The packages whose asks are rmcp's (their `impl ServerHandler`s take the attribute) and
+    // those whose asks are hand-built requests (their own dispatch takes the scope).
+    let mut kinds: std::collections::BTreeMap<std::path::PathBuf, (bool, bool)> =
+        Default::default();
     for (path, text) in texts {
-        if text.contains("mrtr::rmcp::deferred::") {
+        let rmcp = text.contains("mrtr::rmcp::deferred::");
+        let jsonrpc = text.contains("mrtr::jsonrpc::Question");
+        if rmcp || jsonrpc {
             if let Some(p) = packages.for_file(&base.join(path)) {
                 asking.insert(p.manifest.clone(), p.name.clone());
+                let k = kinds.entry(p.manifest.clone()).or_default();
+                k.0 |= rmcp;
+                k.1 |= jsonrpc;
             }
         }
     }
@@ -650,6 +659,7 @@ fn scope_servers(
         dependents
             .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
         manifests.extend(dependents);
+        let (rmcp_asks, jsonrpc_asks) = kinds.get(manifest).copied().unwrap_or_default();
         for m in manifests {
             if !done.insert(m.clone()) {
                 continue;
@@ -659,19 +669,39 @@ fn scope_servers(
             let mut set: Vec<(std::path::PathBuf, String, String)> = Vec::new();
             let mut scoped = Vec::new();
             for (path, shown, text) in &files {
-                if !text.contains("ServerHandler") {
+                let serves_rmcp = rmcp_asks && text.contains("ServerHandler");
+                let dispatches = jsonrpc_asks
+                    && (text.contains("\"tools/call\"")
+                        || text.contains("\"prompts/get\"")
+                        || text.contains("\"resources/read\""));
+                if !serves_rmcp && !dispatches {
                     continue;
                 }
                 let Ok(file) = syn::parse_file(text) else {
                     continue;
                 };
                 let idx = crate::reading::source::LineIndex::new(text);
-                let impls = scope::server_impls(&file.items, &idx);
+                let impls = if serves_rmcp {
+                    scope::server_impls(&file.items, &idx)
+                } else {
+                    Vec::new()
+                };
                 let given = |ty: &str| scope::text_implements_mrtr_server(&all, ty);
-                let (mut edits, tys) = scope::edits(&impls, &idx, &given);
+                let (mut edits, mut tys) = scope::edits(&impls, &idx, &given);
+                if dispatches {
+                    // A server with its own JSON-RPC dispatch: its arms take the scope.
+                    let (more, arms, left) =
+                        crate::fix::jsonrpc::dispatch::edits(&file, &idx, &all);
+                    edits.extend(more);
+                    tys.extend(arms);
+                    for why in left {
+                        writeln!(err, "{shown}: {why}").map_err(output_error)?;
+                    }
+                }
                 if edits.is_empty() {
                     continue;
                 }
+                edits.sort_by_key(|e| e.start);
                 if text.contains("\r\n") {
                     for e in &mut edits {
                         e.replacement = crate::fix::rmcp::text::crlf(&e.replacement);

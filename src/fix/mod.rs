@@ -15,6 +15,7 @@ pub mod apply;
 pub mod diff;
 mod find_expr;
 mod gone;
+pub mod jsonrpc;
 pub mod manifest_edit;
 pub mod optional_session;
 pub mod rmcp;
@@ -49,6 +50,9 @@ pub fn file_pass(
     tiers: Tiers,
 ) {
     mrtr_pass(lines, file, findings, tiers);
+    if tiers.deferred {
+        jsonrpc::ask::plan(lines, file, findings);
+    }
     // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
     upgrade::attach(lines, file, findings);
 }

@@ -197,3 +197,13 @@ pub mod match_asks_again;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/match_asks_again.rs"]
 pub mod match_asks_again_legacy;
+
+// A server that speaks JSON-RPC itself, no SDK: its sends became `mrtr::jsonrpc` asks and its
+// dispatch arm runs in the runtime's request scope.
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/hand_rolled.fixed"]
+pub mod hand_rolled;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/hand_rolled.rs"]
+pub mod hand_rolled_legacy;
