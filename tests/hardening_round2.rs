@@ -457,3 +457,51 @@ fn upgrade_rmcp_says_before_writing_that_an_interrupted_run_is_finished_by_the_n
     let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(lib.contains("ContentBlock::text(\"x\")"), "{lib}");
 }
+
+/// A package that renamed rmcp (`mcp = { package = "rmcp" }`) and writes `mcp::` paths: the
+/// rewrite's own paths into rmcp (the old result rebuilt from the answer) name it `mcp::` too,
+/// where `rmcp::` would not resolve. Only the runtime's module (`mrtr::rmcp::..`) keeps its name.
+#[test]
+fn a_renamed_rmcp_dependency_gets_its_own_name_in_the_rewritten_paths() {
+    let manifest = MANIFEST.replace("rmcp = { version", "mcp = { package = \"rmcp\", version");
+    // The old result is matched on after the ask: the rewrite rebuilds it from the answer with
+    // rmcp's own types.
+    let server = r#"use mcp::model::*;
+use mcp::service::RequestContext;
+use mcp::{tool, tool_router, ErrorData, RoleServer};
+
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "Counts roots")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let n = match ctx.peer.list_roots().await {
+            Ok(listed) => listed.roots.len(),
+            Err(_) => 0,
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(n.to_string())]))
+    }
+}
+"#;
+    let dir = package(&manifest, server);
+    let r = run(dir.path(), &["--fix", "--unsafe-fixes", "."]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("#[mrtr_handler]"),
+        "the compiled rewrite ran:\n{lib}"
+    );
+    assert!(
+        lib.contains("Ok::<_, mcp::ServiceError>(mcp::model::ListRootsResult::new("),
+        "{lib}"
+    );
+    let stray = lib
+        .match_indices("rmcp::")
+        .filter(|(at, _)| !lib[..*at].ends_with("mrtr::"))
+        .count();
+    assert_eq!(
+        stray, 0,
+        "a path names the crate by its package name:\n{lib}"
+    );
+}

@@ -457,7 +457,8 @@ mod tests {
         assert_eq!(n.params["method"], "textDocument/didChange");
         assert_eq!(n.params["uri"], "file:///a.rs");
         // A request is answered with its id.
-        let hover = r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"x":"\udc00"}}"#;
+        let hover =
+            r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"x":"\udc00"}}"#;
         let Frame::RefusedText(reply, _) = decode(hover.as_bytes()) else {
             panic!("not refused")
         };
