@@ -505,3 +505,39 @@ impl S {
         "a path names the crate by its package name:\n{lib}"
     );
 }
+
+/// `files_parsed` is the same for any number of worker threads (issue 32 saw it differ between
+/// 1 and 8): a tree of parsed files, a file that does not parse, files the prefilter turns
+/// away, and a file whose analysis kills the process (a stack overflow on demand, debug builds),
+/// whose rerun is what depends on the threads (the files under way when it died are suspects).
+#[test]
+fn files_parsed_is_the_same_for_one_and_eight_threads() {
+    let dir = package(MANIFEST, SERVER);
+    for i in 0..24 {
+        std::fs::write(dir.path().join(format!("src/t{i}.rs")), SERVER).unwrap();
+        std::fs::write(
+            dir.path().join(format!("src/plain{i}.rs")),
+            "pub fn f() -> u8 { 1 }\n",
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/broken.rs"), format!("{SERVER}\nfn (")).unwrap();
+    std::fs::write(dir.path().join("src/overflow.rs"), SERVER).unwrap();
+    let summary = |threads: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+            .args(["--format", "json", "--threads", threads, "."])
+            .current_dir(dir.path())
+            .env("MCP_LINT_TEST_OVERFLOW", "src/overflow.rs")
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["summary"].clone()
+    };
+    let one = summary("1");
+    let eight = summary("8");
+    assert_eq!(one, eight);
+    // lib.rs and the 24 servers; not the plain files, the broken one or the one that crashed.
+    assert_eq!(one["files_parsed"], 25, "{one}");
+    assert_eq!(one["files_seen"], 51, "{one}");
+}
