@@ -77,7 +77,11 @@ pub struct FileError {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Files the run covered (read or not: an unreadable file is an `errors` entry, not seen).
     pub files_seen: usize,
+    /// Files the prefilter admitted and that parsed (not a file that did not, a file over the
+    /// size limit, or one whose analysis was skipped after it killed the linter). Decided per
+    /// file, so the same for any `--threads`.
     pub files_parsed: usize,
     pub findings: usize,
 }

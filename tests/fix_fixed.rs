@@ -191,7 +191,7 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's.
     assert!(
-        err.contains("remaining: 56 with an unsafe fix (add --unsafe-fixes), 1 with a display-only suggestion, 1 without a fix"),
+        err.contains("remaining: 57 with an unsafe fix (add --unsafe-fixes), 1 with a display-only suggestion, 1 without a fix"),
         "{err}"
     );
 }

@@ -457,3 +457,87 @@ fn upgrade_rmcp_says_before_writing_that_an_interrupted_run_is_finished_by_the_n
     let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(lib.contains("ContentBlock::text(\"x\")"), "{lib}");
 }
+
+/// A package that renamed rmcp (`mcp = { package = "rmcp" }`) and writes `mcp::` paths: the
+/// rewrite's own paths into rmcp (the old result rebuilt from the answer) name it `mcp::` too,
+/// where `rmcp::` would not resolve. Only the runtime's module (`mrtr::rmcp::..`) keeps its name.
+#[test]
+fn a_renamed_rmcp_dependency_gets_its_own_name_in_the_rewritten_paths() {
+    let manifest = MANIFEST.replace("rmcp = { version", "mcp = { package = \"rmcp\", version");
+    // The old result is matched on after the ask: the rewrite rebuilds it from the answer with
+    // rmcp's own types.
+    let server = r#"use mcp::model::*;
+use mcp::service::RequestContext;
+use mcp::{tool, tool_router, ErrorData, RoleServer};
+
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "Counts roots")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let n = match ctx.peer.list_roots().await {
+            Ok(listed) => listed.roots.len(),
+            Err(_) => 0,
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(n.to_string())]))
+    }
+}
+"#;
+    let dir = package(&manifest, server);
+    let r = run(dir.path(), &["--fix", "--unsafe-fixes", "."]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let lib = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("#[mrtr_handler]"),
+        "the compiled rewrite ran:\n{lib}"
+    );
+    assert!(
+        lib.contains("Ok::<_, mcp::ServiceError>(mcp::model::ListRootsResult::new("),
+        "{lib}"
+    );
+    let stray = lib
+        .match_indices("rmcp::")
+        .filter(|(at, _)| !lib[..*at].ends_with("mrtr::"))
+        .count();
+    assert_eq!(
+        stray, 0,
+        "a path names the crate by its package name:\n{lib}"
+    );
+}
+
+/// `files_parsed` is the same for any number of worker threads (issue 32 saw it differ between
+/// 1 and 8): a tree of parsed files, a file that does not parse, files the prefilter turns
+/// away, and a file whose analysis kills the process (a stack overflow on demand, debug builds),
+/// whose rerun is what depends on the threads (the files under way when it died are suspects).
+#[test]
+fn files_parsed_is_the_same_for_one_and_eight_threads() {
+    let dir = package(MANIFEST, SERVER);
+    for i in 0..24 {
+        std::fs::write(dir.path().join(format!("src/t{i}.rs")), SERVER).unwrap();
+        std::fs::write(
+            dir.path().join(format!("src/plain{i}.rs")),
+            "pub fn f() -> u8 { 1 }\n",
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.path().join("src/broken.rs"), format!("{SERVER}\nfn (")).unwrap();
+    std::fs::write(dir.path().join("src/overflow.rs"), SERVER).unwrap();
+    let summary = |threads: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+            .args(["--format", "json", "--threads", threads, "."])
+            .current_dir(dir.path())
+            .env("MCP_LINT_TEST_OVERFLOW", "src/overflow.rs")
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["summary"].clone()
+    };
+    let one = summary("1");
+    let eight = summary("8");
+    assert_eq!(one, eight);
+    // lib.rs and the 24 servers; not the plain files, the broken one or the one that crashed.
+    assert_eq!(one["files_parsed"], 25, "{one}");
+    assert_eq!(one["files_seen"], 51, "{one}");
+}

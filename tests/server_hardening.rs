@@ -86,7 +86,7 @@ fn a_message_over_the_cap_is_refused_and_skipped() {
 }
 
 #[test]
-fn a_lone_surrogate_in_did_change_is_read_as_a_replacement_character() {
+fn a_lone_surrogate_in_did_change_is_refused_and_the_document_no_longer_followed() {
     let dir = project();
     let path = dir.path().join("src/main.rs");
     std::fs::write(&path, "fn main() {}\n").unwrap();
@@ -99,17 +99,36 @@ fn a_lone_surrogate_in_did_change_is_read_as_a_replacement_character() {
         r#"{{"jsonrpc":"2.0","method":"textDocument/didChange","params":{{"textDocument":{{"uri":"{uri}","version":2}},"contentChanges":[{{"text":"// \ud83d\nfn main() {{}}\n"}}]}}}}"#
     );
     c.send_raw(&framed(body.as_bytes()));
-    // The change is taken (version 2 is linted) and the server goes on.
-    c.diagnostics(&uri, 2);
-    // The buffer holds U+FFFD where the surrogate was: one UTF-16 unit, as the editor counts it,
-    // so an edit after it lands where the editor means.
-    c.notify(
-        "textDocument/didChange",
-        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [
-            { "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 4 } }, "text": "!" }
-        ] }),
+    // A parse error (a notification has no id to answer with) ...
+    let e = error_with_null_id(&mut c, -32700);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("textDocument/didChange"),
+        "{e}"
     );
-    c.diagnostics(&uri, 3);
+    // ... the user told which document is no longer checked, and why ...
+    let shown = c.next_where(|v| v["method"] == "window/showMessage");
+    assert_eq!(shown["params"]["type"], 1, "{shown}");
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(text.contains(&uri) && text.contains("surrogate"), "{text}");
+    // ... its diagnostics cleared (they would point into text the server no longer has) ...
+    let cleared = c.diagnostics_where(&uri, |p| p["version"].is_null());
+    assert_eq!(cleared["diagnostics"], json!([]));
+    // ... and the server goes on: it answers, and a reopened document is linted again.
+    answers(&mut c);
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "rust", "version": 5, "text": "fn main() {}\n" } }),
+    );
+    c.diagnostics(&uri, 5);
+    // A request holding one is answered with its id.
+    c.send_raw(&framed(
+        br#"{"jsonrpc":"2.0","id":77,"method":"textDocument/hover","params":{"x":"\udc00"}}"#,
+    ));
+    let e = c.next_where(|v| v["id"] == 77);
+    assert_eq!(e["error"]["code"], -32700, "{e}");
     answers(&mut c);
     c.shutdown();
 }

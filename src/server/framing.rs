@@ -11,9 +11,10 @@
 //!   none), or a JSON value that is not a message, is an invalid request (-32600), with the
 //!   request's `id` when it has one.
 //! - A lone UTF-16 surrogate escape (`"\ud83d"`, which editors built on JavaScript send when a
-//!   buffer holds half a pair) is read as U+FFFD rather than refused: it is one UTF-16 unit like
-//!   the surrogate, so the server's copy of the buffer keeps the editor's positions, where a
-//!   refused `didChange` would leave the copy out of step for the rest of the session.
+//!   buffer holds half a pair) is not text: the message is a parse error (-32700, with the
+//!   request's id when it has one), and when it was about a document (a `didOpen`, a `didChange`)
+//!   the server is told ([`REFUSED_TEXT`]): it stops following that document, whose copy would be
+//!   out of step with the editor from then on, and says so (see `server::Server::refused`).
 
 use std::io::{self, BufRead, Read, Write};
 use std::thread;
@@ -33,6 +34,11 @@ pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "Invalid Request".
 pub const INVALID_REQUEST: i64 = -32600;
 
+/// The notification the reader hands the server for a message refused for its text (a lone
+/// surrogate), with the refused message's `method` and document `uri`: the reader answers the
+/// client, the server deals with the document.
+pub const REFUSED_TEXT: &str = "mcp-lint/refusedText";
+
 /// What one frame of input was.
 #[derive(Debug)]
 pub enum Frame {
@@ -40,6 +46,9 @@ pub enum Frame {
     Message(Message),
     /// A frame that is not a message: the JSON-RPC error response to send back.
     Rejected(Value),
+    /// A message refused for its text: the error response to send back, and the
+    /// [`REFUSED_TEXT`] notification for the server.
+    RefusedText(Value, Message),
 }
 
 /// Reads the next frame. `Ok(None)` at the end of the input (also in the middle of a frame: the
@@ -142,16 +151,16 @@ pub fn decode(body: &[u8]) -> Frame {
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(first) => match repair_lone_surrogates(text).map(|t| serde_json::from_str(&t)) {
-            Some(Ok(v)) => v,
-            _ => {
-                return Frame::Rejected(error(
+        Err(first) => {
+            return match repair_lone_surrogates(text).map(|t| serde_json::from_str(&t)) {
+                Some(Ok(v)) => refused_text(&v),
+                _ => Frame::Rejected(error(
                     Value::Null,
                     PARSE_ERROR,
                     &format!("the message is not JSON: {first}"),
-                ))
+                )),
             }
-        },
+        }
     };
     let id = match &value {
         Value::Object(o) => o.get("id").cloned().unwrap_or(Value::Null),
@@ -183,6 +192,35 @@ pub fn decode(body: &[u8]) -> Frame {
             &format!("not a JSON-RPC request, notification or response: {e}"),
         )),
     }
+}
+
+/// A message whose strings hold a lone surrogate, read with each one as U+FFFD (`value`): a
+/// parse error with its id, and the server told which document it was about.
+fn refused_text(value: &Value) -> Frame {
+    let id = match value.get("id") {
+        Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    let method = value.get("method").and_then(Value::as_str).unwrap_or("");
+    let reply = error(
+        id,
+        PARSE_ERROR,
+        &format!(
+            "the message{} holds a lone UTF-16 surrogate escape (half of a pair, such as \
+`\\ud83d`), which is not Unicode text; it was not applied",
+            if method.is_empty() {
+                String::new()
+            } else {
+                format!(" `{method}`")
+            }
+        ),
+    );
+    let uri = value.pointer("/params/textDocument/uri").cloned();
+    let notice = lsp_server::Notification::new(
+        REFUSED_TEXT.into(),
+        json!({ "method": method, "uri": uri.unwrap_or(Value::Null) }),
+    );
+    Frame::RefusedText(reply, Message::Notification(notice))
 }
 
 /// `text` with each `\uXXXX` escape of an unpaired surrogate replaced by `\uFFFD`; None when it
@@ -247,6 +285,13 @@ pub fn frame(value: &Value) -> Vec<u8> {
     out
 }
 
+/// Writes an error response whole under stdout's lock, so it never splits another frame.
+fn reply(e: &Value) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(&frame(e))?;
+    out.flush()
+}
+
 /// The writer thread; joined after the server's last sender is gone, so every reply is out.
 pub struct Writer(thread::JoinHandle<io::Result<()>>);
 
@@ -287,12 +332,12 @@ pub fn stdio() -> io::Result<(Connection, Writer)> {
                     }
                     // Written here, whole under stdout's lock, so it never splits another frame.
                     Frame::Rejected(e) => {
-                        let mut out = io::stdout().lock();
-                        if out
-                            .write_all(&frame(&e))
-                            .and_then(|()| out.flush())
-                            .is_err()
-                        {
+                        if reply(&e).is_err() {
+                            break;
+                        }
+                    }
+                    Frame::RefusedText(e, notice) => {
+                        if reply(&e).is_err() || to_server.send(notice).is_err() {
                             break;
                         }
                     }
@@ -329,7 +374,7 @@ mod tests {
 
     fn code(f: &Frame) -> i64 {
         match f {
-            Frame::Rejected(v) => v["error"]["code"].as_i64().unwrap(),
+            Frame::Rejected(v) | Frame::RefusedText(v, _) => v["error"]["code"].as_i64().unwrap(),
             Frame::Message(m) => panic!("expected an error, got {m:?}"),
         }
     }
@@ -390,12 +435,34 @@ mod tests {
     }
 
     #[test]
-    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
-        let body = r#"{"jsonrpc":"2.0","method":"m","params":{"t":"a\ud83d b\ude00 \ud83d\ude00 \\ud83d"}}"#;
-        let Frame::Message(Message::Notification(n)) = decode(body.as_bytes()) else {
-            panic!("not decoded")
-        };
-        assert_eq!(n.params["t"], "a\u{fffd} b\u{fffd} \u{1f600} \\ud83d");
+    fn lone_surrogates_are_found_and_pairs_stay() {
+        let body = r#"{"t":"a\ud83d b\ude00 \ud83d\ude00 \\ud83d"}"#;
+        let repaired: Value = serde_json::from_str(&repair_lone_surrogates(body).unwrap()).unwrap();
+        assert_eq!(repaired["t"], "a\u{fffd} b\u{fffd} \u{1f600} \\ud83d");
         assert_eq!(repair_lone_surrogates(r#""\ud83d\ude00""#), None);
+        // A surrogate pair and an escaped backslash before `ud83d` are text: the message is read.
+        let fine = r#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud83d\ude00 \\ud83d"}}"#;
+        assert!(matches!(decode(fine.as_bytes()), Frame::Message(_)));
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_a_parse_error_and_the_server_hears_of_the_document() {
+        let change = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.rs","version":2},"contentChanges":[{"text":"\ud83d"}]}}"#;
+        let Frame::RefusedText(reply, Message::Notification(n)) = decode(change.as_bytes()) else {
+            panic!("not refused")
+        };
+        assert_eq!(reply["error"]["code"], PARSE_ERROR);
+        assert_eq!(reply["id"], Value::Null);
+        assert_eq!(n.method, REFUSED_TEXT);
+        assert_eq!(n.params["method"], "textDocument/didChange");
+        assert_eq!(n.params["uri"], "file:///a.rs");
+        // A request is answered with its id.
+        let hover =
+            r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{"x":"\udc00"}}"#;
+        let Frame::RefusedText(reply, _) = decode(hover.as_bytes()) else {
+            panic!("not refused")
+        };
+        assert_eq!(reply["id"], 4);
+        assert_eq!(reply["error"]["code"], PARSE_ERROR);
     }
 }

@@ -245,12 +245,10 @@ impl Server<'_> {
             }
             "textDocument/didClose" => {
                 if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
-                    let uri = p.text_document.uri.as_str();
-                    self.shared.docs().remove(uri);
-                    self.shared.linted().remove(uri);
-                    scheduler::publish(&self.connection.sender, uri, Vec::new(), None);
+                    self.forget(p.text_document.uri.as_str());
                 }
             }
+            framing::REFUSED_TEXT => self.refused(&n.params),
             _ => {}
         }
     }
@@ -290,6 +288,38 @@ impl Server<'_> {
             doc.version = p.text_document.version;
         }
         self.scheduler.lint(uri, self.debounce);
+    }
+
+    /// Stops following a document: its copy and diagnostics go.
+    fn forget(&mut self, uri: &str) {
+        self.shared.docs().remove(uri);
+        self.shared.linted().remove(uri);
+        scheduler::publish(&self.connection.sender, uri, Vec::new(), None);
+    }
+
+    /// A `didOpen` or `didChange` the reader refused for its text (a lone surrogate; the client
+    /// got its parse error). The server's copy of the document now misses an edit the editor
+    /// made, and every later incremental change would land in the wrong place: the document is
+    /// no longer followed (its diagnostics cleared, which stale ones would not be) until the
+    /// editor opens it again, and the user is told which document and why.
+    fn refused(&mut self, params: &Value) {
+        let method = params.get("method").and_then(Value::as_str).unwrap_or("");
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return;
+        };
+        if !matches!(method, "textDocument/didOpen" | "textDocument/didChange") {
+            return;
+        }
+        let followed = self.shared.docs().contains_key(uri);
+        if method == "textDocument/didChange" && !followed {
+            return;
+        }
+        self.forget(uri);
+        self.show_error(&format!(
+            "mcp-lint: the editor sent {uri} with a lone UTF-16 surrogate (half of a character \
+such as an emoji), which is not text; mcp-lint stopped checking this document: close and reopen \
+it once the character is whole"
+        ));
     }
 
     /// A saved configuration, manifest or lock file changes what every open buffer reports.

@@ -156,7 +156,12 @@ impl Ask {
     /// An expression of the old call's awaited type (`Result<Option<T>, ElicitationError>`,
     /// `Result<ElicitationAction, ElicitationError>`, `Result<ListRootsResult, ServiceError>`)
     /// built from the answer bound to `answer`, so the code that used the old result is kept.
-    pub fn legacy_value(&self, answer: &str, indent: &str) -> String {
+    /// `root`: the name the file uses the rmcp crate by ([`super::Cx::rmcp`]).
+    pub fn legacy_value(&self, answer: &str, indent: &str, root: &str) -> String {
+        super::text::rmcp_paths(&self.legacy_value_in_rmcp(answer, indent), root)
+    }
+
+    fn legacy_value_in_rmcp(&self, answer: &str, indent: &str) -> String {
         let i = indent;
         match self {
             Ask::Elicit { .. } => format!(
@@ -198,7 +203,12 @@ impl Ask {
 
     /// The value inside the old call's `Ok(..)`, built from the answer, for the asks whose old
     /// result the code reads after a `?` (a run-time form's `ElicitResult`, a `ListRootsResult`).
-    pub fn legacy_ok_value(&self, answer: &str, indent: &str) -> Option<String> {
+    pub fn legacy_ok_value(&self, answer: &str, indent: &str, root: &str) -> Option<String> {
+        self.legacy_ok_value_in_rmcp(answer, indent)
+            .map(|v| super::text::rmcp_paths(&v, root))
+    }
+
+    fn legacy_ok_value_in_rmcp(&self, answer: &str, indent: &str) -> Option<String> {
         let i = indent;
         match self {
             Ask::ElicitSchema { .. } | Ask::ElicitParams { .. } => Some(format!(
@@ -229,7 +239,20 @@ impl Ask {
     /// itself keeps handling them). The runtime's error becomes the old error type only where
     /// `error_read` (the code reads the error) or where the old value's own conversion fails with
     /// it (a sampling answer, an elicitation's decline).
-    pub fn legacy_result(&self, answer: &str, indent: &str, error_read: bool) -> String {
+    pub fn legacy_result(
+        &self,
+        answer: &str,
+        indent: &str,
+        error_read: bool,
+        root: &str,
+    ) -> String {
+        super::text::rmcp_paths(
+            &self.legacy_result_in_rmcp(answer, indent, error_read),
+            root,
+        )
+    }
+
+    fn legacy_result_in_rmcp(&self, answer: &str, indent: &str, error_read: bool) -> String {
         let i = indent;
         let service = "rmcp::ServiceError::McpError(e.into())";
         let elicitation = format!("rmcp::service::ElicitationError::Service({service})");
@@ -269,7 +292,7 @@ impl Ask {
                 };
                 let inner = format!("{i}    ");
                 let built = self
-                    .legacy_ok_value(value, &inner)
+                    .legacy_ok_value_in_rmcp(value, &inner)
                     .expect("roots and run-time forms have one");
                 format!(
                     "{answer}\n{i}    .map(|{value}| {built}){}",

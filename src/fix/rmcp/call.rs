@@ -103,7 +103,7 @@ pub(super) fn read_request<'a>(
     site: &FnSite<'a>,
     f: &Finding,
 ) -> Result<Request<'a>, String> {
-    let found = locate::find(site.block, f.line, f.column)?;
+    let found = locate::find(site.calls(), f.line, f.column)?;
     let mc = found.call()?;
     let method = mc.method.to_string();
     let ask = asks::read(mc, cx.src, cx.idx)?;
@@ -259,7 +259,7 @@ pub(super) fn plan_call(
     // old code mapped or wrapped cannot happen any more; the ask's own returns through its `?`).
     if let (None, Some(value)) = (
         &replaced,
-        ask.legacy_ok_value(&name, indent_at(cx.src, aw_s)),
+        ask.legacy_ok_value(&name, indent_at(cx.src, aw_s), &cx.rmcp),
     ) {
         let try_of = |t: &syn::ExprTry, inner: &syn::Expr| same(&*t.expr, inner);
         let target = match parent {
@@ -292,7 +292,7 @@ pub(super) fn plan_call(
             let in_place = old_result_fits(parent) || matches!(ask, Ask::Sample { .. });
             message.push_str("; old result kept");
             if in_place {
-                let value = ask.legacy_value(&name, indent_at(cx.src, aw_s));
+                let value = ask.legacy_value(&name, indent_at(cx.src, aw_s), &cx.rmcp);
                 (aw_s, aw_e, value)
             } else {
                 let legacy = old_result_let(
@@ -302,7 +302,7 @@ pub(super) fn plan_call(
                     body,
                     taken,
                     &mut hoisted,
-                    |indent| ask.legacy_value(&name, indent),
+                    |indent| ask.legacy_value(&name, indent, &cx.rmcp),
                 )?;
                 (aw_s, aw_e, legacy)
             }

@@ -97,10 +97,13 @@ fn prefers(
     delegates: &std::cell::OnceCell<Vec<String>>,
 ) -> bool {
     let has_form = members.iter().all(|&m| {
-        locate::path_to(fns[at].block, findings[m].line, findings[m].column).is_some_and(|path| {
-            matches!(path.last(), Some(locate::Node::Expr(syn::Expr::MethodCall(mc)))
+        fns[at]
+            .calls()
+            .path_to(findings[m].line, findings[m].column)
+            .is_some_and(|path| {
+                matches!(path.last(), Some(locate::Node::Expr(syn::Expr::MethodCall(mc)))
                 if DEFERRED.contains(&mc.method.to_string().as_str()))
-        })
+            })
     });
     if !has_form {
         return false;
@@ -314,7 +317,7 @@ build or call it), so nothing would give the ask an MRTR round"
 /// The method call a finding points at (its method name), in the function's body or inside a
 /// macro invocation there whose tokens parse as Rust (`host_fn!(..)`, `tokio::select!`).
 fn method_call_at(site: &FnSite, f: &Finding) -> Option<syn::ExprMethodCall> {
-    if let Some(path) = locate::path_to(site.block, f.line, f.column) {
+    if let Some(path) = site.calls().path_to(f.line, f.column) {
         if let Some(locate::Node::Expr(syn::Expr::MethodCall(mc))) = path.last() {
             return Some((*mc).clone());
         }

@@ -29,6 +29,17 @@ pub struct FnSite<'a> {
     /// The type of the enclosing `impl`, when there is one.
     pub self_ty: Option<String>,
     pub range: (usize, usize),
+    /// The calls of the body, indexed on first use ([`Self::calls`]).
+    calls: std::cell::OnceCell<super::locate::Index<'a>>,
+}
+
+impl<'a> FnSite<'a> {
+    /// Every call of the body with the nodes around it, from one walk however many of them the
+    /// rewrite looks up.
+    pub fn calls(&self) -> &super::locate::Index<'a> {
+        self.calls
+            .get_or_init(|| super::locate::Index::new(self.block))
+    }
 }
 
 fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
@@ -55,6 +66,7 @@ pub fn collect<'a>(items: &'a [syn::Item], idx: &LineIndex, out: &mut Vec<FnSite
                         kind: Kind::Other,
                         self_ty: None,
                         range,
+                        calls: Default::default(),
                     });
                 }
             }
@@ -95,6 +107,7 @@ pub fn collect<'a>(items: &'a [syn::Item], idx: &LineIndex, out: &mut Vec<FnSite
                             kind,
                             self_ty: self_ty.clone(),
                             range,
+                            calls: Default::default(),
                         });
                     }
                 }

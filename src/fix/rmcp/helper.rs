@@ -234,7 +234,9 @@ fn result_template(
         let template = match (&caller.kind, plain::returns(caller.sig)) {
             // A tool returning a plain value (`-> String`) returns it in a `Result` with rmcp's
             // error after the fix, as `#[mrtr_handler]` needs.
-            (Kind::Tool, Returns::Plain(p)) if p.is_string() => PLAIN_TOOL_RESULT.to_string(),
+            (Kind::Tool, Returns::Plain(p)) if p.is_string() => {
+                text::rmcp_paths(PLAIN_TOOL_RESULT, &cx.rmcp)
+            }
             (Kind::Tool | Kind::HandWritten(_), _) | (Kind::Other, Returns::Result) => {
                 template_of(cx, caller)?
             }
@@ -431,11 +433,17 @@ first, then this one"
                         cx,
                         caller,
                         p,
-                        "Result<rmcp::model::CallToolResult, rmcp::ErrorData>",
+                        &text::rmcp_paths(
+                            "Result<rmcp::model::CallToolResult, rmcp::ErrorData>",
+                            &cx.rmcp,
+                        ),
                         &unwrapped,
                         &[],
                         (
-                            "Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(",
+                            &text::rmcp_paths(
+                                "Ok(rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(",
+                                &cx.rmcp,
+                            ),
                             ")]))",
                         ),
                     )
@@ -705,7 +713,7 @@ fn attribute(cx: &Cx, site: &FnSite, name: &str) -> Result<Edit, String> {
 
 /// The calls of `helper` in the file: `helper(..)` / `Self::helper(..)` for a function,
 /// `self.helper(..)` for a method.
-fn call_sites<'a>(fns: &'a [FnSite<'a>], helper: &FnSite) -> Vec<CallSite<'a>> {
+fn call_sites<'a>(fns: &[FnSite<'a>], helper: &FnSite) -> Vec<CallSite<'a>> {
     struct Find<'a> {
         name: String,
         method: bool,
@@ -960,7 +968,7 @@ another binding)",
     };
     let at = name_span.start();
     let mut edits = vec![cx.idx.edit(as_, ae, arg_text.clone())];
-    if let Some(path) = locate::path_to(caller.block, at.line, at.column + 1) {
+    if let Some(path) = caller.calls().path_to(at.line, at.column + 1) {
         if let Some(aw) = stands_as_an_ask(&path) {
             if !target.plain {
                 return Ok(CallEdits {
@@ -986,7 +994,7 @@ another binding)",
             });
         }
     }
-    let found = locate::find(caller.block, at.line, at.column + 1)?;
+    let found = locate::find(caller.calls(), at.line, at.column + 1)?;
     let Some(locate::Node::Expr(aw @ syn::Expr::Await(_))) = found.parent(1) else {
         return Err("the call is not awaited where it is made".into());
     };

@@ -169,7 +169,7 @@ pub(super) fn plan_keeping(
             message.push_str("; old result kept");
             let error_read = error_read(cx, &found, aw);
             if old_result_fits(parent) {
-                let value = ask.legacy_result(&name, indent_at(cx.src, aw_s), error_read);
+                let value = ask.legacy_result(&name, indent_at(cx.src, aw_s), error_read, &cx.rmcp);
                 (aw_s, aw_e, value)
             } else {
                 let legacy = old_result_let(
@@ -179,7 +179,7 @@ pub(super) fn plan_keeping(
                     body,
                     taken,
                     &mut hoisted,
-                    |indent| ask.legacy_result(&name, indent, error_read),
+                    |indent| ask.legacy_result(&name, indent, error_read, &cx.rmcp),
                 )?;
                 match parent {
                     Some(Node::Expr(syn::Expr::Match(m))) => {

@@ -56,39 +56,94 @@ impl<'a> Site<'a> {
     }
 }
 
-struct Finder<'a> {
-    line: usize,
-    column: usize,
-    stack: Vec<Node<'a>>,
-    found: Option<Vec<Node<'a>>>,
+/// Every call of one body (a method call by its method name, a function call by the last
+/// segment of its path) with the nodes that enclose it, from one walk: a function with n asks is
+/// walked once, not once per ask (a 4 MB line of 150,000 asks took minutes that way). Each node
+/// the walk enters is kept once with its parent, so a path costs its length to rebuild.
+pub struct Index<'a> {
+    /// The nodes entered, each with the index of the one enclosing it (`usize::MAX`: the body).
+    nodes: Vec<(Node<'a>, usize)>,
+    /// The node of the call whose name starts at (1-based line, 0-based column); the first met,
+    /// as a walk that stops at the first match would find it.
+    calls: crate::model::fast_hash::HashMap<(usize, usize), usize>,
 }
 
-impl<'a> Visit<'a> for Finder<'a> {
+#[cfg(test)]
+thread_local! {
+    /// Bodies walked by [`Index::new`] on this thread: the tests check it does not grow with the
+    /// number of asks.
+    pub static WALKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl<'a> Index<'a> {
+    pub fn new(body: &'a syn::Block) -> Self {
+        #[cfg(test)]
+        WALKS.with(|w| w.set(w.get() + 1));
+        let mut walk = Walk {
+            index: Index {
+                nodes: Vec::new(),
+                calls: Default::default(),
+            },
+            open: Vec::new(),
+        };
+        walk.visit_block(body);
+        walk.index
+    }
+
+    /// The nodes from the body down to the call whose name starts at 1-based `line`/`column`,
+    /// unchecked.
+    pub fn path_to(&self, line: usize, column: usize) -> Option<Vec<Node<'a>>> {
+        let mut at = *self.calls.get(&(line, column.checked_sub(1)?))?;
+        let mut path = Vec::new();
+        while at != usize::MAX {
+            let (node, parent) = self.nodes[at];
+            path.push(node);
+            at = parent;
+        }
+        path.reverse();
+        Some(path)
+    }
+}
+
+struct Walk<'a> {
+    index: Index<'a>,
+    /// The entered nodes enclosing the current one, innermost last.
+    open: Vec<usize>,
+}
+
+impl<'a> Walk<'a> {
+    fn enter(&mut self, node: Node<'a>) -> usize {
+        let parent = self.open.last().copied().unwrap_or(usize::MAX);
+        self.index.nodes.push((node, parent));
+        let at = self.index.nodes.len() - 1;
+        self.open.push(at);
+        at
+    }
+}
+
+impl<'a> Visit<'a> for Walk<'a> {
     fn visit_block(&mut self, b: &'a syn::Block) {
-        self.stack.push(Node::Block(b));
+        self.enter(Node::Block(b));
         visit::visit_block(self, b);
-        self.stack.pop();
+        self.open.pop();
     }
     fn visit_stmt(&mut self, s: &'a syn::Stmt) {
-        self.stack.push(Node::Stmt(s));
+        self.enter(Node::Stmt(s));
         visit::visit_stmt(self, s);
-        self.stack.pop();
+        self.open.pop();
     }
     fn visit_local(&mut self, l: &'a syn::Local) {
-        self.stack.push(Node::Local(l));
+        self.enter(Node::Local(l));
         visit::visit_local(self, l);
-        self.stack.pop();
+        self.open.pop();
     }
     fn visit_arm(&mut self, a: &'a syn::Arm) {
-        self.stack.push(Node::Arm(a));
+        self.enter(Node::Arm(a));
         visit::visit_arm(self, a);
-        self.stack.pop();
+        self.open.pop();
     }
     fn visit_expr(&mut self, e: &'a syn::Expr) {
-        if self.found.is_some() {
-            return;
-        }
-        self.stack.push(Node::Expr(e));
+        let at = self.enter(Node::Expr(e));
         let name = match e {
             syn::Expr::MethodCall(mc) => Some(mc.method.span()),
             // A call of a helper function (`confirm(&ctx.peer, ..)`), found by its name.
@@ -99,32 +154,21 @@ impl<'a> Visit<'a> for Finder<'a> {
             _ => None,
         };
         if let Some(name) = name {
-            let at = name.start();
-            if at.line == self.line && at.column + 1 == self.column {
-                self.found = Some(self.stack.clone());
-            }
+            let start = name.start();
+            self.index
+                .calls
+                .entry((start.line, start.column))
+                .or_insert(at);
         }
         visit::visit_expr(self, e);
-        self.stack.pop();
+        self.open.pop();
     }
 }
 
-/// The nodes from `body` down to the call whose name starts at 1-based `line`/`column`,
-/// unchecked.
-pub fn path_to<'a>(body: &'a syn::Block, line: usize, column: usize) -> Option<Vec<Node<'a>>> {
-    let mut f = Finder {
-        line,
-        column,
-        stack: Vec::new(),
-        found: None,
-    };
-    f.visit_block(body);
-    f.found
-}
-
-/// Finds the method call whose name starts at 1-based `line`/`column` in `body`.
-pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site<'a>, String> {
-    let Some(path) = path_to(body, line, column) else {
+/// Finds the method call whose name starts at 1-based `line`/`column` in the body `calls`
+/// indexes ([`super::handler::FnSite::calls`]).
+pub fn find<'a>(calls: &Index<'a>, line: usize, column: usize) -> Result<Site<'a>, String> {
+    let Some(path) = calls.path_to(line, column) else {
         return Err(
             "the call sits inside a macro invocation (`tokio::join!`, `select!`, \
 `format!`, ...), which the rewrite cannot see into; bind the answer with its own `let` first"
@@ -135,9 +179,86 @@ pub fn find<'a>(body: &'a syn::Block, line: usize, column: usize) -> Result<Site
         .iter()
         .rposition(|n| matches!(n, Node::Stmt(_)))
         .ok_or("the call is not inside a statement")?;
+    check_cfg(&path)?;
     check_outer(&path[..=stmt])?;
     check_inner(&path[stmt..])?;
     Ok(Site { path, stmt })
+}
+
+/// A `#[cfg(..)]` (or `#[cfg_attr(..)]`) on the way down to the call: the hoisted `let` and the
+/// macro's state machine would stand outside it, so a build the attribute leaves the call out of
+/// would ask anyway. Refused here, the call goes to the deferred tier, which rewrites the call in
+/// place under its attribute.
+fn check_cfg(path: &[Node]) -> Result<(), String> {
+    let gated = |attrs: &[syn::Attribute]| {
+        attrs
+            .iter()
+            .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+    };
+    let found = path.iter().any(|n| match n {
+        Node::Block(_) => false,
+        Node::Stmt(syn::Stmt::Local(l)) => gated(&l.attrs),
+        Node::Local(l) => gated(&l.attrs),
+        Node::Stmt(syn::Stmt::Macro(m)) => gated(&m.attrs),
+        Node::Stmt(_) => false,
+        Node::Arm(a) => gated(&a.attrs),
+        Node::Expr(e) => gated(expr_attrs(e)),
+    });
+    if found {
+        return Err(
+            "the call is under a `#[cfg(..)]` attribute, which hoisting the ask out of its \
+statement would leave behind"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The outer attributes of an expression.
+fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+    use syn::Expr as E;
+    match e {
+        E::Array(x) => &x.attrs,
+        E::Assign(x) => &x.attrs,
+        E::Async(x) => &x.attrs,
+        E::Await(x) => &x.attrs,
+        E::Binary(x) => &x.attrs,
+        E::Block(x) => &x.attrs,
+        E::Break(x) => &x.attrs,
+        E::Call(x) => &x.attrs,
+        E::Cast(x) => &x.attrs,
+        E::Closure(x) => &x.attrs,
+        E::Const(x) => &x.attrs,
+        E::Continue(x) => &x.attrs,
+        E::Field(x) => &x.attrs,
+        E::ForLoop(x) => &x.attrs,
+        E::Group(x) => &x.attrs,
+        E::If(x) => &x.attrs,
+        E::Index(x) => &x.attrs,
+        E::Infer(x) => &x.attrs,
+        E::Let(x) => &x.attrs,
+        E::Lit(x) => &x.attrs,
+        E::Loop(x) => &x.attrs,
+        E::Macro(x) => &x.attrs,
+        E::Match(x) => &x.attrs,
+        E::MethodCall(x) => &x.attrs,
+        E::Paren(x) => &x.attrs,
+        E::Path(x) => &x.attrs,
+        E::Range(x) => &x.attrs,
+        E::RawAddr(x) => &x.attrs,
+        E::Reference(x) => &x.attrs,
+        E::Repeat(x) => &x.attrs,
+        E::Return(x) => &x.attrs,
+        E::Struct(x) => &x.attrs,
+        E::Try(x) => &x.attrs,
+        E::TryBlock(x) => &x.attrs,
+        E::Tuple(x) => &x.attrs,
+        E::Unary(x) => &x.attrs,
+        E::Unsafe(x) => &x.attrs,
+        E::While(x) => &x.attrs,
+        E::Yield(x) => &x.attrs,
+        _ => &[],
+    }
 }
 
 fn same<T>(a: &T, b: &T) -> bool {

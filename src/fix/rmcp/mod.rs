@@ -105,6 +105,7 @@ fn plan_unit(
         idx,
         across,
         items: &file.items,
+        rmcp: super::upgrade::rmcp_root(file).unwrap_or_else(|| "rmcp".into()),
     };
     // The hand-written handlers' delegates (`deferred::delegates`), for every helper of the file.
     let delegates = std::cell::OnceCell::new();
@@ -349,6 +350,10 @@ pub(super) struct Cx<'a> {
     pub(super) across: bool,
     /// The file's (or the laid-out crate's) items: the types a kept binding may have.
     pub(super) items: &'a [syn::Item],
+    /// The name the unit uses the rmcp crate by, for the paths the rewrite writes: `rmcp`, or
+    /// the key of a renamed dependency (`mcp = { package = "rmcp" }`), read off its `use` lines
+    /// as the upgrade's fixes read it.
+    pub(super) rmcp: String,
 }
 
 struct HandlerPlan {
@@ -433,4 +438,82 @@ would be kept across the ask"
         needs_scope: false,
         own_edits: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The findings the engine reports for `src`: one per `list_roots` call, at its name.
+    fn findings_at_calls(src: &str) -> Vec<Finding> {
+        let idx = LineIndex::new(src);
+        src.match_indices("list_roots")
+            .map(|(at, _)| {
+                let (line, column) = idx.line_col(at);
+                Finding {
+                    code: "MCP003".into(),
+                    name: "legacy-roots-request".into(),
+                    level: crate::finding::Level::Warning,
+                    path: "src/lib.rs".into(),
+                    line,
+                    column,
+                    end_line: line,
+                    end_column: column + 10,
+                    message: "a legacy `roots/list` request".into(),
+                    mcp_method: Some("roots/list".into()),
+                    sdk: Some("rmcp".into()),
+                    help: None,
+                    fix: None,
+                }
+            })
+            .collect()
+    }
+
+    /// Plans a file with `n` asks in a `#[tool]`, `n` in a helper its tool calls and `n` in a
+    /// free function on one line; how many bodies the planner walked to find them, and how many
+    /// findings got a fix with edits.
+    fn walks_for(n: usize) -> (usize, usize) {
+        let asks = "ctx.peer.list_roots().await?;\n        ".repeat(n);
+        let through = "peer.list_roots().await?;\n    ".repeat(n);
+        let line = "ctx.peer.list_roots(); ".repeat(n);
+        let src = format!(
+            "impl S {{\n    #[tool(description = \"t\")]\n    async fn tool(&self, ctx: \
+RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {{\n        {asks}Ok(done())\n    \
+}}\n    #[tool(description = \"u\")]\n    async fn other(&self, ctx: RequestContext<RoleServer>) \
+-> Result<CallToolResult, ErrorData> {{\n        helper(&ctx.peer).await?;\n        \
+Ok(done())\n    }}\n}}\nasync fn helper(peer: &Peer<RoleServer>) -> Result<(), ErrorData> {{\n    \
+{through}Ok(())\n}}\nasync fn dense(ctx: RequestContext<RoleServer>) {{ {line}}}\n"
+        );
+        let file = syn::parse_file(&src).unwrap();
+        let idx = LineIndex::new(&src);
+        let findings = findings_at_calls(&src);
+        assert_eq!(findings.len(), 3 * n);
+        let refs: Vec<&Finding> = findings.iter().collect();
+        locate::WALKS.with(|w| w.set(0));
+        let fixes = plan_parsed(&idx, &file, &refs, super::super::Tiers::default());
+        let fixed = fixes
+            .iter()
+            .filter(|f| f.as_ref().is_some_and(|f| !f.edits.is_empty()))
+            .count();
+        (locate::WALKS.with(|w| w.get()), fixed)
+    }
+
+    /// A function's calls are found in one walk of its body, however many asks it holds: one
+    /// walk per ask made a 4 MB line of asks take minutes (`fuzz/hand_checks.sh`,
+    /// `huge-line-dense`).
+    #[test]
+    fn the_planner_walks_each_body_once_whatever_the_number_of_asks() {
+        let (few, fixed_few) = walks_for(2);
+        let (many, fixed_many) = walks_for(24);
+        assert!(few >= 1, "the planner looked calls up through the index");
+        assert_eq!(
+            few, many,
+            "walks grew with the asks: {few} for 2 each, {many} for 24"
+        );
+        // The handlers were planned, not skipped: the tool and the helper's chain got fixes.
+        assert!(
+            fixed_few >= 4 && fixed_many >= 48,
+            "{fixed_few} {fixed_many}"
+        );
+    }
 }

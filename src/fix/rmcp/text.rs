@@ -443,6 +443,31 @@ pub fn crlf(text: &str) -> String {
     out
 }
 
+/// `text`, one of the rewrite's own templates, with its paths into the rmcp crate (`rmcp::model::..`)
+/// rooted at `root`, the name the crate is used by (`mcp` for `mcp = { package = "rmcp" }`). A
+/// path that runs through another (`mrtr::rmcp::deferred`, the runtime's own module) is left.
+pub fn rmcp_paths(text: &str, root: &str) -> String {
+    if root == "rmcp" {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("rmcp::") {
+        let before = &rest[..at];
+        let starts_path = !before.ends_with("::")
+            && !before
+                .chars()
+                .next_back()
+                .is_some_and(|c| c == '_' || c.is_alphanumeric());
+        out.push_str(before);
+        out.push_str(if starts_path { root } else { "rmcp" });
+        out.push_str("::");
+        rest = &rest[at + "rmcp::".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `code` on one line for a message: its first line, cut at 40 characters with `..`.
 pub fn shorten(code: &str) -> String {
     let first = code.lines().next().unwrap_or("").trim_end();
@@ -501,6 +526,16 @@ pub fn whole_lines(src: &str, start: usize, end: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rmcp_paths_take_the_crates_own_name_and_leave_other_paths() {
+        let t = "Err(rmcp::service::E) <rmcp::model::R>::new(mrtr::rmcp::deferred::x, my_rmcp::a)";
+        assert_eq!(
+            rmcp_paths(t, "mcp"),
+            "Err(mcp::service::E) <mcp::model::R>::new(mrtr::rmcp::deferred::x, my_rmcp::a)"
+        );
+        assert_eq!(rmcp_paths(t, "rmcp"), t);
+    }
 
     #[test]
     fn counted_uses_match_a_walk_per_name() {

@@ -174,6 +174,10 @@ pub mod dispatch_chain;
 #[path = "../../fix_fixtures/src/dispatch_chain.rs"]
 pub mod dispatch_chain_legacy;
 
+// An ask under `#[cfg(unix)]`: rewritten in place (deferred form), so it stays under its attribute.
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/cfg_ask.fixed"]
+pub mod cfg_ask;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/macro_ask.fixed"]
 pub mod macro_ask;
