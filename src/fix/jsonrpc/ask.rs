@@ -25,10 +25,10 @@ const ASKS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/l
 /// The name the fixed code gives the params inside the closure.
 const PARAMS: &str = "params";
 
-/// What a fix message says about replay (see the runtime's `mrtr::jsonrpc`).
-const REPLAY: &str = "on a 2026-07-28 request in the server's MRTR scope the client answers in \
-its retry, and the handler runs again from the top to here (the code before this send runs once \
-more per round); on older requests, and outside the scope, the request is sent as before";
+/// The fix's message: one short line (the long explanation is the rule's documentation).
+const MESSAGE: &str = "the send becomes `mrtr::jsonrpc::Question::new(..).or_send(..)` (on \
+2026-07-28 answered in the client's retry, the code before it runs again; sent as before \
+elsewhere); the dispatch arm gets `mrtr::jsonrpc::RequestScope`; adds `mrtr` to `[dependencies]`";
 
 /// Whether `f` is a hand-built request this tier can fix: one sent through a named sender.
 pub fn wants(f: &Finding) -> bool {
@@ -60,10 +60,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
         };
         f.fix = Some(Fix {
             applicability: Applicability::Unsafe,
-            message: format!(
-                "ask `{}` through the runtime's deferred form (`mrtr::jsonrpc::Question`): {REPLAY}",
-                f.mcp_method.as_deref().unwrap_or_default()
-            ),
+            message: MESSAGE.to_string(),
             edits: vec![edit.clone()],
         });
     }

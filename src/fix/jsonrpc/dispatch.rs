@@ -133,7 +133,7 @@ impl Dispatches<'_> {
             match self.arm_edit(arm, &method, &evidence) {
                 Ok(edit) => {
                     self.out.0.push(edit);
-                    self.out.1.push(format!("`{method}` (line {line})"));
+                    self.out.1.push(format!("{method} (line {line})"));
                 }
                 Err(why) => self
                     .out
