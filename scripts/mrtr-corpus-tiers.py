@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per repository, the call sites `scripts/mrtr-corpus.py` reports, by tier: compiled (the fix
-puts the ask under `#[mrtr_handler]` / `#[mrtr_helper]`), deferred (`mrtr::rmcp::deferred::*` at
-the call site), left (with the first words of why). By hand, not in CI:
+puts the ask under `#[mrtr_handler]` / `#[mrtr_helper]`), deferred (`mrtr::rmcp::deferred::*`, or
+`mrtr::jsonrpc::Question` in a server that speaks JSON-RPC itself, at the call site), left (with the first words of why). By hand, not in CI:
 
     scripts/mrtr-corpus.py ../shared/dev-corpus.tsv MIRRORS --lint BIN > OUT
     scripts/mrtr-corpus-tiers.py OUT
@@ -9,6 +9,8 @@ the call site), left (with the first words of why). By hand, not in CI:
 import re
 import sys
 
+# The runtime's deferred forms: the fix rewrites the call site and the request scope replays it.
+DEFERRED_FORMS = ("mrtr::rmcp::deferred::", "mrtr::jsonrpc::Question")
 rows = {}
 order = []
 repo = None
@@ -25,7 +27,7 @@ for line in open(sys.argv[1]):
     kind, site, _method, why = m.groups()
     if kind == "left":
         rows[repo]["left"].append(f"{site}: {why[:70]}")
-    elif "mrtr::rmcp::deferred::" in why.split(";")[0]:
+    elif any(form in why.split(";")[0] for form in DEFERRED_FORMS):
         rows[repo]["deferred"] += 1
     else:
         rows[repo]["compiled"] += 1

@@ -8,6 +8,9 @@ cargo build --locked -p deploy-after
 cargo build --locked --manifest-path examples/deploy/before/Cargo.toml \
     --target-dir "${CARGO_TARGET_DIR:-target}/deploy-before"
 cargo test --workspace --locked
+# A server that speaks JSON-RPC itself gets the runtime without its rmcp feature (the fix writes
+# `default-features = false` there): the SDK-neutral forms must build that way.
+cargo clippy --locked -p mrtr --no-default-features -- -D warnings
 # The upgrade assistant's fixtures compile on their own rmcp (0.8, 0.14, 1.7, 2.2): checked, not built, in one
 # target dir so their common dependencies are checked once. (Their fixed forms build against rmcp
 # 3.x in tests/fix_compile, with the workspace.)

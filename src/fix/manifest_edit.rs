@@ -271,15 +271,20 @@ impl ManifestEdit {
         found
     }
 
-    /// Adds `name = spec` to `[dependencies]` unless the package already depends on it. `spec` is
-    /// a TOML value: `"0.1"` or `{ version = "0.1", path = "../runtime" }`.
-    pub fn ensure_dependency(&mut self, name: &str, spec: &str) -> Result<Outcome, String> {
+    /// Whether the manifest has an entry of `package` (under any key, in any dependency table).
+    pub fn depends_on(&mut self, package: &str) -> bool {
         let mut present = false;
-        self.each_entry(name, &mut |_| {
+        self.each_entry(package, &mut |_| {
             present = true;
             false
         });
-        if present {
+        present
+    }
+
+    /// Adds `name = spec` to `[dependencies]` unless the package already depends on it. `spec` is
+    /// a TOML value: `"0.1"` or `{ version = "0.1", path = "../runtime" }`.
+    pub fn ensure_dependency(&mut self, name: &str, spec: &str) -> Result<Outcome, String> {
+        if self.depends_on(name) {
             return Ok(Outcome::Unchanged);
         }
         let value: Value = spec

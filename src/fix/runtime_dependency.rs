@@ -19,6 +19,13 @@ fn uses_runtime(text: &str) -> bool {
     text.contains("use mrtr") || text.contains("mrtr::")
 }
 
+/// Whether every path through the runtime in `text` is one of its SDK-neutral modules
+/// (`mrtr::jsonrpc`), which build without the `rmcp` feature.
+fn uses_only_sdk_neutral_forms(text: &str) -> bool {
+    text.match_indices("mrtr::")
+        .all(|(at, m)| text[at + m.len()..].starts_with("jsonrpc::"))
+}
+
 /// The new text of `manifest` when a file went from `original` to `fixed`, and that made it use
 /// the runtime the manifest does not declare yet; `None` when nothing changes. `requirement`:
 /// what `--mrtr-dependency` gave, else `{ workspace = true }` in a workspace that declares the
@@ -37,6 +44,14 @@ pub fn manifest_with_runtime(
     let requirement = match requirement {
         Some(r) => r.to_string(),
         None if workspace_declares_runtime(manifest) => "{ workspace = true }".to_string(),
+        // A server that speaks JSON-RPC itself gets only the SDK-neutral forms: the runtime's
+        // default `rmcp` feature would pull an SDK it does not use into its build.
+        None if !edit.depends_on("rmcp") && uses_only_sdk_neutral_forms(fixed) => {
+            format!(
+                "{{ version = {}, default-features = false }}",
+                default_requirement()
+            )
+        }
         None => default_requirement(),
     };
     match edit.ensure_dependency("mrtr", &requirement)? {
@@ -62,6 +77,39 @@ mod tests {
         let path = dir.path().join("Cargo.toml");
         std::fs::write(&path, text).unwrap();
         (dir, path)
+    }
+
+    #[test]
+    fn a_server_without_rmcp_gets_the_runtime_without_its_sdk_feature() {
+        let fixed = "let a = mrtr::jsonrpc::Question::new(m, p).or_send(|p| s(p)).await;";
+        let (_d, path) =
+            manifest("[package]\nname = \"s\"\n\n[dependencies]\nserde_json = \"1\"\n");
+        let (_, new) = manifest_with_runtime(&path, "fn a() {}", fixed, None)
+            .unwrap()
+            .expect("added");
+        let want = format!(
+            "mrtr = {{ version = {}, default-features = false }}\n",
+            default_requirement()
+        );
+        assert!(new.ends_with(&want), "{new}");
+        // With rmcp declared, or with a path through the rmcp adapter, the defaults stay.
+        let (_d, path) = manifest(MANIFEST);
+        let (_, new) = manifest_with_runtime(&path, "fn a() {}", fixed, None)
+            .unwrap()
+            .unwrap();
+        assert!(
+            new.ends_with(&format!("mrtr = {}\n", default_requirement())),
+            "{new}"
+        );
+        let (_d, path) = manifest("[package]\nname = \"s\"\n");
+        let rmcp_form = format!("{fixed} mrtr::rmcp::deferred::elicit(p).await;");
+        let (_, new) = manifest_with_runtime(&path, "fn a() {}", &rmcp_form, None)
+            .unwrap()
+            .unwrap();
+        assert!(
+            new.ends_with(&format!("mrtr = {}\n", default_requirement())),
+            "{new}"
+        );
     }
 
     const MANIFEST: &str = "[package]\nname = \"s\"\n\n[dependencies]\nrmcp = \"3.11\" # the SDK\n";
