@@ -115,7 +115,10 @@ trap 'exit 130' INT TERM
 # Starts the server on a free loopback port (port 0) and sets SERVER_URL from its first stdout line.
 start_server() {
     local binary=${CARGO_TARGET_DIR:-target}/debug/conformance-server log=$RESULTS/server.log
-    "$binary" 0 >"$log" 2>&1 9>&- &
+    # The log exists before the server starts: the child opens its redirect only once it runs,
+    # and on a busy machine the first read below came before that (sed: can't read; exit 2).
+    : >"$log"
+    "$binary" 0 >>"$log" 2>&1 9>&- &
     SERVER_PID=$!
     local i
     for ((i = 0; i < 300; i++)); do

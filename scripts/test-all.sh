@@ -8,6 +8,11 @@ cargo build --locked -p deploy-after
 cargo build --locked --manifest-path examples/deploy/before/Cargo.toml \
     --target-dir "${CARGO_TARGET_DIR:-target}/deploy-before"
 cargo test --workspace --locked
+# No fix adds an unused import, variable or `mut`: the fixed fixtures' warnings against their
+# originals' (only the fix-compile crate is rebuilt, with the crate's allow lifted).
+cargo rustc --locked -p fix-compile --lib --profile check --message-format json --quiet \
+    -- --cfg fix_warnings > "${CARGO_TARGET_DIR:-target}/fix-warnings.json"
+python3 scripts/fix-warnings.py "${CARGO_TARGET_DIR:-target}/fix-warnings.json"
 # A server that speaks JSON-RPC itself gets the runtime without its rmcp feature (the fix writes
 # `default-features = false` there): the SDK-neutral forms must build that way.
 cargo clippy --locked -p mrtr --no-default-features -- -D warnings

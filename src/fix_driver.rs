@@ -124,6 +124,14 @@ pub fn fix_text(
         text = applied.text;
         findings = relint(&text);
     }
+    // The imports the fixes made unused go (a pruned text that did not parse is not kept).
+    let edition = crate::fix::unused_imports::edition_of(std::path::Path::new(path));
+    if let Some(pruned) = crate::fix::unused_imports::prune(original, &text, &edition) {
+        if crate::reading::parse::parse(pruned.as_bytes()).is_ok() {
+            text = pruned;
+            findings = relint(&text);
+        }
+    }
     FileFix {
         path: path.to_string(),
         original: original.to_string(),
@@ -837,6 +845,26 @@ fn put_across(
     err: &mut dyn std::io::Write,
 ) -> Result<Option<usize>, String> {
     let AcrossSet { set, fixed } = planned;
+    // The imports the pass made unused in the files it rewrote go, as in a file's own fix loop.
+    let set: Vec<(std::path::PathBuf, String, String)> = set
+        .iter()
+        .map(|(p, old, new)| {
+            let pruned = match p.extension().and_then(|e| e.to_str()) {
+                Some("rs") => crate::fix::unused_imports::prune(
+                    old,
+                    new,
+                    &crate::fix::unused_imports::edition_of(p),
+                )
+                .filter(|t| crate::reading::parse::parse(t.as_bytes()).is_ok()),
+                _ => None,
+            };
+            (
+                p.clone(),
+                old.clone(),
+                pruned.unwrap_or_else(|| new.clone()),
+            )
+        })
+        .collect();
     let shown_files: Vec<String> = set
         .iter()
         .map(|(p, _, _)| crate::reading::source::display_path(p, base))

@@ -777,11 +777,13 @@ fn a_handler_that_hands_its_request_to_the_router_names_the_new_type_by_its_path
     // signature writes its path (E0425 otherwise).
     let src = "use rmcp::{\n    ErrorData, ServerHandler,\n    handler::server::tool::ToolCallContext,\n    model::{CallToolRequestParams, CallToolResult},\n    service::{RequestContext, RoleServer},\n};\n\npub struct S {\n    tool_router: rmcp::handler::server::router::tool::ToolRouter<S>,\n}\n\nimpl ServerHandler for S {\n    async fn call_tool(\n        &self,\n        request: CallToolRequestParams,\n        context: RequestContext<RoleServer>,\n    ) -> Result<CallToolResult, ErrorData> {\n        let tcc = ToolCallContext::new(self, request, context);\n        self.tool_router.call(tcc).await\n    }\n}\n";
     let out = fix_unsafe(src);
-    assert_eq!(
-        out.text,
-        src.replace(
-            ") -> Result<CallToolResult, ErrorData> {",
-            ") -> Result<rmcp::model::CallToolResponse, ErrorData> {"
-        )
+    // `CallToolResult` is no longer named, so its import goes; the group is then formatted as
+    // rustfmt does (edition 2021 here: no manifest says otherwise).
+    let upgraded = src.replace(
+        ") -> Result<CallToolResult, ErrorData> {",
+        ") -> Result<rmcp::model::CallToolResponse, ErrorData> {",
     );
+    let imports_then = "use rmcp::{\n    handler::server::tool::ToolCallContext,\n    model::CallToolRequestParams,\n    service::{RequestContext, RoleServer},\n    ErrorData, ServerHandler,\n};\n";
+    let imports_now = &src[..src.find("\n\n").unwrap() + 1];
+    assert_eq!(out.text, upgraded.replace(imports_now, imports_then));
 }

@@ -3,6 +3,7 @@
 //! - [`apply`]: splices fixes into a text (byte spans of the original; overlapping fixes wait for
 //!   the next pass; shared edits apply once).
 //! - [`diff`]: the unified diff `--diff` prints.
+//! - [`unused_imports`]: the imports a file's fixes made unused, removed after them.
 //! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
 //!   attached to the engine's findings by [`file_pass`] (registered in `lint::FILE_PASSES`, on the
 //!   tree the engine parsed), so every report carries them, the JSON one included.
@@ -20,6 +21,7 @@ pub mod manifest_edit;
 pub mod optional_session;
 pub mod rmcp;
 pub mod runtime_dependency;
+pub mod unused_imports;
 pub mod upgrade;
 
 use crate::finding::{Applicability, Finding};

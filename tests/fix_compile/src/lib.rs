@@ -9,7 +9,12 @@
 
 // The fixed code keeps what the legacy code declared (imports and the error helper it no longer
 // calls) and uses rmcp's deprecated roots types to keep the old result shape.
-#![allow(unused_imports, dead_code, unused_variables, deprecated, clippy::all)]
+// `--cfg fix_warnings` (tests/fix_compile/tests/no_new_warnings.rs) lifts the allow, to compare
+// each fixed module's warnings with its legacy original's.
+#![cfg_attr(
+    not(fix_warnings),
+    allow(unused_imports, dead_code, unused_variables, deprecated, clippy::all)
+)]
 
 // The fixed files are exactly what `--fix` writes (tests/fix_fixed.rs compares bytes): rustfmt
 // must not reformat them.
@@ -211,3 +216,20 @@ pub mod hand_rolled;
 #[rustfmt::skip]
 #[path = "../../fix_fixtures/src/hand_rolled.rs"]
 pub mod hand_rolled_legacy;
+
+// The originals of the fixtures above that no test drives, built only for the warnings
+// comparison (`--cfg fix_warnings`, scripts/fix-warnings.py): a fix may not add a warning its
+// original did not have.
+#[cfg(fix_warnings)]
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src"]
+pub mod originals {
+    #[path = "tool_elicit.rs"] pub mod tool_elicit;
+    #[path = "tool_sampling.rs"] pub mod tool_sampling;
+    #[path = "helpers.rs"] pub mod helpers;
+    #[path = "runtime_schema.rs"] pub mod runtime_schema;
+    #[path = "loops.rs"] pub mod loops;
+    #[path = "peers.rs"] pub mod peers;
+    #[path = "json_result.rs"] pub mod json_result;
+    #[path = "cfg_ask.rs"] pub mod cfg_ask;
+}
