@@ -787,3 +787,32 @@ fn a_handler_that_hands_its_request_to_the_router_names_the_new_type_by_its_path
     let imports_now = &src[..src.find("\n\n").unwrap() + 1];
     assert_eq!(out.text, upgraded.replace(imports_now, imports_then));
 }
+
+#[test]
+fn a_parameter_destructured_by_an_old_type_name_is_renamed_in_its_pattern() {
+    // The type after the colon was renamed already; the pattern names the old one (E0422).
+    let src = "use rmcp::model::*;\n\npub async fn read(ReadResourceRequestParam { uri, .. }: ReadResourceRequestParams) -> String {\n    uri\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, None, src);
+    let at: Vec<(usize, usize)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP201" && f.message.contains("ReadResourceRequestParam`"))
+        .map(|f| (f.line, f.column))
+        .collect();
+    assert_eq!(at, vec![(3, 19)], "{:#?}", r.findings);
+    let out = fix_unsafe(src);
+    assert!(
+        out.text
+            .contains("read(ReadResourceRequestParams { uri, .. }: ReadResourceRequestParams)"),
+        "{}",
+        out.text
+    );
+    // A pattern of a type that is not rmcp's stays.
+    let own = "pub struct ReadResourceRequestParam { pub uri: String }\n\npub fn read(ReadResourceRequestParam { uri }: ReadResourceRequestParam) -> String {\n    uri\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, None, own);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP201"),
+        "{:#?}",
+        r.findings
+    );
+}

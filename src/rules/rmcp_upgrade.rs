@@ -106,7 +106,15 @@ impl Rule for RmcpUpgrade {
         // `ServerRequest::Old(..) =>`): they are read here, nested fns left to their own call.
         let mut types = Types { cx };
         types.visit_signature(sig);
-        Pats { types }.visit_block(block);
+        let mut pats = Pats { types };
+        // A parameter destructured by its type (`ReadResourceRequestParam { uri }: ..`) names it
+        // in the pattern too.
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(arg) = input {
+                pats.visit_pat(&arg.pat);
+            }
+        }
+        pats.visit_block(block);
     }
 }
 
