@@ -816,3 +816,25 @@ fn a_parameter_destructured_by_an_old_type_name_is_renamed_in_its_pattern() {
         r.findings
     );
 }
+
+#[test]
+fn a_prompt_message_literal_of_0_x_is_built_with_the_shared_role_and_content_types() {
+    let src = "use rmcp::model::*;\n\npub fn ask(q: String) -> PromptMessage {\n    PromptMessage {\n        role: PromptMessageRole::User,\n        content: PromptMessageContent::text(q),\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        "use rmcp::model::*;\n\npub fn ask(q: String) -> PromptMessage {\n    PromptMessage::new(Role::User, ContentBlock::text(q))\n}\n"
+    );
+    // A content the table cannot carry over (a variant literal of the old enum) keeps the
+    // display-only guidance: the literal is left as it was.
+    let other = src.replace(
+        "PromptMessageContent::text(q)",
+        "PromptMessageContent::Text { text: q }",
+    );
+    let out = fix_unsafe(&other);
+    assert!(
+        out.text.contains("PromptMessageContent::Text { text: q }"),
+        "{}",
+        out.text
+    );
+}

@@ -1129,6 +1129,18 @@ pub static BUILDERS: &[Builder] = &[
         none_only: &[],
         into_string: &["uri_template", "name", "title", "description", "mime_type"],
     },
+    // 0.x `PromptMessage { role: PromptMessageRole::User, content: PromptMessageContent::text(..) }`:
+    // both types went in 2.0 (#865) for `Role` and `ContentBlock` ([`FIELD_VALUES`]).
+    Builder {
+        ty: "PromptMessage",
+        ctor: "new",
+        args: &["role", "content"],
+        switch: None,
+        options: &[],
+        plain: &[],
+        none_only: &[],
+        into_string: &[],
+    },
     // 0.x-1.x `SamplingMessage { role, content: Content::text(..) }`: its content is a
     // `SamplingMessageContentBlock` since 2.0 ([`FIELD_VALUES`]).
     Builder {
@@ -1175,12 +1187,27 @@ pub struct FieldValue {
     pub new: &'static str,
 }
 
-pub static FIELD_VALUES: &[FieldValue] = &[FieldValue {
-    ty: "SamplingMessage",
-    field: "content",
-    old: &["Content::text(", "ContentBlock::text(", "RawContent::text("],
-    new: "SamplingMessageContentBlock::text(",
-}];
+pub static FIELD_VALUES: &[FieldValue] = &[
+    FieldValue {
+        ty: "SamplingMessage",
+        field: "content",
+        old: &["Content::text(", "ContentBlock::text(", "RawContent::text("],
+        new: "SamplingMessageContentBlock::text(",
+    },
+    // 2.0 (#865) dropped the prompt's own enums for the shared ones.
+    FieldValue {
+        ty: "PromptMessage",
+        field: "content",
+        old: &["PromptMessageContent::text("],
+        new: "ContentBlock::text(",
+    },
+    FieldValue {
+        ty: "PromptMessage",
+        field: "role",
+        old: &["PromptMessageRole::"],
+        new: "Role::",
+    },
+];
 
 /// `value` (a field's text in a literal of `ty`) in the type the field has on 3.x.
 pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
