@@ -838,3 +838,43 @@ fn a_prompt_message_literal_of_0_x_is_built_with_the_shared_role_and_content_typ
         out.text
     );
 }
+
+#[test]
+fn a_handler_written_as_a_fn_returning_a_future_awaits_its_old_future_and_converts_it() {
+    let src = "use rmcp::model::*;\nuse rmcp::service::{RequestContext, RoleServer};\nuse rmcp::{ErrorData, ServerHandler};\n\npub struct S;\n\nimpl ServerHandler for S {\n    fn get_prompt(\n        &self,\n        request: GetPromptRequestParams,\n        _: RequestContext<RoleServer>,\n    ) -> impl std::future::Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {\n        async move { Ok(GetPromptResult::new(vec![])) }\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, None, src);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.code == "MCP202" && f.line == 12),
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        src.replace(
+            "Result<GetPromptResult, ErrorData>>",
+            "Result<GetPromptResponse, ErrorData>>"
+        )
+        .replace(
+            "+ Send + '_ {\n        async move { Ok(GetPromptResult::new(vec![])) }\n    }",
+            "+ Send + '_ {\n        let old_future = {\n        async move { Ok(GetPromptResult::new(vec![])) }\n    };\n        async move { old_future.await.map(Into::into) }\n    }"
+        )
+    );
+    // A boxed future is boxed again.
+    let boxed = src
+        .replace(
+            "impl std::future::Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_",
+            "std::pin::Pin<Box<dyn std::future::Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_>>",
+        )
+        .replace("async move { Ok(", "Box::pin(async move { Ok(")
+        .replace("vec![])) }\n", "vec![])) })\n");
+    let out = fix_unsafe(&boxed);
+    assert!(
+        out.text
+            .contains("Box::pin(async move { old_future.await.map(Into::into) })"),
+        "{}",
+        out.text
+    );
+}

@@ -276,10 +276,17 @@ fn handler_result(
 ) -> Option<Fix> {
     let change = changes_named(old).find(|c| matches!(c.kind, Kind::HandlerResult { .. }))?;
     let f = find_fn(idx, &file.items, start)?;
-    // Only an `async fn` body can be wrapped in an `async move` block as it is.
-    f.sig.asyncness?;
     let syn::ReturnType::Type(_, ty) = &f.sig.output else {
         return None;
+    };
+    // An `async fn` body becomes an `async move` block as it is; a plain fn returning a future
+    // (`-> impl Future<Output = ..>`, or a boxed one) keeps its body as the old future and awaits
+    // it in a new one.
+    let future = match (&f.sig.asyncness, &**ty) {
+        (Some(_), _) => None,
+        (None, syn::Type::ImplTrait(_)) => Some(false),
+        (None, t) if is_boxed_future(t) => Some(true),
+        _ => return None,
     };
     let ty_range = idx.range_between(first_span(ty), last_span(ty));
     let old_ty = idx.text().get(ty_range.start..ty_range.end)?;
@@ -316,6 +323,26 @@ fn handler_result(
             edits: vec![idx.edit(start, end, new_name)],
         });
     }
+    if let Some(boxed) = future {
+        let converted = "async move { old_future.await.map(Into::into) }";
+        let converted = if boxed {
+            format!("Box::pin({converted})")
+        } else {
+            converted.to_string()
+        };
+        return Some(Fix {
+            applicability: Applicability::Unsafe,
+            message: format!(
+                "return a future of `{}`: the body's future of `{}` is awaited and converted",
+                change.new, change.old
+            ),
+            edits: vec![
+                idx.edit(start, end, new_name),
+                idx.edit(open, open, "{\n        let old_future = ".to_string()),
+                idx.edit(close, close, format!(";\n        {converted}\n    }}")),
+            ],
+        });
+    }
     let head = format!("{{\n        let result: {old_ty} = async move ");
     Some(Fix {
         applicability: Applicability::Unsafe,
@@ -333,6 +360,21 @@ fn handler_result(
             ),
         ],
     })
+}
+
+/// `Pin<Box<dyn Future<..>>>` or a `BoxFuture<..>` alias: a boxed future, built with `Box::pin`.
+fn is_boxed_future(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    last.ident == "BoxFuture"
+        || (last.ident == "Pin"
+            && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(syn::Type::Path(b))
+                    if b.path.segments.last().is_some_and(|s| s.ident == "Box")))))
 }
 
 /// `.old(a, b, c)` → `.old(TEMPLATE)` (see `Kind::CallArgs`).

@@ -1,7 +1,8 @@
 //! A tool server as rmcp 0.8 code writes it: the request params under their 0.x names, results
 //! and the server's info as struct literals, `Content`, a hand-written `call_tool` returning
-//! `CallToolResult`. `scripts/test-all.sh` checks this file on rmcp 0.8; the upgrade rewrites it
-//! into `lib.fixed`, which tests/fix_compile builds against rmcp 3.x.
+//! `CallToolResult`, a `get_prompt` written as a fn returning a future, a `PromptMessage`
+//! literal. `scripts/test-all.sh` checks this file on rmcp 0.8; the upgrade rewrites it into
+//! `lib.fixed`, which tests/fix_compile builds against rmcp 3.x.
 #![allow(deprecated, dead_code)]
 
 use std::sync::Arc;
@@ -68,5 +69,23 @@ impl ServerHandler for Echo {
             });
         }
         Ok(CallToolResult::success(vec![Content::text(text_of(&request))]))
+    }
+
+    // Written as rmcp's trait declares it: a plain fn returning a future.
+    fn get_prompt(
+        &self,
+        request: GetPromptRequestParam,
+        _context: RequestContext<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
+        let text = format!("Say {}", request.name);
+        async move {
+            Ok(GetPromptResult {
+                description: None,
+                messages: vec![PromptMessage {
+                    role: PromptMessageRole::User,
+                    content: PromptMessageContent::text(text),
+                }],
+            })
+        }
     }
 }
