@@ -47,14 +47,32 @@ pub struct FileFix {
     pub unfinished: bool,
 }
 
+/// After the fixes of a file: the imports they made unused removed, and, with `format`, the file
+/// formatted again when it was rustfmt-clean (`fix::unused_imports`, `fix::format`). `None` when
+/// neither changes anything, or the result would not parse.
+fn cleaned_up(path: &std::path::Path, original: &str, fixed: &str, format: bool) -> Option<String> {
+    let edition = crate::fix::unused_imports::edition_of(path);
+    let pruned = crate::fix::unused_imports::prune(original, fixed, &edition);
+    let text = pruned.as_deref().unwrap_or(fixed);
+    let formatted = format
+        .then(|| crate::fix::format::format_written(original, text, path, &edition))
+        .flatten();
+    let clean = formatted.or(pruned)?;
+    crate::reading::parse::parse(clean.as_bytes())
+        .is_ok()
+        .then_some(clean)
+}
+
 /// Runs the fix loop on one text. `relint` lints a text of this file again and returns its
-/// findings, fixes attached.
+/// findings, fixes attached. `format`: a file on disk, formatted again after its fixes when it was
+/// rustfmt-clean (a library caller's text is left as the fixes wrote it).
 pub fn fix_text(
     path: &str,
     original: &str,
     first: Vec<Finding>,
     allowed: Allowed,
     relint: &mut dyn FnMut(&str) -> Vec<Finding>,
+    format: bool,
 ) -> FileFix {
     if let Err(e) = crate::reading::parse::parse(original.as_bytes()) {
         // Its findings are unknown, so even a suppression that looks unused may not be.
@@ -125,10 +143,11 @@ pub fn fix_text(
         findings = relint(&text);
     }
     // The imports the fixes made unused go (a pruned text that did not parse is not kept).
-    let edition = crate::fix::unused_imports::edition_of(std::path::Path::new(path));
-    if let Some(pruned) = crate::fix::unused_imports::prune(original, &text, &edition) {
-        if crate::reading::parse::parse(pruned.as_bytes()).is_ok() {
-            text = pruned;
+    // Only code a fix wrote wants the clean-up (a removed suppression comment does not), and it
+    // costs a rustfmt run or two.
+    if text != original && fixed.iter().any(|f| !f.code.starts_with("MCP9")) {
+        if let Some(clean) = cleaned_up(std::path::Path::new(path), original, &text, format) {
+            text = clean;
             findings = relint(&text);
         }
     }
@@ -150,7 +169,7 @@ pub fn fix_source(path: &str, text: &str, settings: &Settings, allowed: Allowed)
     // The engine's file pass (`lint::FILE_PASSES`) has attached the fixes already.
     let mut lint = |t: &str| crate::lint::lint_source(path, t.as_bytes(), settings).findings;
     let first = lint(text);
-    fix_text(path, text, first, allowed, &mut lint)
+    fix_text(path, text, first, allowed, &mut lint, false)
 }
 
 /// Lints `text` as the file `path`, through the same package (its manifest's dependency versions),
@@ -314,7 +333,7 @@ pub fn run_with_baseline(
                         Vec::new()
                     }
                 };
-            let mut fixed = fix_text(path, &original, findings, opts.allowed, &mut again);
+            let mut fixed = fix_text(path, &original, findings, opts.allowed, &mut again, true);
             // Lines a fix adds are LF; a CRLF source keeps its CRLF.
             fixed.text = crate::fix::apply::with_line_endings_of(&fixed.original, fixed.text);
             fixed
@@ -850,12 +869,7 @@ fn put_across(
         .iter()
         .map(|(p, old, new)| {
             let pruned = match p.extension().and_then(|e| e.to_str()) {
-                Some("rs") => crate::fix::unused_imports::prune(
-                    old,
-                    new,
-                    &crate::fix::unused_imports::edition_of(p),
-                )
-                .filter(|t| crate::reading::parse::parse(t.as_bytes()).is_ok()),
+                Some("rs") if old != new => cleaned_up(p, old, new, true),
                 _ => None,
             };
             (

@@ -263,6 +263,7 @@ fn a_pass_that_would_break_the_syntax_keeps_the_original_text() {
         first,
         Allowed { unsafe_fixes: true },
         &mut relint,
+        false,
     );
     assert_eq!(passes, 1);
     assert_eq!(r.text, src, "nothing of the earlier pass survives either");
@@ -282,6 +283,7 @@ fn a_text_that_does_not_parse_gets_no_fix_at_all() {
         first,
         Allowed { unsafe_fixes: true },
         &mut relint,
+        false,
     );
     assert_eq!(r.text, src);
     assert_eq!(r.passes, 0);
@@ -301,6 +303,7 @@ fn the_passes_are_bounded() {
         first,
         Allowed { unsafe_fixes: true },
         &mut relint,
+        false,
     );
     assert!(r.unfinished);
     assert_eq!(r.passes, MAX_PASSES);
@@ -324,6 +327,7 @@ fn display_only_and_unadmitted_fixes_are_never_applied() {
             unsafe_fixes: false,
         },
         &mut relint,
+        false,
     );
     assert_eq!(r.text, src);
     assert_eq!(r.passes, 0);

@@ -618,6 +618,7 @@ fn a_file_whose_fix_breaks_its_syntax_keeps_its_findings_as_remaining() {
             unsafe_fixes: false,
         },
         &mut |_| Vec::new(),
+        false,
     );
     assert!(r.error.is_some());
     assert_eq!(r.text, src);

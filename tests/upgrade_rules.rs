@@ -314,6 +314,7 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
         findings,
         fix::Allowed { unsafe_fixes: true },
         &mut |_| Vec::new(),
+        false,
     );
     assert_eq!(out.text, "fn f() { ContentBlock::text(1) }\n");
     assert_eq!(out.fixed.len(), 1);
@@ -402,6 +403,7 @@ fn a_rename_onto_a_name_already_imported_drops_the_old_import_and_gone_traits_go
             unsafe_fixes: false,
         },
         &mut again,
+        false,
     );
     assert_eq!(
         out.text,

@@ -4,6 +4,7 @@
 //!   the next pass; shared edits apply once).
 //! - [`diff`]: the unified diff `--diff` prints.
 //! - [`unused_imports`]: the imports a file's fixes made unused, removed after them.
+//! - [`format`]: a rustfmt-clean file formatted again after its fixes.
 //! - [`rmcp`]: the rewrite of legacy rmcp requests into `#[mrtr_handler]` asks; its fixes are
 //!   attached to the engine's findings by [`file_pass`] (registered in `lint::FILE_PASSES`, on the
 //!   tree the engine parsed), so every report carries them, the JSON one included.
@@ -15,6 +16,7 @@
 pub mod apply;
 pub mod diff;
 mod find_expr;
+pub mod format;
 mod gone;
 pub mod jsonrpc;
 pub mod manifest_edit;

@@ -236,21 +236,7 @@ fn whole_lines(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// `item` formatted by rustfmt, its lines after the first indented by `indent`; `None` when
 /// rustfmt is not installed or refuses it.
 fn rustfmt(item: &str, indent: &str, edition: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", edition, "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(item.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8(out.stdout).ok()?;
+    let text = crate::fix::format::rustfmt(item, edition, None)?;
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let mut formatted = String::new();
     for (i, line) in lines.iter().enumerate() {

@@ -90,7 +90,7 @@ impl Workspace {
             unsafe_fixes: false,
         };
         let mut again = |t: &str| self.lint(path, t).unwrap_or_default();
-        let done = fix_text(&display, text, findings, allowed, &mut again);
+        let done = fix_text(&display, text, findings, allowed, &mut again, false);
         (done.error.is_none() && done.text != text).then_some(done.text)
     }
 
