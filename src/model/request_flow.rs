@@ -24,6 +24,7 @@ use syn::visit::Visit;
 
 use crate::model::request_helpers::RequestHelpers;
 use crate::model::scan::RawScan;
+use crate::model::scope::SPAWNS;
 use crate::model::sdk::{raw, McpMethod, Side, SDKS};
 
 /// Names too common to stand for one builder: a `fn new() -> Self` that sets a `method` field
@@ -40,6 +41,9 @@ pub struct Sender {
     pub path: Option<PathBuf>,
     /// 1-based.
     pub line: usize,
+    /// Every send of the value is inside a spawned task (`tokio::spawn(async move { .. })`),
+    /// which outlives the request that started it: MRTR cannot reach the request.
+    pub spawned: bool,
 }
 
 impl Sender {
@@ -224,33 +228,41 @@ struct Pass {
     /// Per fn being walked: local name → sources.
     locals: Vec<HashMap<String, Vec<Source>>>,
     fn_name: Vec<String>,
+    /// How many `spawn(..)` calls the walk is inside.
+    spawned: usize,
 }
 
 impl Pass {
     /// Sources reached: a fn returning a source sends what it returns where its callers send;
     /// a field read sends what was stored in it.
+    /// The sends outside spawned tasks are followed first, so a source sent from both places
+    /// names a sender MRTR can reach, and only a source no such send reaches is `spawned`.
     fn finish(self) -> RequestFlow {
         let mut out = RequestFlow::default();
-        // Popped in the order the sinks were met: each source names its first sender.
-        let mut stack: Vec<(Source, Sender)> = self.sent;
-        stack.reverse();
+        let (spawned, direct): (Vec<_>, Vec<_>) =
+            self.sent.iter().cloned().partition(|(_, s)| s.spawned);
         let mut seen: HashSet<Source> = HashSet::default();
-        while let Some((src, sender)) = stack.pop() {
-            if !seen.insert(src.clone()) {
-                continue;
-            }
-            let inner: &[Source] = match &src {
-                Source::Builder(b) => {
-                    out.builders.entry(b.clone()).or_insert(sender.clone());
-                    self.returns.get(b).map(Vec::as_slice).unwrap_or(&[])
+        for sends in [direct, spawned] {
+            // Popped in the order the sinks were met: each source names its first sender.
+            let mut stack: Vec<(Source, Sender)> = sends;
+            stack.reverse();
+            while let Some((src, sender)) = stack.pop() {
+                if !seen.insert(src.clone()) {
+                    continue;
                 }
-                Source::Field(f) => {
-                    out.fields.entry(f.clone()).or_insert(sender.clone());
-                    self.stored.get(f).map(Vec::as_slice).unwrap_or(&[])
+                let inner: &[Source] = match &src {
+                    Source::Builder(b) => {
+                        out.builders.entry(b.clone()).or_insert(sender.clone());
+                        self.returns.get(b).map(Vec::as_slice).unwrap_or(&[])
+                    }
+                    Source::Field(f) => {
+                        out.fields.entry(f.clone()).or_insert(sender.clone());
+                        self.stored.get(f).map(Vec::as_slice).unwrap_or(&[])
+                    }
+                };
+                for s in inner {
+                    stack.push((s.clone(), sender.clone()));
                 }
-            };
-            for s in inner {
-                stack.push((s.clone(), sender.clone()));
             }
         }
         out
@@ -299,6 +311,7 @@ impl Pass {
                     sink: sink.to_string(),
                     path: self.file.clone(),
                     line: span.start().line,
+                    spawned: self.spawned > 0,
                 },
             ));
         }
@@ -452,7 +465,10 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        let spawn = crate::reading::ident_is_one_of(&mc.method, SPAWNS);
+        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_method_call(self, mc);
+        self.spawned -= usize::from(spawn);
         if crate::reading::ident_is_one_of(&mc.method, raw::SINK_METHODS) {
             let mut sources = Vec::new();
             for a in &mc.args {
@@ -463,7 +479,11 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let spawn = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS)));
+        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_call(self, c);
+        self.spawned -= usize::from(spawn);
         let syn::Expr::Path(p) = &*c.func else { return };
         let Some(last) = p.path.segments.last() else {
             return;
@@ -632,6 +652,38 @@ mod tests {
             "a parked request"
         );
         assert!(!f.builders.contains_key("logged"), "logging is no send");
+    }
+
+    #[test]
+    fn a_request_sent_only_from_spawned_tasks_is_marked_so() {
+        let f = flow(
+            r#"
+            fn roots_req(id: u64) -> Value { json!({"id": id, "method": "roots/list"}) }
+            fn ask_req(id: u64) -> Value { json!({"id": id, "method": "elicitation/create"}) }
+            fn park() -> Parked { Parked { body: json!({"method": "sampling/createMessage"}) } }
+            async fn start(tx: Sender<Value>, p: Parked) {
+                tokio::spawn(async move { tx.send(roots_req(1)).await });
+                std::thread::spawn(move || out.write_all(p.body.to_string().as_bytes()));
+                let req = ask_req(2);
+                rt.spawn(async move { tx.send(req).await });
+            }
+            async fn handle(tx: Sender<Value>) {
+                tx.send(ask_req(3)).await;
+            }
+            "#,
+        );
+        let spawned = |b: &str| f.builders.get(b).map(|s| (s.spawned, s.line));
+        assert_eq!(spawned("roots_req"), Some((true, 6)), "tokio::spawn");
+        assert_eq!(
+            f.fields.get("body").map(|s| s.spawned),
+            Some(true),
+            "a field read in a thread"
+        );
+        assert_eq!(
+            spawned("ask_req"),
+            Some((false, 12)),
+            "also sent outside a task: the direct send is named"
+        );
     }
 
     #[test]
