@@ -228,8 +228,10 @@ struct Pass {
     /// Per fn being walked: local name → sources.
     locals: Vec<HashMap<String, Vec<Source>>>,
     fn_name: Vec<String>,
-    /// How many `spawn(..)` calls the walk is inside.
+    /// How many `spawn(..)` calls (or futures and closures spawned by name) the walk is inside.
     spawned: usize,
+    /// Per fn being walked: the local names it passes to a `spawn(..)` (`tokio::spawn(task)`).
+    spawned_names: Vec<HashSet<String>>,
 }
 
 impl Pass {
@@ -333,7 +335,11 @@ impl Pass {
     fn walk_fn(&mut self, name: &syn::Ident, block: &syn::Block) {
         self.locals.push(HashMap::default());
         self.fn_name.push(name.to_string());
+        let mut spawned = SpawnedNames::default();
+        spawned.visit_block(block);
+        self.spawned_names.push(spawned.0);
         self.visit_block(block);
+        self.spawned_names.pop();
         if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
             self.returned(tail);
         }
@@ -411,7 +417,13 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let Some(init) = &l.init else { return };
+        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the task.
+        let spawned_later = matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_))
+            && matches!(&l.pat, syn::Pat::Ident(pi) if self.spawned_names.last()
+                .is_some_and(|n| n.contains(&pi.ident.to_string())));
+        self.spawned += usize::from(spawned_later);
         self.visit_expr(&init.expr);
+        self.spawned -= usize::from(spawned_later);
         if let Some((_, d)) = &init.diverge {
             self.visit_expr(d);
         }
@@ -523,6 +535,47 @@ impl<'ast> Visit<'ast> for Pass {
         self.visit_expr(&c.body);
         self.fn_name.pop();
     }
+}
+
+/// The local names a fn body passes to a `spawn(..)`.
+#[derive(Default)]
+struct SpawnedNames(HashSet<String>);
+
+impl SpawnedNames {
+    fn args<'a>(&mut self, args: impl Iterator<Item = &'a syn::Expr>) {
+        for a in args {
+            if let syn::Expr::Path(p) = a {
+                if let Some(id) = p.path.get_ident() {
+                    self.0.insert(id.to_string());
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for SpawnedNames {
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS))
+            {
+                self.args(c.args.iter());
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        if crate::reading::ident_is_one_of(&mc.method, SPAWNS) {
+            self.args(mc.args.iter());
+        }
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+
+    // Nested fns are walked on their own.
+    fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
 }
 
 fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
@@ -661,11 +714,17 @@ mod tests {
             fn roots_req(id: u64) -> Value { json!({"id": id, "method": "roots/list"}) }
             fn ask_req(id: u64) -> Value { json!({"id": id, "method": "elicitation/create"}) }
             fn park() -> Parked { Parked { body: json!({"method": "sampling/createMessage"}) } }
+            fn later_req() -> Value { json!({"method": "roots/list"}) }
+            fn now_req() -> Value { json!({"method": "roots/list"}) }
             async fn start(tx: Sender<Value>, p: Parked) {
                 tokio::spawn(async move { tx.send(roots_req(1)).await });
                 std::thread::spawn(move || out.write_all(p.body.to_string().as_bytes()));
                 let req = ask_req(2);
                 rt.spawn(async move { tx.send(req).await });
+                let later = async move { tx.send(later_req()).await };
+                tokio::spawn(later);
+                let now = async move { tx.send(now_req()).await };
+                now.await;
             }
             async fn handle(tx: Sender<Value>) {
                 tx.send(ask_req(3)).await;
@@ -673,7 +732,13 @@ mod tests {
             "#,
         );
         let spawned = |b: &str| f.builders.get(b).map(|s| (s.spawned, s.line));
-        assert_eq!(spawned("roots_req"), Some((true, 6)), "tokio::spawn");
+        assert_eq!(spawned("roots_req"), Some((true, 8)), "tokio::spawn");
+        assert_eq!(
+            spawned("later_req"),
+            Some((true, 12)),
+            "a future spawned by name"
+        );
+        assert_eq!(spawned("now_req"), Some((false, 14)), "a future awaited");
         assert_eq!(
             f.fields.get("body").map(|s| s.spawned),
             Some(true),
@@ -681,7 +746,7 @@ mod tests {
         );
         assert_eq!(
             spawned("ask_req"),
-            Some((false, 12)),
+            Some((false, 18)),
             "also sent outside a task: the direct send is named"
         );
     }
