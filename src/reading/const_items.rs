@@ -38,15 +38,18 @@ pub struct ConstItems {
 impl ConstItems {
     /// `end`: the offset just past the token; `braces`: how many braces are open before it.
     pub fn token(&mut self, tok: &Token, bytes: &[u8], end: usize, braces: usize) {
-        self.state = match (std::mem::take(&mut self.state), tok) {
-            (State::Idle, Token::Ident(r)) => {
+        // Most tokens of a file are outside any item: this runs on every one of them.
+        if matches!(self.state, State::Idle) {
+            if let Token::Ident(r) = tok {
                 // `'static` is a lifetime.
                 let lifetime = r.start > 0 && bytes[r.start - 1] == b'\'';
-                match &bytes[r.clone()] {
-                    b"const" | b"static" if !lifetime => State::Keyword,
-                    _ => State::Idle,
+                if matches!(&bytes[r.clone()], b"const" | b"static") && !lifetime {
+                    self.state = State::Keyword;
                 }
             }
+            return;
+        }
+        self.state = match (std::mem::take(&mut self.state), tok) {
             (State::Keyword, Token::Ident(r)) => match &bytes[r.clone()] {
                 b"mut" => State::Keyword,
                 b"fn" | b"unsafe" | b"async" | b"extern" | b"_" => State::Idle,
