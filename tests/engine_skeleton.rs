@@ -84,3 +84,43 @@ impl ServerHandler for S {
     assert!(found.iter().any(|(c, ..)| c == "MCP004"), "{found:?}");
     assert_eq!(found, codes_at(src, false));
 }
+
+/// A constant holding a method's name keeps the bodies that use it (`"method": ROOTS` is no
+/// trigger token): the default run finds what `--no-prefilter` finds.
+#[test]
+fn a_body_using_a_constant_that_holds_a_method_is_read() {
+    let src = r#"use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+
+pub const ROOTS: &str = "roots/list";
+static ASK: &str = "elicitation/create";
+const VERSION: &str = "2.0";
+
+fn roots_req(id: u64) -> Value {
+    json!({"jsonrpc": VERSION, "id": id, "method": ROOTS})
+}
+
+async fn refresh() -> std::io::Result<()> {
+    let line = roots_req(1).to_string();
+    tokio::io::stdout().write_all(line.as_bytes()).await
+}
+
+struct Message { id: u64, method: String }
+impl Message {
+    fn new(id: u64, method: &str) -> Message { Message { id, method: method.to_string() } }
+}
+
+async fn confirm(tx: tokio::sync::mpsc::Sender<Message>) {
+    let _ = tx.send(Message::new(2, ASK)).await;
+}
+"#;
+    let full = codes_at(src, false);
+    let lines: Vec<usize> = full.iter().map(|f| f.1).collect();
+    assert_eq!(
+        lines,
+        [9, 23],
+        "the builder's constant and the constructor's: {full:?}"
+    );
+    assert!(full.iter().all(|f| f.0 == "MCP004"), "{full:?}");
+    assert_eq!(codes_at(src, true), full);
+}

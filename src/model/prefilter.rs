@@ -141,6 +141,7 @@ impl Prefilter {
                     .flat_map(|s| s.crates.iter().copied())
                     .collect(),
                 imported: &[],
+                const_values: crate::model::sdk::LEGACY_WIRES,
             });
             (scanner(&everyday), keys)
         };

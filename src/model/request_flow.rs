@@ -24,6 +24,7 @@ use syn::visit::Visit;
 
 use crate::model::request_helpers::RequestHelpers;
 use crate::model::scan::RawScan;
+use crate::model::scope::SPAWNS;
 use crate::model::sdk::{raw, McpMethod, Side, SDKS};
 
 /// Names too common to stand for one builder: a `fn new() -> Self` that sets a `method` field
@@ -40,6 +41,9 @@ pub struct Sender {
     pub path: Option<PathBuf>,
     /// 1-based.
     pub line: usize,
+    /// Every send of the value is inside a spawned task (`tokio::spawn(async move { .. })`),
+    /// which outlives the request that started it: MRTR cannot reach the request.
+    pub spawned: bool,
 }
 
 impl Sender {
@@ -224,33 +228,43 @@ struct Pass {
     /// Per fn being walked: local name → sources.
     locals: Vec<HashMap<String, Vec<Source>>>,
     fn_name: Vec<String>,
+    /// How many `spawn(..)` calls (or futures and closures spawned by name) the walk is inside.
+    spawned: usize,
+    /// Per fn being walked: the local names it passes to a `spawn(..)` (`tokio::spawn(task)`).
+    spawned_names: Vec<HashSet<String>>,
 }
 
 impl Pass {
     /// Sources reached: a fn returning a source sends what it returns where its callers send;
     /// a field read sends what was stored in it.
+    /// The sends outside spawned tasks are followed first, so a source sent from both places
+    /// names a sender MRTR can reach, and only a source no such send reaches is `spawned`.
     fn finish(self) -> RequestFlow {
         let mut out = RequestFlow::default();
-        // Popped in the order the sinks were met: each source names its first sender.
-        let mut stack: Vec<(Source, Sender)> = self.sent;
-        stack.reverse();
+        let (spawned, direct): (Vec<_>, Vec<_>) =
+            self.sent.iter().cloned().partition(|(_, s)| s.spawned);
         let mut seen: HashSet<Source> = HashSet::default();
-        while let Some((src, sender)) = stack.pop() {
-            if !seen.insert(src.clone()) {
-                continue;
-            }
-            let inner: &[Source] = match &src {
-                Source::Builder(b) => {
-                    out.builders.entry(b.clone()).or_insert(sender.clone());
-                    self.returns.get(b).map(Vec::as_slice).unwrap_or(&[])
+        for sends in [direct, spawned] {
+            // Popped in the order the sinks were met: each source names its first sender.
+            let mut stack: Vec<(Source, Sender)> = sends;
+            stack.reverse();
+            while let Some((src, sender)) = stack.pop() {
+                if !seen.insert(src.clone()) {
+                    continue;
                 }
-                Source::Field(f) => {
-                    out.fields.entry(f.clone()).or_insert(sender.clone());
-                    self.stored.get(f).map(Vec::as_slice).unwrap_or(&[])
+                let inner: &[Source] = match &src {
+                    Source::Builder(b) => {
+                        out.builders.entry(b.clone()).or_insert(sender.clone());
+                        self.returns.get(b).map(Vec::as_slice).unwrap_or(&[])
+                    }
+                    Source::Field(f) => {
+                        out.fields.entry(f.clone()).or_insert(sender.clone());
+                        self.stored.get(f).map(Vec::as_slice).unwrap_or(&[])
+                    }
+                };
+                for s in inner {
+                    stack.push((s.clone(), sender.clone()));
                 }
-            };
-            for s in inner {
-                stack.push((s.clone(), sender.clone()));
             }
         }
         out
@@ -299,6 +313,7 @@ impl Pass {
                     sink: sink.to_string(),
                     path: self.file.clone(),
                     line: span.start().line,
+                    spawned: self.spawned > 0,
                 },
             ));
         }
@@ -320,7 +335,11 @@ impl Pass {
     fn walk_fn(&mut self, name: &syn::Ident, block: &syn::Block) {
         self.locals.push(HashMap::default());
         self.fn_name.push(name.to_string());
+        let mut spawned = SpawnedNames::default();
+        spawned.visit_block(block);
+        self.spawned_names.push(spawned.0);
         self.visit_block(block);
+        self.spawned_names.pop();
         if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
             self.returned(tail);
         }
@@ -398,7 +417,13 @@ impl<'ast> Visit<'ast> for Pass {
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let Some(init) = &l.init else { return };
+        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the task.
+        let spawned_later = matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_))
+            && matches!(&l.pat, syn::Pat::Ident(pi) if self.spawned_names.last()
+                .is_some_and(|n| n.contains(&pi.ident.to_string())));
+        self.spawned += usize::from(spawned_later);
         self.visit_expr(&init.expr);
+        self.spawned -= usize::from(spawned_later);
         if let Some((_, d)) = &init.diverge {
             self.visit_expr(d);
         }
@@ -452,7 +477,10 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        let spawn = crate::reading::ident_is_one_of(&mc.method, SPAWNS);
+        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_method_call(self, mc);
+        self.spawned -= usize::from(spawn);
         if crate::reading::ident_is_one_of(&mc.method, raw::SINK_METHODS) {
             let mut sources = Vec::new();
             for a in &mc.args {
@@ -463,7 +491,11 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        let spawn = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS)));
+        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_call(self, c);
+        self.spawned -= usize::from(spawn);
         let syn::Expr::Path(p) = &*c.func else { return };
         let Some(last) = p.path.segments.last() else {
             return;
@@ -503,6 +535,47 @@ impl<'ast> Visit<'ast> for Pass {
         self.visit_expr(&c.body);
         self.fn_name.pop();
     }
+}
+
+/// The local names a fn body passes to a `spawn(..)`.
+#[derive(Default)]
+struct SpawnedNames(HashSet<String>);
+
+impl SpawnedNames {
+    fn args<'a>(&mut self, args: impl Iterator<Item = &'a syn::Expr>) {
+        for a in args {
+            if let syn::Expr::Path(p) = a {
+                if let Some(id) = p.path.get_ident() {
+                    self.0.insert(id.to_string());
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for SpawnedNames {
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            if p.path
+                .segments
+                .last()
+                .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS))
+            {
+                self.args(c.args.iter());
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        if crate::reading::ident_is_one_of(&mc.method, SPAWNS) {
+            self.args(mc.args.iter());
+        }
+        syn::visit::visit_expr_method_call(self, mc);
+    }
+
+    // Nested fns are walked on their own.
+    fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
 }
 
 fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
@@ -632,6 +705,50 @@ mod tests {
             "a parked request"
         );
         assert!(!f.builders.contains_key("logged"), "logging is no send");
+    }
+
+    #[test]
+    fn a_request_sent_only_from_spawned_tasks_is_marked_so() {
+        let f = flow(
+            r#"
+            fn roots_req(id: u64) -> Value { json!({"id": id, "method": "roots/list"}) }
+            fn ask_req(id: u64) -> Value { json!({"id": id, "method": "elicitation/create"}) }
+            fn park() -> Parked { Parked { body: json!({"method": "sampling/createMessage"}) } }
+            fn later_req() -> Value { json!({"method": "roots/list"}) }
+            fn now_req() -> Value { json!({"method": "roots/list"}) }
+            async fn start(tx: Sender<Value>, p: Parked) {
+                tokio::spawn(async move { tx.send(roots_req(1)).await });
+                std::thread::spawn(move || out.write_all(p.body.to_string().as_bytes()));
+                let req = ask_req(2);
+                rt.spawn(async move { tx.send(req).await });
+                let later = async move { tx.send(later_req()).await };
+                tokio::spawn(later);
+                let now = async move { tx.send(now_req()).await };
+                now.await;
+            }
+            async fn handle(tx: Sender<Value>) {
+                tx.send(ask_req(3)).await;
+            }
+            "#,
+        );
+        let spawned = |b: &str| f.builders.get(b).map(|s| (s.spawned, s.line));
+        assert_eq!(spawned("roots_req"), Some((true, 8)), "tokio::spawn");
+        assert_eq!(
+            spawned("later_req"),
+            Some((true, 12)),
+            "a future spawned by name"
+        );
+        assert_eq!(spawned("now_req"), Some((false, 14)), "a future awaited");
+        assert_eq!(
+            f.fields.get("body").map(|s| s.spawned),
+            Some(true),
+            "a field read in a thread"
+        );
+        assert_eq!(
+            spawned("ask_req"),
+            Some((false, 18)),
+            "also sent outside a task: the direct send is named"
+        );
     }
 
     #[test]

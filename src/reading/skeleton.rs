@@ -18,6 +18,7 @@ use std::ops::Range;
 
 use aho_corasick::AhoCorasick;
 
+use crate::reading::const_items::{ConstItem, ConstItems};
 use crate::reading::lexer::{Lexer, Token};
 use crate::reading::parse::{DepthGuard, TooDeep};
 
@@ -35,6 +36,9 @@ pub struct BodyKeys {
     /// Names that keep a body only in a file whose `use` of an SDK crate names them: rmcp's
     /// `Meta` and `Error` before 3.x, too common to count anywhere else.
     pub imported: &'static [&'static str],
+    /// String values that make a `const`/`static` of the file a key: every body naming the
+    /// constant is kept as if it held the value (`json!({"method": ROOTS})`).
+    pub const_values: &'static [&'static str],
 }
 
 /// One fn body (or an enum's variants): the offsets of its braces, the item's name, and the body
@@ -72,13 +76,13 @@ pub struct Skeleton {
 /// [`skeleton`], with the identifiers it lexed on the way.
 pub fn read(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Skeleton, TooDeep> {
     let bytes = text.as_bytes();
-    let Some((bodies, idents)) = fn_bodies(bytes)? else {
+    let Some((bodies, idents, consts)) = fn_bodies(bytes)? else {
         return Ok(Skeleton {
             blanked: None,
             idents: None,
         });
     };
-    let blanked = blank_bodies(text, keys, aliases, &bodies, &idents);
+    let blanked = blank_bodies(text, keys, aliases, &bodies, &idents, &consts);
     Ok(Skeleton {
         blanked,
         idents: Some(idents),
@@ -124,6 +128,7 @@ fn blank_bodies(
     aliases: &[&str],
     bodies: &[Body],
     idents: &[Range<usize>],
+    consts: &[ConstItem],
 ) -> Option<String> {
     let bytes = text.as_bytes();
     if bodies.is_empty() {
@@ -140,6 +145,7 @@ fn blank_bodies(
             }
         }
     }
+    keep_naming_consts(bytes, keys, consts, bodies, idents, &mut kept);
     keep_callers(bytes, bodies, idents, &mut kept);
     let imported = imported_from_an_sdk(bytes, keys, aliases, idents);
     // Every identifier of the file is asked about a dozen names.
@@ -187,6 +193,39 @@ fn blank_bodies(
     out.extend_from_slice(&bytes[at..]);
     // Only whole chars were replaced, by ASCII: still UTF-8.
     String::from_utf8(out).ok()
+}
+
+/// Keeps every body that names a constant whose value is one of [`BodyKeys::const_values`] (a
+/// string literal of exactly that text), and so the callers of those bodies after it.
+fn keep_naming_consts(
+    bytes: &[u8],
+    keys: &BodyKeys,
+    consts: &[ConstItem],
+    bodies: &[Body],
+    idents: &[Range<usize>],
+    kept: &mut [bool],
+) {
+    let holds_a_key = |v: &[u8]| {
+        keys.const_values.iter().any(|k| {
+            memchr::memmem::find_iter(v, k.as_bytes())
+                .any(|at| at > 0 && v[at - 1] == b'"' && v.get(at + k.len()) == Some(&b'"'))
+        })
+    };
+    let names: Vec<&[u8]> = consts
+        .iter()
+        .filter(|c| holds_a_key(&bytes[c.value.clone()]))
+        .map(|c| &bytes[c.name.clone()])
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let shapes = Shapes::of(names.iter().copied());
+    for r in idents {
+        let ident = &bytes[r.clone()];
+        if shapes.may_be(ident) && names.contains(&ident) {
+            keep_around(bodies, kept, r.start, &mut |_| {});
+        }
+    }
 }
 
 /// Marks the innermost body holding offset `at`, and every body around it; `newly` is told of
@@ -278,7 +317,7 @@ impl Shapes {
     }
 }
 
-type Bodies = (Vec<Body>, Vec<Range<usize>>);
+type Bodies = (Vec<Body>, Vec<Range<usize>>, Vec<ConstItem>);
 
 /// Every fn body (and enum's variants) in the file, in order of their opening braces, and every
 /// identifier; `None`
@@ -296,8 +335,10 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
     let mut pending: Option<(Range<usize>, usize, bool)> = None;
     // After `fn` (true) or `enum` (false).
     let mut after: Option<bool> = None;
+    let mut consts = ConstItems::default();
     while let Some(tok) = lexer.next() {
         guard.token(&tok, bytes, lexer.start())?;
+        consts.token(&tok, bytes, lexer.offset(), braces.len());
         match tok {
             Token::Ident(r) => {
                 idents.push(r.clone());
@@ -372,7 +413,7 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
     if !braces.is_empty() || bodies.iter().any(|b| b.close == usize::MAX) {
         return Ok(None);
     }
-    Ok(Some((bodies, idents)))
+    Ok(Some((bodies, idents, consts.finish())))
 }
 
 #[cfg(test)]
@@ -411,6 +452,7 @@ mod tests {
             upgrade: None,
             context: vec!["rmcp"],
             imported: &[],
+            const_values: &[],
         }
     }
 
@@ -443,6 +485,38 @@ mod tests {
         }
         syn::parse_file(&out).expect("the skeleton parses");
         assert!(positions(&out).iter().all(|p| positions(text).contains(p)));
+    }
+
+    #[test]
+    fn a_body_naming_a_constant_with_a_key_value_is_kept_with_its_callers() {
+        let keys = BodyKeys {
+            const_values: &["roots/list"],
+            ..keys(&["list_roots"])
+        };
+        let text = "const ROOTS: &str = \"roots/list\";\nconst LIMIT: &str = \"roots/listing\";\n\
+fn ask(id: u64) -> Value {\n    json!({\"id\": id, \"method\": ROOTS})\n}\n\
+fn start() {\n    send(ask(1))\n}\n\
+fn cap() -> &'static str {\n    LIMIT\n}\n";
+        let out = blank(text, &keys).expect("cap is blanked");
+        assert!(out.contains("\"method\": ROOTS"), "{out}");
+        assert!(
+            out.contains("send(ask(1))"),
+            "a caller of a kept body: {out}"
+        );
+        assert!(
+            !out.contains("    LIMIT"),
+            "a constant of another value keeps nothing: {out}"
+        );
+        // Without the value among the keys, the constant keeps nothing.
+        let out = blank(text, &keys_without(&keys)).expect("all blanked");
+        assert!(!out.contains("ROOTS})"), "{out}");
+    }
+
+    fn keys_without(k: &BodyKeys) -> BodyKeys {
+        BodyKeys {
+            const_values: &[],
+            ..k.clone()
+        }
     }
 
     #[test]

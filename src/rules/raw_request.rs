@@ -8,7 +8,7 @@ use crate::model::request_helpers::is_method_sender;
 use crate::model::scan::{RawRequest as RawLit, RawScan};
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
-use crate::rules::engine::{Cx, Draft, Placement, Rule};
+use crate::rules::engine::{Cx, Draft, Placement, Rule, Unreached};
 
 pub struct RawRequest;
 
@@ -122,7 +122,7 @@ impl Rule for RawRequest {
             sender.describe()
         );
         let lits = with_consts(cx, scan);
-        report_built(cx, lits, &sink);
+        report_built(cx, lits, &sink, sender.spawned);
     }
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
@@ -262,7 +262,7 @@ fn stored_in_field(cx: &mut Cx<'_>, field: &str, value: &syn::Expr) {
         sender.describe()
     );
     let lits = with_consts(cx, scan);
-    report_built(cx, lits, &sink);
+    report_built(cx, lits, &sink, sender.spawned);
 }
 
 /// A scan's request literals, and its constants that hold a legacy method's name.
@@ -276,12 +276,14 @@ fn with_consts(cx: &Cx<'_>, scan: RawScan) -> Vec<RawLit> {
     lits
 }
 
-/// Request literals built here and sent elsewhere: `via` says how they get there.
-fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str) {
+/// Request literals built here and sent elsewhere: `via` says how they get there. `spawned`:
+/// every send is in a spawned task, so where the literal stands does not matter.
+fn report_built(cx: &mut Cx<'_>, lits: Vec<RawLit>, via: &str, spawned: bool) {
     let travel = Travel {
         reachable: format!("built here, {via}"),
         unreachable: format!("built here, {via},"),
         in_sdk: format!("(built here, {via})"),
+        sent_from_spawned: spawned,
     };
     report_raw(cx, lits, &travel);
 }
@@ -294,6 +296,8 @@ struct Travel {
     unreachable: String,
     /// For an SDK's own sender.
     in_sdk: String,
+    /// Sent only from spawned tasks: MRTR cannot reach it, whatever the build site's placement.
+    sent_from_spawned: bool,
 }
 
 /// MCP004 (or MCP006 where MRTR cannot reach) at each literal, or the SDK authors' finding in an
@@ -306,9 +310,17 @@ fn report_raw(cx: &mut Cx<'_>, lits: Vec<RawLit>, travel: &Travel) {
         report_in_sdk(cx, sdk, &lits, &travel.in_sdk);
         return;
     }
+    let placement = if travel.sent_from_spawned {
+        Placement::Unreachable(
+            "only from inside a spawned task, which outlives the request that started it".into(),
+            Unreached::Elsewhere,
+        )
+    } else {
+        cx.placement(Origin::Unknown)
+    };
     for lit in lits {
         let wire = lit.method.wire();
-        let draft = match cx.placement(Origin::Unknown) {
+        let draft = match placement.clone() {
             Placement::Reachable => Draft {
                 code: "MCP004",
                 first: lit.span,
@@ -388,6 +400,7 @@ fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
         reachable: format!("sent to the client (through `{sink}`)"),
         unreachable: "sent to the client".to_string(),
         in_sdk: format!("through `{sink}`"),
+        sent_from_spawned: false,
     };
     report_raw(cx, lits, &travel);
 }

@@ -67,6 +67,14 @@ impl McpMethod {
 /// pmcp 1.x's own name for `elicitation/create`.
 pub const PMCP1_ELICIT_WIRE: &str = "elicitation/elicitInput";
 
+/// Every wire name [`McpMethod::from_wire`] takes: a constant holding one names a request.
+pub const LEGACY_WIRES: &[&str] = &[
+    "elicitation/create",
+    "sampling/createMessage",
+    "roots/list",
+    PMCP1_ELICIT_WIRE,
+];
+
 /// The SDK versions (and features) under which a request method is the legacy API. Outside them
 /// the same call is either the MRTR API (neva 0.5's keyed `ctx.elicit(key, params)`) or does not
 /// exist, and the rules stay quiet. With no manifest, or no version in it, every entry applies
@@ -428,3 +436,18 @@ pub static SDKS: &[&SdkTable] = &[
     &mcp_attr::MCP_ATTR,
     &prism::PRISM,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_legacy_wire_is_a_method_and_every_method_a_legacy_wire() {
+        for w in LEGACY_WIRES {
+            assert!(McpMethod::from_wire(w).is_some(), "{w}");
+        }
+        for m in McpMethod::ALL {
+            assert!(LEGACY_WIRES.contains(&m.wire()), "{m:?}");
+        }
+    }
+}
