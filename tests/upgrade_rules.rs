@@ -880,3 +880,44 @@ fn a_handler_written_as_a_fn_returning_a_future_awaits_its_old_future_and_conver
         out.text
     );
 }
+
+#[test]
+fn a_struct_pattern_of_a_now_non_exhaustive_struct_gets_its_rest() {
+    // 0.x code destructuring the request params rmcp 3.x marks `#[non_exhaustive]` (E0638).
+    let src = "use rmcp::model::*;\n\npub fn uri_of(ReadResourceRequestParams { uri }: ReadResourceRequestParams) -> String {\n    uri\n}\n\npub fn name_of(p: GetPromptRequestParams) -> String {\n    let GetPromptRequestParams {\n        name,\n        arguments,\n    } = p;\n    let _ = arguments;\n    name\n}\n\npub fn done(ReadResourceRequestParams { uri, .. }: ReadResourceRequestParams) -> String {\n    uri\n}\n";
+    let r = lint_text(r#"rmcp = "0.8""#, None, src);
+    let at: Vec<(usize, usize)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP204" && f.message.contains("struct pattern"))
+        .map(|f| (f.line, f.column))
+        .collect();
+    // Each on its closing brace; the pattern that has `..` already stays quiet.
+    assert_eq!(at, vec![(3, 47), (11, 5)], "{:#?}", r.findings);
+    let out = fix_unsafe(src);
+    assert!(
+        out.text
+            .contains("uri_of(ReadResourceRequestParams { uri, .. }: ReadResourceRequestParams)"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("        arguments, ..\n    } = p;"),
+        "{}",
+        out.text
+    );
+    // Patterns that end in `..` stay quiet on 3.x too.
+    let r = lint_text(
+        r#"rmcp = "3.11""#,
+        Some("3.11.0"),
+        &src.replace("{ uri }", "{ uri, .. }")
+            .replace("arguments,\n    }", "arguments,\n        ..\n    }"),
+    );
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.message.contains("struct pattern")),
+        "{:#?}",
+        r.findings
+    );
+}

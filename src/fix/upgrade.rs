@@ -153,6 +153,8 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             .or_else(|| super::gone::borrowed(idx, file, start, text, f))
             .or_else(|| super::gone::infallible(idx, file, start, text))
             .or_else(|| Some(guidance(f))),
+        // A struct pattern's closing brace: `..` goes before it.
+        c if c == STRUCT_LITERAL && text == "}" => Some(pattern_rest(idx, start)),
         c if c == STRUCT_LITERAL && text.starts_with("match") => {
             super::gone::catch_all(idx, file, start, f).or_else(|| Some(guidance(f)))
         }
@@ -360,6 +362,22 @@ fn handler_result(
             ),
         ],
     })
+}
+
+/// `..` written into a struct pattern whose closing brace is at `brace`: after its last field
+/// (and its comma), or alone in an empty pattern.
+fn pattern_rest(idx: &LineIndex, brace: usize) -> Fix {
+    let before = idx.text()[..brace].trim_end();
+    let at = before.len();
+    let rest = match before.chars().last() {
+        Some('{') | Some(',') => " ..",
+        _ => ", ..",
+    };
+    Fix {
+        applicability: Applicability::Safe,
+        message: "end the pattern with `..`".into(),
+        edits: vec![idx.edit(at, at, rest.to_string())],
+    }
 }
 
 /// `Pin<Box<dyn Future<..>>>` or a `BoxFuture<..>` alias: a boxed future, built with `Box::pin`.

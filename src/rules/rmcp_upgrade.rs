@@ -95,8 +95,10 @@ impl Rule for RmcpUpgrade {
     }
 
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
-        // Only `check_path` reports from here: nothing to find without a name it can hit.
-        if cx.facts().upgrade_names.paths.is_empty()
+        // Only `check_path` and `struct_pattern` report from here: nothing to find without a
+        // name they can hit.
+        let names = &cx.facts().upgrade_names;
+        if (names.paths.is_empty() && names.structs.is_empty())
             || rmcp_version(cx).is_none()
             || !names_a_change(cx, sig, block)
         {
@@ -160,6 +162,7 @@ impl<'ast> Visit<'ast> for Pats<'_, '_> {
     }
     fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
         check_path(self.types.cx, &p.path);
+        struct_pattern(self.types.cx, p);
         syn::visit::visit_pat_struct(self, p);
     }
     fn visit_pat_tuple_struct(&mut self, p: &'ast syn::PatTupleStruct) {
@@ -391,6 +394,52 @@ fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
             return;
         }
     }
+}
+
+/// `Params { uri }` of a struct rmcp made `#[non_exhaustive]`: a pattern outside rmcp must end
+/// in `..` (E0638). Reported on the closing brace, where the fix writes it.
+fn struct_pattern(cx: &mut Cx<'_>, pat: &syn::PatStruct) {
+    if pat.rest.is_some() {
+        return;
+    }
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(last) = pat.path.segments.last() else {
+        return;
+    };
+    if !cx
+        .facts()
+        .upgrade_names
+        .structs
+        .iter()
+        .any(|n| last.ident == n)
+    {
+        return;
+    }
+    let name = last.ident.to_string();
+    let Some(change) =
+        changes_named(&name).find(|c| c.kind == Kind::StructLiteral && applies(c, version, false))
+    else {
+        return;
+    };
+    if !is_rmcp(cx, &pat.path) {
+        return;
+    }
+    let since = format!("{}.{}", change.since.0, change.since.1);
+    let brace = pat.brace_token.span.close();
+    cx.emit(Draft {
+        code: STRUCT_LITERAL,
+        first: brace,
+        last: brace,
+        message: format!("a struct pattern of `{name}` needs `..` on rmcp {since} and later"),
+        mcp_method: None,
+        sdk: Some(RMCP.name),
+        help: Some(format!(
+            "end the pattern with `..`: rmcp {since} made `{name}` `#[non_exhaustive]` (rmcp PR #{})",
+            change.pr
+        )),
+    });
 }
 
 fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {

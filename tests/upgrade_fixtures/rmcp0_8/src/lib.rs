@@ -1,8 +1,8 @@
 //! A tool server as rmcp 0.8 code writes it: the request params under their 0.x names, results
 //! and the server's info as struct literals, `Content`, a hand-written `call_tool` returning
-//! `CallToolResult`, a `get_prompt` written as a fn returning a future, a `PromptMessage`
-//! literal. `scripts/test-all.sh` checks this file on rmcp 0.8; the upgrade rewrites it into
-//! `lib.fixed`, which tests/fix_compile builds against rmcp 3.x.
+//! `CallToolResult`, a `get_prompt` written as a fn returning a future and destructuring its
+//! params, a `PromptMessage` literal. `scripts/test-all.sh` checks this file on rmcp 0.8; the
+//! upgrade rewrites it into `lib.fixed`, which tests/fix_compile builds against rmcp 3.x.
 #![allow(deprecated, dead_code)]
 
 use std::sync::Arc;
@@ -74,10 +74,10 @@ impl ServerHandler for Echo {
     // Written as rmcp's trait declares it: a plain fn returning a future.
     fn get_prompt(
         &self,
-        request: GetPromptRequestParam,
+        GetPromptRequestParam { name, arguments }: GetPromptRequestParam,
         _context: RequestContext<RoleServer>,
     ) -> impl std::future::Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
-        let text = format!("Say {}", request.name);
+        let text = format!("Say {name} ({} arguments)", arguments.map_or(0, |a| a.len()));
         async move {
             Ok(GetPromptResult {
                 description: None,
