@@ -1288,6 +1288,9 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
                 | Kind::DropImport
                 | Kind::Unwrapped { .. }
                 | Kind::MethodMapped { .. }
+                // A method replaced by another call (`supports_elicitation()`, 0.15) is evidence
+                // too: rmcp gave it a successor, so code calling it was written before.
+                | Kind::Replaced { .. }
                     if !current.contains(&c.old) =>
                 {
                     add(c.old, c.since, Shape::Name)
@@ -1447,6 +1450,11 @@ mod tests {
         assert_eq!(
             below("async fn call_tool(&self, r: R, c: C) -> Result<CallToolResult, ErrorData> {"),
             Some(Version(3, 0, 0))
+        );
+        // A method 0.15 replaced with another call.
+        assert_eq!(
+            below("if context.peer.supports_elicitation() {"),
+            Some(Version(0, 15, 0))
         );
         // A longer name of which an old one is a prefix is read whole.
         assert_eq!(below("fn f(p: CallToolRequestParams) {}"), None);
