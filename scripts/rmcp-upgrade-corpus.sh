@@ -41,7 +41,7 @@ check() { # dir log
   # that fails (crates depending on a failed one are still not checked).
   (cd "$1" && nice -n 19 cargo check -p "$pkg" --keep-going --message-format short "${@:3}" >"$2" 2>&1)
   local n; n=$(grep -c ': error' "$2")
-  local kinds; kinds=$(grep -oE ': error\[E[0-9]+\]' "$2" | sort | uniq -c | sort -rn | awk '{printf "%s%s ", $2, $1}' | tr -d ':')
+  local kinds; kinds=$(grep -oE ': error\[E[0-9]+\]' "$2" | sort | uniq -c | sort -rn | awk '{sub(/.*\[/, "", $3); sub(/\]/, "", $3); printf "%sx%s ", $3, $1}')
   # Cargo's own errors (a build script that failed, a dependency it could not fetch) stop the
   # crates after them from being checked at all: a count of 0 then means nothing. Say so.
   local blocked; blocked=$(grep -E '^error' "$2" | grep -vE '^error(\[E[0-9]+\])?: (could not compile|aborting)' | head -1)
