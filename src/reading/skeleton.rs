@@ -76,7 +76,13 @@ pub struct Skeleton {
 /// [`skeleton`], with the identifiers it lexed on the way.
 pub fn read(text: &str, keys: &BodyKeys, aliases: &[&str]) -> Result<Skeleton, TooDeep> {
     let bytes = text.as_bytes();
-    let Some((bodies, idents, consts)) = fn_bodies(bytes)? else {
+    // Constants are read only where one can hold a key value: most files hold none, and the
+    // const reader would otherwise look at every token.
+    let read_consts = keys
+        .const_values
+        .iter()
+        .any(|v| memchr::memmem::find(bytes, v.as_bytes()).is_some());
+    let Some((bodies, idents, consts)) = fn_bodies(bytes, read_consts)? else {
         return Ok(Skeleton {
             blanked: None,
             idents: None,
@@ -323,7 +329,8 @@ type Bodies = (Vec<Body>, Vec<Range<usize>>, Vec<ConstItem>);
 /// identifier; `None`
 /// when the braces do not balance. In the same pass, since it is the same lexing, the depth guard
 /// sees every token: `Err` when the file nests or chains too deep to be parsed.
-fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
+/// `read_consts`: also the file's `const`/`static` items (else none).
+fn fn_bodies(bytes: &[u8], read_consts: bool) -> Result<Option<Bodies>, TooDeep> {
     let mut guard = DepthGuard::default();
     let mut idents = Vec::new();
     let mut lexer = Lexer::new(bytes);
@@ -338,7 +345,9 @@ fn fn_bodies(bytes: &[u8]) -> Result<Option<Bodies>, TooDeep> {
     let mut consts = ConstItems::default();
     while let Some(tok) = lexer.next() {
         guard.token(&tok, bytes, lexer.start())?;
-        consts.token(&tok, bytes, lexer.offset(), braces.len());
+        if read_consts {
+            consts.token(&tok, bytes, lexer.offset(), braces.len());
+        }
         match tok {
             Token::Ident(r) => {
                 idents.push(r.clone());
