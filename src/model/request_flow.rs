@@ -24,7 +24,7 @@ use syn::visit::Visit;
 
 use crate::model::request_helpers::RequestHelpers;
 use crate::model::scan::RawScan;
-use crate::model::scope::SPAWNS;
+use crate::model::scope::{spawn_args, spawned_locals};
 use crate::model::sdk::{raw, McpMethod, Side, SDKS};
 
 /// Names too common to stand for one builder: a `fn new() -> Self` that sets a `method` field
@@ -228,10 +228,12 @@ struct Pass {
     /// Per fn being walked: local name → sources.
     locals: Vec<HashMap<String, Vec<Source>>>,
     fn_name: Vec<String>,
-    /// How many `spawn(..)` calls (or futures and closures spawned by name) the walk is inside.
+    /// How many `spawn(..)` calls the walk is inside.
     spawned: usize,
-    /// Per fn being walked: the local names it passes to a `spawn(..)` (`tokio::spawn(task)`).
-    spawned_names: Vec<HashSet<String>>,
+    /// Per fn being walked: a local bound to a future or closure (`let task = async move {..}`)
+    /// → the sends its body made (indices into `sent`), marked spawned if the fn later
+    /// spawns it by name (`tokio::spawn(task)`).
+    task_sends: Vec<HashMap<String, std::ops::Range<usize>>>,
 }
 
 impl Pass {
@@ -335,11 +337,9 @@ impl Pass {
     fn walk_fn(&mut self, name: &syn::Ident, block: &syn::Block) {
         self.locals.push(HashMap::default());
         self.fn_name.push(name.to_string());
-        let mut spawned = SpawnedNames::default();
-        spawned.visit_block(block);
-        self.spawned_names.push(spawned.0);
+        self.task_sends.push(HashMap::default());
         self.visit_block(block);
-        self.spawned_names.pop();
+        self.task_sends.pop();
         if let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() {
             self.returned(tail);
         }
@@ -415,15 +415,38 @@ impl<'ast> Visit<'ast> for Pass {
         }
     }
 
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        let Some(args) = spawn_args(e) else {
+            return syn::visit::visit_expr(self, e);
+        };
+        self.spawned += 1;
+        syn::visit::visit_expr(self, e);
+        self.spawned -= 1;
+        for name in spawned_locals(args) {
+            let sends = self
+                .task_sends
+                .last()
+                .and_then(|t| t.get(&name.to_string()))
+                .cloned();
+            for i in sends.into_iter().flatten() {
+                self.sent[i].1.spawned = true;
+            }
+        }
+    }
+
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let Some(init) = &l.init else { return };
-        // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the task.
-        let spawned_later = matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_))
-            && matches!(&l.pat, syn::Pat::Ident(pi) if self.spawned_names.last()
-                .is_some_and(|n| n.contains(&pi.ident.to_string())));
-        self.spawned += usize::from(spawned_later);
+        let first_send = self.sent.len();
         self.visit_expr(&init.expr);
-        self.spawned -= usize::from(spawned_later);
+        // `let task = async move { .. }; tokio::spawn(task);`: the body's sends run in the task
+        // if it is spawned later (see `visit_expr`).
+        if let (syn::Expr::Async(_) | syn::Expr::Closure(_), syn::Pat::Ident(pi)) =
+            (&*init.expr, &l.pat)
+        {
+            if let Some(tasks) = self.task_sends.last_mut() {
+                tasks.insert(pi.ident.to_string(), first_send..self.sent.len());
+            }
+        }
         if let Some((_, d)) = &init.diverge {
             self.visit_expr(d);
         }
@@ -477,10 +500,7 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        let spawn = crate::reading::ident_is_one_of(&mc.method, SPAWNS);
-        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_method_call(self, mc);
-        self.spawned -= usize::from(spawn);
         if crate::reading::ident_is_one_of(&mc.method, raw::SINK_METHODS) {
             let mut sources = Vec::new();
             for a in &mc.args {
@@ -491,11 +511,7 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        let spawn = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
-            .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS)));
-        self.spawned += usize::from(spawn);
         syn::visit::visit_expr_call(self, c);
-        self.spawned -= usize::from(spawn);
         let syn::Expr::Path(p) = &*c.func else { return };
         let Some(last) = p.path.segments.last() else {
             return;
@@ -535,47 +551,6 @@ impl<'ast> Visit<'ast> for Pass {
         self.visit_expr(&c.body);
         self.fn_name.pop();
     }
-}
-
-/// The local names a fn body passes to a `spawn(..)`.
-#[derive(Default)]
-struct SpawnedNames(HashSet<String>);
-
-impl SpawnedNames {
-    fn args<'a>(&mut self, args: impl Iterator<Item = &'a syn::Expr>) {
-        for a in args {
-            if let syn::Expr::Path(p) = a {
-                if let Some(id) = p.path.get_ident() {
-                    self.0.insert(id.to_string());
-                }
-            }
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for SpawnedNames {
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let syn::Expr::Path(p) = &*c.func {
-            if p.path
-                .segments
-                .last()
-                .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS))
-            {
-                self.args(c.args.iter());
-            }
-        }
-        syn::visit::visit_expr_call(self, c);
-    }
-
-    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        if crate::reading::ident_is_one_of(&mc.method, SPAWNS) {
-            self.args(mc.args.iter());
-        }
-        syn::visit::visit_expr_method_call(self, mc);
-    }
-
-    // Nested fns are walked on their own.
-    fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
 }
 
 fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {

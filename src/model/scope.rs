@@ -9,6 +9,7 @@
 use crate::model::fast_hash::{HashMap, HashSet};
 use std::sync::Arc;
 
+use syn::punctuated::Punctuated;
 use syn::visit::Visit;
 
 use std::cell::RefCell;
@@ -107,6 +108,30 @@ impl Value {
 
 /// Calls and methods whose arguments run in another task.
 pub const SPAWNS: &[&str] = &["spawn", "spawn_blocking", "spawn_local", "spawn_on"];
+
+/// The arguments of `e` when it starts a task (`tokio::spawn(..)`, `thread::spawn(..)`,
+/// `rt.spawn(..)`): what runs in the task, or the local that names it.
+pub fn spawn_args(e: &syn::Expr) -> Option<&Punctuated<syn::Expr, syn::Token![,]>> {
+    match e {
+        syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS)))
+        .then_some(&c.args),
+        syn::Expr::MethodCall(mc) => {
+            crate::reading::ident_is_one_of(&mc.method, SPAWNS).then_some(&mc.args)
+        }
+        _ => None,
+    }
+}
+
+/// The plain local names among a spawn's arguments (`tokio::spawn(task)`).
+pub fn spawned_locals<'a>(
+    args: &'a Punctuated<syn::Expr, syn::Token![,]>,
+) -> impl Iterator<Item = &'a syn::Ident> {
+    args.iter().filter_map(|a| match a {
+        syn::Expr::Path(p) => p.path.get_ident(),
+        _ => None,
+    })
+}
 
 /// Wrapper types whose first generic argument is what matters (`Arc<RwLock<Option<Peer<..>>>>`).
 const WRAPPERS: &[&str] = &[
@@ -882,41 +907,17 @@ impl Gatherer<'_> {
     }
 }
 
-impl Gatherer<'_> {
-    fn spawned_args<'a>(&mut self, args: impl Iterator<Item = &'a syn::Expr>) {
-        for a in args {
-            if let syn::Expr::Path(p) = a {
-                if let Some(id) = p.path.get_ident() {
-                    self.facts.spawned_names.insert(id.to_string());
-                }
-            }
-        }
-    }
-}
-
 impl<'ast> Visit<'ast> for Gatherer<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         self.use_tree(None, &u.tree);
     }
 
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        if let syn::Expr::Path(p) = &*c.func {
-            if p.path
-                .segments
-                .last()
-                .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, SPAWNS))
-            {
-                self.spawned_args(c.args.iter());
-            }
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if let Some(args) = spawn_args(e) {
+            let names = spawned_locals(args).map(|id| id.to_string());
+            self.facts.spawned_names.extend(names);
         }
-        syn::visit::visit_expr_call(self, c);
-    }
-
-    fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        if crate::reading::ident_is_one_of(&mc.method, SPAWNS) {
-            self.spawned_args(mc.args.iter());
-        }
-        syn::visit::visit_expr_method_call(self, mc);
+        syn::visit::visit_expr(self, e);
     }
 
     fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
