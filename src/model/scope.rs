@@ -124,9 +124,9 @@ pub fn spawn_args(e: &syn::Expr) -> Option<&Punctuated<syn::Expr, syn::Token![,]
 }
 
 /// The plain local names among a spawn's arguments (`tokio::spawn(task)`).
-pub fn spawned_locals<'a>(
-    args: &'a Punctuated<syn::Expr, syn::Token![,]>,
-) -> impl Iterator<Item = &'a syn::Ident> {
+pub fn spawned_locals(
+    args: &Punctuated<syn::Expr, syn::Token![,]>,
+) -> impl Iterator<Item = &syn::Ident> {
     args.iter().filter_map(|a| match a {
         syn::Expr::Path(p) => p.path.get_ident(),
         _ => None,
