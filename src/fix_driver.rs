@@ -51,7 +51,7 @@ pub struct FileFix {
 /// formatted again when it was rustfmt-clean (`fix::unused_imports`, `fix::format`). `None` when
 /// neither changes anything, or the result would not parse.
 fn cleaned_up(path: &std::path::Path, original: &str, fixed: &str, format: bool) -> Option<String> {
-    let edition = crate::fix::unused_imports::edition_of(path);
+    let edition = crate::fix::format::edition_of(path);
     let pruned = crate::fix::unused_imports::prune(original, fixed, &edition);
     let text = pruned.as_deref().unwrap_or(fixed);
     let formatted = format

@@ -16,7 +16,6 @@
 //! then an import is still used by the findings not fixed yet.
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -249,36 +248,6 @@ fn rustfmt(item: &str, indent: &str, edition: &str) -> Option<String> {
         formatted.push_str(line);
     }
     Some(formatted)
-}
-
-/// The edition of the package `file` belongs to (its nearest manifest's, or its workspace's when it
-/// inherits it); 2021 when none is found.
-pub fn edition_of(file: &Path) -> String {
-    let read = |manifest: &Path| -> Option<toml_edit::DocumentMut> {
-        std::fs::read_to_string(manifest).ok()?.parse().ok()
-    };
-    let manifest = file
-        .ancestors()
-        .skip(1)
-        .map(|d| d.join("Cargo.toml"))
-        .find(|m| m.is_file());
-    let edition = manifest.as_deref().and_then(|m| {
-        let doc = read(m)?;
-        let own = doc.get("package")?.get("edition")?;
-        if let Some(e) = own.as_str() {
-            return Some(e.to_string());
-        }
-        let root = crate::fix::manifest_edit::workspace_root(m)?;
-        let ws = read(&root)?;
-        Some(
-            ws.get("workspace")?
-                .get("package")?
-                .get("edition")?
-                .as_str()?
-                .to_string(),
-        )
-    });
-    edition.unwrap_or_else(|| "2021".to_string())
 }
 
 #[cfg(test)]

@@ -985,7 +985,7 @@ fn manifests_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
+pub(crate) fn nearest_manifest(start: &std::path::Path) -> Option<std::path::PathBuf> {
     let mut dir = if start.is_dir() {
         Some(start)
     } else {
