@@ -827,6 +827,17 @@ fn a_prompt_message_literal_of_0_x_is_built_with_the_shared_role_and_content_typ
         out.text,
         "use rmcp::model::*;\n\npub fn ask(q: String) -> PromptMessage {\n    PromptMessage::new(Role::User, ContentBlock::text(q))\n}\n"
     );
+    let link = src.replace(
+        "PromptMessageContent::text(q)",
+        "PromptMessageContent::resource_link(r)",
+    );
+    assert!(
+        fix_unsafe(&link)
+            .text
+            .contains("PromptMessage::new(Role::User, ContentBlock::resource_link(r))"),
+        "{}",
+        fix_unsafe(&link).text
+    );
     // A content the table cannot carry over (a variant literal of the old enum) keeps the
     // display-only guidance: the literal is left as it was.
     let other = src.replace(

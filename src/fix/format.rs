@@ -81,7 +81,10 @@ mod tests {
     /// a skipped test.
     fn installed() -> bool {
         let found = rustfmt("fn a() {}\n", "2021", None).is_some();
-        assert!(found || std::env::var_os("CI").is_none(), "rustfmt is missing in CI");
+        assert!(
+            found || std::env::var_os("CI").is_none(),
+            "rustfmt is missing in CI"
+        );
         found
     }
 

@@ -1194,12 +1194,19 @@ pub static FIELD_VALUES: &[FieldValue] = &[
         old: &["Content::text(", "ContentBlock::text(", "RawContent::text("],
         new: "SamplingMessageContentBlock::text(",
     },
-    // 2.0 (#865) dropped the prompt's own enums for the shared ones.
+    // 2.0 (#865) dropped the prompt's own enums for the shared ones; `ContentBlock` has both of
+    // `PromptMessageContent`'s constructors, with the same arguments.
     FieldValue {
         ty: "PromptMessage",
         field: "content",
         old: &["PromptMessageContent::text("],
         new: "ContentBlock::text(",
+    },
+    FieldValue {
+        ty: "PromptMessage",
+        field: "content",
+        old: &["PromptMessageContent::resource_link("],
+        new: "ContentBlock::resource_link(",
     },
     FieldValue {
         ty: "PromptMessage",
