@@ -19,13 +19,16 @@
 # renames only).
 set -u
 tree=${1:?tree}; pkg=${2:?package}
+# A pinned toolchain file would ask rustup for a download; use what is installed.
+export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 if [ "${HAND:-0}" = 1 ]; then
   hand=$(mktemp -d)/tree
   cp -r "$tree" "$hand"
   find "$hand" -name Cargo.toml -not -path '*/target/*' | while read -r m; do
     sed -i -E 's/^(rmcp *= *)"[^"]*"/\1"3.11"/; s/^(rmcp *= *\{.*version *= *)"[^"]*"/\1"3.11"/' "$m"
   done
-  (cd "$hand" && cargo update -p rmcp --quiet)
+  # (A tree with no rmcp, a server on its own JSON-RPC, has nothing to bump.)
+  if grep -q '^name = "rmcp"' "$hand/Cargo.lock" 2>/dev/null; then (cd "$hand" && cargo update -p rmcp --quiet); fi
   tree=$hand
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,8 +37,6 @@ lint=${MCP_LINT:-$here/target/debug/cargo-mcp-lint}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$work/target}
-# A pinned toolchain file would ask rustup for a download; use what is installed.
-export RUSTUP_TOOLCHAIN=${RUSTUP_TOOLCHAIN:-stable}
 check() { # dir log
   # --keep-going: every crate that can be checked is, so the counts cover more than the first crate
   # that fails (crates depending on a failed one are still not checked).
@@ -48,7 +49,10 @@ check() { # dir log
   echo "$n errors ${kinds}${blocked:+ BLOCKED: $blocked}"
 }
 for v in base bump fixed; do rm -rf "${work:?}/$v"; cp -r "$tree" "$work/$v"; done
-echo "base:  $(check "$work/base" "$work/base.log" $([ "${HAND:-0}" = 1 ] || echo --locked))"
+# --locked where the tree has a lock file: the numbers are then for the commit's own dependencies.
+# A tree that ships none (a library-style repo) resolves the newest compatible ones.
+locked=; [ "${HAND:-0}" = 1 ] || [ ! -f "$tree/Cargo.lock" ] || locked=--locked
+echo "base:  $(check "$work/base" "$work/base.log" $locked)"
 (cd "$work/bump" && "$lint" --fix --upgrade-rmcp --config 'select=["MCP900"]' . >/dev/null 2>&1)
 echo "bump:  $(check "$work/bump" "$work/bump.log")"
 # The MRTR fixes add the runtime to the manifests they migrate: this checkout's, by path.

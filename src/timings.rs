@@ -42,9 +42,13 @@ pub enum Stage {
     Walk,
     FilePasses,
     Drop,
+    /// The package tables built on first use, inside some file's walk (`model/request_flow.rs`,
+    /// `model/wrappers.rs`): counted in `walk` as well.
+    RequestFlow,
+    Wrappers,
 }
 
-const STAGE_NAMES: [&str; 8] = [
+const STAGE_NAMES: [&str; 10] = [
     "scan",
     "item index",
     "skeleton",
@@ -53,10 +57,12 @@ const STAGE_NAMES: [&str; 8] = [
     "walk",
     "file passes",
     "drop",
+    "  of which flow",
+    "  of which wrappers",
 ];
 
-static STAGE_NANOS: [std::sync::atomic::AtomicU64; 8] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 8];
+static STAGE_NANOS: [std::sync::atomic::AtomicU64; 10] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 10];
 
 /// Whether `MCP_LINT_TIMINGS` asks for timings (read once).
 fn on() -> bool {

@@ -63,6 +63,8 @@ pub struct ItemIndex {
     flow: OnceLock<crate::model::request_flow::RequestFlow>,
     /// The package's asking wrappers (`wrappers.rs`), worked out on first use.
     wrappers: OnceLock<crate::model::wrappers::AskingWrappers>,
+    /// The methods that may be asking wrappers, found while the items are read.
+    pub asking_candidates: Vec<crate::model::wrappers::Candidate>,
 }
 
 impl ItemIndex {
@@ -78,22 +80,27 @@ impl ItemIndex {
     /// package's files are read again (few packages have one, and those pay once).
     pub fn request_flow(&self) -> &crate::model::request_flow::RequestFlow {
         self.flow.get_or_init(|| {
-            crate::model::request_flow::RequestFlow::of_package(&self.root, &self.texts())
+            crate::timings::stage(crate::timings::Stage::RequestFlow, || {
+                crate::model::request_flow::RequestFlow::of_package(&self.root, &self.texts())
+            })
         })
     }
 
     /// The package's own methods that ask through an SDK peer (`wrappers.rs`), built on first
     /// use: by the first call of an SDK request method's name on a receiver that is no peer.
+    /// Only the candidates' own text is parsed, not the files again.
     pub fn asking_wrappers(
         &self,
         uses: &dyn Fn(&crate::model::sdk::SdkTable) -> bool,
     ) -> &crate::model::wrappers::AskingWrappers {
         self.wrappers.get_or_init(|| {
-            crate::model::wrappers::AskingWrappers::of_package(&self.root, &self.texts(), uses)
+            crate::timings::stage(crate::timings::Stage::Wrappers, || {
+                crate::model::wrappers::AskingWrappers::of_candidates(self, uses)
+            })
         })
     }
 
-    /// The texts of the package's files (read again: only the rare lazy tables need them),
+    /// The texts of the package's files (read again: only the rare request flow needs them),
     /// without the module files declared under `#[cfg(test)]`.
     fn texts(&self) -> Vec<(PathBuf, String)> {
         self.files
@@ -440,6 +447,9 @@ struct Scanner<'a> {
     index: &'a mut ItemIndex,
     mods: &'a mut Vec<ModDecl>,
     pending: &'a mut Vec<Pending>,
+    /// Inside an `impl` whose methods may be asking wrappers: its type's name (see
+    /// `wrappers::may_own_wrappers`).
+    wrapper_owner: Option<String>,
 }
 
 impl<'a> Scanner<'a> {
@@ -500,6 +510,7 @@ impl<'a> Scanner<'a> {
             index,
             mods,
             pending,
+            wrapper_owner: None,
         }
     }
 
@@ -680,13 +691,15 @@ impl<'a> Scanner<'a> {
                 "type" => self.type_item(i + 1, ctx),
                 "struct" | "union" => self.struct_item(i + 1),
                 "static" => self.static_item(i + 1),
-                "fn" => self.fn_item(i + 1),
-                "impl" => self.impl_item(i + 1, nesting, in_test),
+                "fn" => self.fn_item(i + 1, in_test || test),
+                "impl" => self.impl_item(i + 1, nesting, in_test || test),
                 "trait" => {
                     let open = self.scan_to(i + 1, |s, j| matches!(s.punct(j), Some(b'{' | b';')));
                     self.at = open + 1;
                     if self.punct(open) == Some(b'{') {
+                        let outer = self.wrapper_owner.take();
                         self.items(nesting, Ctx::Members, in_test);
+                        self.wrapper_owner = outer;
                     }
                 }
                 "mod" => {
@@ -896,8 +909,9 @@ impl<'a> Scanner<'a> {
         self.record(Table::Static, from, ty);
     }
 
-    /// After `fn`: `name<..>(..) -> Type where .. { body }`; the body is skipped.
-    fn fn_item(&mut self, from: usize) {
+    /// After `fn`: `name<..>(..) -> Type where .. { body }`; the body is skipped (kept as a
+    /// wrapper candidate's text when it may be one).
+    fn fn_item(&mut self, from: usize, in_test: bool) {
         if self.word(from).is_none() {
             self.at = from;
             return;
@@ -920,6 +934,43 @@ impl<'a> Scanner<'a> {
             Some(b'{') => self.skip_group(open),
             _ => open + 1,
         };
+        if !in_test && self.punct(open) == Some(b'{') {
+            self.wrapper_candidate(from, end);
+        }
+    }
+
+    /// A method named like an SDK request method, in an impl that may own a wrapper: kept with
+    /// its text (from `fn` to the body's end) when its body may ask, by name only when it cannot
+    /// (`wrappers::Candidate`).
+    fn wrapper_candidate(&mut self, name_tok: usize, sig_end: usize) {
+        let Some(owner) = &self.wrapper_owner else {
+            return;
+        };
+        let name = self.word(name_tok).unwrap_or_default();
+        if !crate::model::wrappers::is_request_method_name(name) {
+            return;
+        }
+        // `(self`, `(&self`, `(&mut self`, `(&'a self`, `(mut self`, `(self: Arc<Self>`.
+        let Some(params) = (name_tok + 1..sig_end).find(|&j| self.punct(j) == Some(b'(')) else {
+            return;
+        };
+        let has_self = (params + 1..(params + 6).min(sig_end))
+            .take_while(|&j| !matches!(self.punct(j), Some(b',' | b')')))
+            .any(|j| self.word(j) == Some("self"));
+        if !has_self {
+            return;
+        }
+        let item = self.range(name_tok - 1).start..self.range(self.at - 1).end;
+        let text = &self.text[item];
+        let asks = crate::model::wrappers::may_ask(text);
+        self.index
+            .asking_candidates
+            .push(crate::model::wrappers::Candidate {
+                file: self.file,
+                owner: owner.clone(),
+                name: name.to_string(),
+                text: asks.then(|| text.to_string()),
+            });
     }
 
     /// After `impl`: `<..> Trait for Type where .. {` or `<..> Type {`; then its members.
@@ -950,10 +1001,22 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
+        let trait_name = for_at.and_then(|f| last_segment(self, from, f));
+        let self_ty = top
+            .iter()
+            .copied()
+            .find(|&j| j >= self_from && j < open)
+            .and_then(|j| self.word(j))
+            .filter(|w| !matches!(*w, "dyn" | "impl"))
+            .and_then(|_| last_segment(self, self_from, open));
+        let owner = self_ty
+            .filter(|ty| crate::model::wrappers::may_own_wrappers(trait_name.as_deref(), ty));
         let body = self.scan_to(open, |s, j| matches!(s.punct(j), Some(b'{' | b';')));
         self.at = body + 1;
         if self.punct(body) == Some(b'{') {
+            let outer = std::mem::replace(&mut self.wrapper_owner, owner);
             self.items(nesting, Ctx::Members, in_test);
+            self.wrapper_owner = outer;
         }
     }
 

@@ -13,8 +13,6 @@
 //! the calls the rule already stops at. Worked out once per package (from the crate index), and
 //! only when such a call's receiver is not an SDK peer.
 
-use std::path::{Path, PathBuf};
-
 use crate::model::fast_hash::{HashMap, HashSet};
 
 use syn::visit::Visit;
@@ -51,31 +49,39 @@ impl AskingWrappers {
         self.by_name.get(name)
     }
 
-    /// Over the package's files (`(absolute path, text)`): only files that call one of the SDKs'
-    /// request methods and have an `impl` are parsed. `uses` says which SDKs the package uses.
-    pub fn of_package(
-        root: &Path,
-        files: &[(PathBuf, String)],
+    /// Over a package's candidates, found by the item index's reader (`item_index.rs`): only
+    /// methods named like an SDK request method, of a type that may own one, are kept, and of
+    /// those only the ones whose text may ask are parsed. Files under `tests` or `benches` and
+    /// module files declared under `#[cfg(test)]` are left out. `uses` says which SDKs the
+    /// package uses.
+    ///
+    /// (A wrapper defined inside a fn body is not seen: the reader skips bodies.)
+    pub fn of_candidates(
+        index: &crate::model::item_index::ItemIndex,
         uses: &dyn Fn(&SdkTable) -> bool,
     ) -> AskingWrappers {
         let names = method_names(uses);
         let mut out = AskingWrappers::default();
-        for (path, text) in files {
-            let rel = path.strip_prefix(root).unwrap_or(path);
+        for c in &index.asking_candidates {
+            if !names.contains(&c.name.as_str()) {
+                continue;
+            }
+            let path = &index.files[c.file].path;
+            let rel = path.strip_prefix(&index.root).unwrap_or(path);
             let test = rel
                 .components()
                 .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches")));
-            let calls = names.iter().any(|n| {
-                let b = text.as_bytes();
-                memchr::memmem::find(b, format!(".{n}(").as_bytes()).is_some()
-                    || memchr::memmem::find(b, format!(".{n}::").as_bytes()).is_some()
-            });
-            if test || !calls || memchr::memmem::find(text.as_bytes(), b"impl").is_none() {
+            if test || index.test_files.contains(path) {
                 continue;
             }
-            if let Ok((_, tree)) = crate::reading::parse::parse(text.as_bytes()) {
-                out.add_tree(&tree, uses);
-            }
+            let Some(text) = &c.text else {
+                out.plain.insert(c.name.clone());
+                continue;
+            };
+            let Ok(f) = syn::parse_str::<syn::ImplItemFn>(text) else {
+                continue;
+            };
+            out.add_method(&c.owner, &f, uses);
         }
         out
     }
@@ -90,10 +96,32 @@ impl AskingWrappers {
     fn add_tree(&mut self, tree: &syn::File, uses: &dyn Fn(&SdkTable) -> bool) {
         let mut f = Finder {
             uses,
-            out: &mut self.by_name,
-            plain: &mut self.plain,
+            wrappers: self,
         };
         f.visit_file(tree);
+    }
+
+    /// One method of `owner` (an impl that [`may_own_wrappers`]): a wrapper when its body asks
+    /// through something `self` holds, a plain method of that name otherwise. The first wrapper
+    /// of a name is kept.
+    fn add_method(&mut self, owner: &str, f: &syn::ImplItemFn, uses: &dyn Fn(&SdkTable) -> bool) {
+        if f.sig.receiver().is_none() {
+            return;
+        }
+        let mut asks = Asks { uses, found: None };
+        asks.visit_block(&f.block);
+        let Some((sdk, inner, sends)) = asks.found else {
+            self.plain.insert(f.sig.ident.to_string());
+            return;
+        };
+        self.by_name
+            .entry(f.sig.ident.to_string())
+            .or_insert_with(|| Wrapper {
+                owner: owner.to_string(),
+                inner,
+                sends,
+                sdk,
+            });
     }
 }
 
@@ -110,8 +138,7 @@ fn method_names(uses: &dyn Fn(&SdkTable) -> bool) -> Vec<&'static str> {
 
 struct Finder<'a> {
     uses: &'a dyn Fn(&SdkTable) -> bool,
-    out: &'a mut HashMap<String, Wrapper>,
-    plain: &'a mut HashSet<String>,
+    wrappers: &'a mut AskingWrappers,
 }
 
 fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
@@ -133,55 +160,75 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         if is_test_attr(&i.attrs) {
             return;
         }
-        // A handler's trait methods are the requests themselves, not an API of the server's.
-        if let Some((_, path, _)) = &i.trait_ {
-            let handler = path.segments.last().is_some_and(|s| {
-                SDKS.iter()
-                    .any(|sdk| sdk.handler_traits.iter().any(|h| s.ident == h.name))
-            });
-            if handler {
-                return;
-            }
-        }
+        let trait_name = i
+            .trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last())
+            .map(|s| s.ident.to_string());
         let syn::Type::Path(tp) = &*i.self_ty else {
             return;
         };
         let Some(owner) = tp.path.segments.last().map(|s| s.ident.to_string()) else {
             return;
         };
-        let sdk_type = SDKS.iter().any(|s| {
-            s.peer_types.iter().any(|p| p.name == owner)
-                || s.context_types.iter().any(|c| c.name == owner)
-        });
-        if sdk_type {
+        if !may_own_wrappers(trait_name.as_deref(), &owner) {
             return;
         }
         for item in &i.items {
             let syn::ImplItem::Fn(f) = item else { continue };
-            if f.sig.receiver().is_none() || is_test_attr(&f.attrs) {
-                continue;
-            }
-            let mut asks = Asks {
-                uses: self.uses,
-                found: None,
-            };
-            asks.visit_block(&f.block);
-            let Some((sdk, inner, sends)) = asks.found else {
-                self.plain.insert(f.sig.ident.to_string());
-                continue;
-            };
-            {
-                self.out
-                    .entry(f.sig.ident.to_string())
-                    .or_insert_with(|| Wrapper {
-                        owner: owner.clone(),
-                        inner,
-                        sends,
-                        sdk,
-                    });
+            if !is_test_attr(&f.attrs) {
+                self.wrappers.add_method(&owner, f, self.uses);
             }
         }
     }
+}
+
+/// A method the item index's reader found that may be an asking wrapper: named like an SDK
+/// request method, taking `self`, in an impl that [`may_own_wrappers`], outside test code.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Index into the item index's files.
+    pub file: usize,
+    pub owner: String,
+    pub name: String,
+    /// The method's text from `fn` to its body's end, when the body [`may_ask`]; `None` when it
+    /// cannot, which makes the name a plain method's.
+    pub text: Option<String>,
+}
+
+/// Whether an impl's methods may be asking wrappers: not a handler trait's (those methods are
+/// the requests themselves, not an API of the server's), not an SDK's own peer or context type.
+pub fn may_own_wrappers(trait_name: Option<&str>, self_type: &str) -> bool {
+    let handler = trait_name.is_some_and(|t| {
+        SDKS.iter()
+            .any(|sdk| sdk.handler_traits.iter().any(|h| h.name == t))
+    });
+    let sdk_type = SDKS.iter().any(|s| {
+        s.peer_types.iter().any(|p| p.name == self_type)
+            || s.context_types.iter().any(|c| c.name == self_type)
+    });
+    !handler && !sdk_type
+}
+
+/// Whether `name` is a request method's name in some SDK table (a wrapper is looked up by it).
+pub fn is_request_method_name(name: &str) -> bool {
+    SDKS.iter()
+        .any(|s| s.request_methods_named(name).next().is_some())
+}
+
+/// Whether a method's text may ask: it names `self` and calls a method named like an SDK
+/// request method (`.elicit(`, `.create_message::<..>(`). Only such texts are parsed.
+pub fn may_ask(text: &str) -> bool {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    memchr::memmem::find(b, b"self").is_some()
+        && SDKS.iter().any(|s| {
+            s.request_methods.iter().any(|m| {
+                let dotted = format!(".{}", m.name);
+                memchr::memmem::find_iter(b, dotted.as_bytes())
+                    .any(|at| !b.get(at + dotted.len()).is_some_and(|&c| ident(c)))
+            })
+        })
 }
 
 /// The first call in a body of an SDK request method on something the method's `self` holds
@@ -220,5 +267,90 @@ impl<'ast> Visit<'ast> for Asks<'_> {
             }
         }
         syn::visit::visit_expr_method_call(self, mc);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::item_index::ItemIndex;
+    use std::path::PathBuf;
+
+    fn package(files: &[(&str, &str)]) -> AskingWrappers {
+        let mut index = ItemIndex::build(
+            files
+                .iter()
+                .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+                .collect(),
+        );
+        index.root = PathBuf::from("/pkg");
+        AskingWrappers::of_candidates(&index, &|_| true)
+    }
+
+    #[test]
+    fn the_package_s_wrappers_are_read_from_the_index_candidates() {
+        let w = package(&[
+            (
+                "/pkg/src/context.rs",
+                r#"
+                pub struct ToolContext { peer: Peer<RoleServer> }
+                impl<'a> ToolContext {
+                    pub fn new() -> Self { todo!() }
+                    pub async fn elicit<T>(&self, msg: &str) -> Result<Option<T>, E> {
+                        self.peer.elicit::<T>(msg.to_string()).await
+                    }
+                    fn list_roots(&self) -> &[String] { &self.roots }
+                }
+                "#,
+            ),
+            (
+                "/pkg/src/other.rs",
+                r#"
+                impl Sampler {
+                    async fn create_message(self: Arc<Self>, p: P) -> R {
+                        self.inner.lock().await.peer.create_message(p).await
+                    }
+                }
+                "#,
+            ),
+        ]);
+        let e = w.get("elicit").expect("the context's elicit asks");
+        assert_eq!((e.owner.as_str(), e.inner), ("ToolContext", "elicit"));
+        assert_eq!(w.get("create_message").map(|w| w.owner.as_str()), Some("Sampler"));
+        // Named like a request method, asks nothing: a plain method of that name.
+        assert!(w.get("list_roots").is_none());
+    }
+
+    #[test]
+    fn test_code_handlers_sdk_types_and_plain_namesakes_own_no_wrapper() {
+        let asks = "{ self.peer.elicit::<T>(m).await }";
+        let w = package(&[
+            (
+                "/pkg/src/a.rs",
+                &format!(
+                    "#[cfg(test)] impl Fake {{ async fn elicit(&self, m: M) -> R {asks} }}
+                     #[cfg(test)] mod tests {{ impl Fake2 {{ async fn elicit(&self, m: M) -> R {asks} }} }}
+                     impl ServerHandler for Srv {{ async fn list_roots(&self, m: M) -> R {{ self.peer.list_roots().await }} }}
+                     impl Peer<RoleServer> {{ async fn create_message(&self, m: M) -> R {{ self.peer.create_message(m).await }} }}
+                     impl Free {{ async fn elicit_url(a: A, b: B, c: C) -> R {{ a.peer.elicit_url(a, b, c).await }} }}"
+                ),
+            ),
+            (
+                "/pkg/tests/it.rs",
+                &format!("impl InTests {{ async fn elicit(&self, m: M) -> R {asks} }}"),
+            ),
+        ]);
+        for name in ["elicit", "list_roots", "create_message", "elicit_url"] {
+            assert!(w.get(name).is_none(), "{name}");
+        }
+        // With a plain namesake in the package, a call of that name is no wrapper's.
+        let w = package(&[(
+            "/pkg/src/a.rs",
+            &format!(
+                "impl Ctx {{ async fn elicit(&self, m: M) -> R {asks} }}
+                 impl NoConfirm {{ async fn elicit(&self, m: M) -> R {{ Ok(None) }} }}"
+            ),
+        )]);
+        assert!(w.get("elicit").is_none());
     }
 }
