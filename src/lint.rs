@@ -169,7 +169,10 @@ pub fn lint_source_in(
     let run = || {
         let admitted = prefilter
             .as_deref()
-            .is_none_or(|p| p.admits(source, package.as_deref()));
+            .is_none_or(|p| p.admits(source, package.as_deref()))
+            || package
+                .as_deref()
+                .is_some_and(|p| names_a_method_const(&p.manifest, source));
         if !admitted {
             return FileResult::default();
         }
@@ -189,6 +192,18 @@ pub fn lint_source_in(
             // No thread to be had: the caller's stack it is.
             .unwrap_or_else(|_| run())
     })
+}
+
+/// Whether `source` names a constant that a file of the package declares with a legacy method's
+/// name (`const ROOTS: &str = "roots/list";` in `methods.rs`, `"method": ROOTS` here). The
+/// prefilter sees one file at a time and turns such a file away; the package's item index knows
+/// the constants.
+fn names_a_method_const(manifest: &Path, source: &[u8]) -> bool {
+    let index = crate::model::item_index::for_package(manifest);
+    index
+        .method_consts
+        .keys()
+        .any(|c| crate::reading::lexer::mentions_word(source, c))
 }
 
 fn internal_error(path: &str) -> FileResult {
@@ -278,7 +293,14 @@ fn analyse_admitted(
         .as_deref()
         .map(|p| p.sdk_aliases.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    let keys = prefilter.and_then(|p| p.body_keys(package.as_deref()));
+    let mut keys = prefilter.and_then(|p| p.body_keys(package.as_deref()));
+    if let (Some(keys), Some(p)) = (keys.as_mut(), package.as_deref()) {
+        keys.package_consts = crate::model::item_index::for_package(&p.manifest)
+            .method_consts
+            .keys()
+            .cloned()
+            .collect();
+    }
     let parsed = match crate::reading::parse::parse_skeleton(source, keys.as_ref(), &aliases) {
         Ok(ok) => ok,
         Err(f) => {
@@ -556,18 +578,26 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
         for (i, r) in analysed {
             done[i] = Some(r);
         }
+        if prefilter.is_some() {
+            for (i, r) in admitted_late(files, &scanned, &order, &packages, settings, &prefilter) {
+                done[i] = Some(r);
+            }
+        }
         scanned
             .into_iter()
             .zip(done)
             .map(|(s, r)| match s {
                 Scanned::Unreadable(display, e) => (display, Err(e)),
-                Scanned::Skipped(display, has_directives) => (
-                    display,
-                    Ok(FileResult {
-                        has_directives,
-                        ..FileResult::default()
-                    }),
-                ),
+                Scanned::Skipped(display, has_directives) => {
+                    let r = r.unwrap_or_default();
+                    (
+                        display,
+                        Ok(FileResult {
+                            has_directives,
+                            ..r
+                        }),
+                    )
+                }
                 Scanned::Admitted(display, ..) => {
                     let r = r.unwrap_or_else(|| internal_error(&display));
                     (display, Ok(r))
@@ -603,6 +633,77 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
     }
     report.errors.sort_by(|a, b| a.path.cmp(&b.path));
     (report, sources)
+}
+
+/// The files the prefilter turned away that name a constant another file of their package
+/// declares with a legacy method's name ([`names_a_method_const`]), analysed now. Only packages
+/// whose item index the first round built (those with an admitted file; a constant holding a
+/// method's name is itself a trigger) and that have such a constant are looked at: most runs
+/// read no file again.
+fn admitted_late(
+    files: &[PathBuf],
+    scanned: &[Scanned],
+    order: &[usize],
+    packages: &Packages,
+    settings: &Settings,
+    prefilter: &Option<std::sync::Arc<Prefilter>>,
+) -> Vec<(usize, FileResult)> {
+    let mut with_consts: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for &i in order {
+        let Some(p) = packages.for_file(&files[i]) else {
+            continue;
+        };
+        if with_consts.iter().any(|(m, _)| *m == p.manifest) {
+            continue;
+        }
+        let has = crate::model::item_index::built(&p.manifest)
+            .is_some_and(|ix| !ix.method_consts.is_empty());
+        if has {
+            let dir = p
+                .manifest
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            with_consts.push((p.manifest.clone(), dir));
+        }
+    }
+    if with_consts.is_empty() {
+        return Vec::new();
+    }
+    let base = &settings.base_dir;
+    let late: Vec<usize> = (0..files.len())
+        .filter(|&i| matches!(scanned[i], Scanned::Skipped(..)))
+        .filter(|&i| {
+            let abs = std::path::absolute(&files[i])
+                .map(|a| crate::model::item_index::normalize(&a))
+                .unwrap_or_default();
+            with_consts.iter().any(|(_, dir)| abs.starts_with(dir))
+        })
+        .collect();
+    late.par_iter()
+        .with_max_len(1)
+        .filter_map(|&i| {
+            let package = packages.for_file(&files[i])?;
+            if !with_consts.iter().any(|(m, _)| *m == package.manifest) {
+                return None;
+            }
+            let bytes = std::fs::read(&files[i]).ok()?;
+            if !names_a_method_const(&package.manifest, &bytes) {
+                return None;
+            }
+            let display = crate::reading::source::display_path(&files[i], base);
+            let r = guarded(|| {
+                lint_admitted(
+                    &display,
+                    std::borrow::Cow::Owned(bytes),
+                    settings,
+                    prefilter.as_deref(),
+                    Some(package),
+                )
+            });
+            Some((i, r.unwrap_or_else(|| internal_error(&display))))
+        })
+        .collect()
 }
 
 /// One file's outcome: its display path and its result, or why it could not be read.

@@ -117,3 +117,31 @@ fn context_wrapper_call_sites_are_reported() {
 fn requests_built_in_one_file_and_sent_from_another() {
     check("request-flow-server");
 }
+
+#[test]
+fn a_file_naming_another_file_s_method_constant_is_linted_alone_too() {
+    // The editor and the fix loop lint one text with its package known: the package's constant
+    // admits the file the prefilter alone would turn away, and keeps the body that names it.
+    let dir = fixture_dir("request-flow-server");
+    let path = dir.join("src/by_name.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let package = mcp_lint::model::manifest::Package::read(&dir.join("Cargo.toml"))
+        .unwrap()
+        .map(std::sync::Arc::new);
+    assert!(package.is_some());
+    let settings = Settings {
+        base_dir: dir.clone(),
+        ..Settings::default()
+    };
+    let lines = |package| -> Vec<usize> {
+        mcp_lint::lint::lint_source_in("src/by_name.rs", text.as_bytes(), &settings, package)
+            .findings
+            .iter()
+            .filter(|f| f.code == "MCP004")
+            .map(|f| f.line)
+            .collect()
+    };
+    assert_eq!(lines(package), [11]);
+    // Without the package nothing says what `LIST_ROOTS` holds.
+    assert_eq!(lines(None), Vec::<usize>::new());
+}

@@ -65,6 +65,10 @@ pub struct ItemIndex {
     wrappers: OnceLock<crate::model::wrappers::AskingWrappers>,
     /// The methods that may be asking wrappers, found while the items are read.
     pub asking_candidates: Vec<crate::model::wrappers::Candidate>,
+    /// `const ROOTS_LIST: &str = "roots/list";` (or a `static`) in any file of the package →
+    /// its method: a file that only names the constant builds a request as much as one holding
+    /// the string.
+    pub method_consts: HashMap<String, crate::model::sdk::McpMethod>,
 }
 
 impl ItemIndex {
@@ -283,10 +287,16 @@ pub fn for_package(manifest: &Path) -> Arc<ItemIndex> {
 /// [`for_package`], built (when this is the first use) from the bytes `held` has instead of
 /// reading those files again: a run's first pass read most of a package's files, and reading
 /// them twice was two system calls and a copy per file.
-pub fn for_package_with(manifest: &Path, held: Held<'_>) -> Arc<ItemIndex> {
-    type Slot = Arc<OnceLock<Arc<ItemIndex>>>;
+type Slot = Arc<OnceLock<Arc<ItemIndex>>>;
+
+/// Every package's index, built once per process (by the first file that asks).
+fn indexes() -> &'static Mutex<HashMap<PathBuf, Slot>> {
     static INDEXES: LazyLock<Mutex<HashMap<PathBuf, Slot>>> = LazyLock::new(Default::default);
-    let slot = INDEXES
+    &INDEXES
+}
+
+pub fn for_package_with(manifest: &Path, held: Held<'_>) -> Arc<ItemIndex> {
+    let slot = indexes()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .entry(manifest.to_path_buf())
@@ -295,6 +305,17 @@ pub fn for_package_with(manifest: &Path, held: Held<'_>) -> Arc<ItemIndex> {
     // Other files of the package wait here while the first one builds it.
     slot.get_or_init(|| Arc::new(ItemIndex::of_package_files(manifest, held)))
         .clone()
+}
+
+/// The package's index when this process has built it already; `None` (nothing is built)
+/// otherwise.
+pub fn built(manifest: &Path) -> Option<Arc<ItemIndex>> {
+    let slot = indexes()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(manifest)?
+        .clone();
+    slot.get().cloned()
 }
 
 fn collect_rs(dir: &Path, top: bool, out: &mut Vec<PathBuf>) {
@@ -683,8 +704,10 @@ impl<'a> Scanner<'a> {
                 "const"
                     if !matches!(self.word(i + 1), Some("fn" | "unsafe" | "async" | "extern")) =>
                 {
-                    // `const X: T = ..;` (not `const fn`): skipped.
-                    self.at = self.scan_to(i + 1, |s, j| s.punct(j) == Some(b';')) + 1;
+                    // `const X: T = ..;` (not `const fn`): only a legacy method's name is kept.
+                    let end = self.scan_to(i + 1, |s, j| s.punct(j) == Some(b';'));
+                    self.method_const(i + 1, end);
+                    self.at = end + 1;
                 }
                 "const" => self.at += 1,
                 "use" => self.use_item(i + 1),
@@ -907,6 +930,28 @@ impl<'a> Scanner<'a> {
         let eq = self.scan_to(from + 2, |s, j| s.punct(j) == Some(b'='));
         let ty = self.span_of(from + 2, eq.min(end));
         self.record(Table::Static, from, ty);
+        self.method_const(from, end);
+    }
+
+    /// `NAME: Type = "roots/list"` over tokens `from..end`: the value one string literal, a
+    /// legacy method's wire name.
+    fn method_const(&mut self, from: usize, end: usize) {
+        let (Some(name), Some(b':')) = (self.word(from), self.punct(from + 1)) else {
+            return;
+        };
+        if end < 2
+            || self.punct(end - 2) != Some(b'=')
+            || !matches!(self.toks[end - 1].0, Tok::Literal)
+        {
+            return;
+        }
+        let lit = &self.text[self.range(end - 1)];
+        let Some(wire) = lit.strip_prefix('"').and_then(|l| l.strip_suffix('"')) else {
+            return;
+        };
+        if let Some(m) = crate::model::sdk::McpMethod::from_wire(wire) {
+            self.index.method_consts.insert(name.to_string(), m);
+        }
     }
 
     /// After `fn`: `name<..>(..) -> Type where .. { body }`; the body is skipped (kept as a
@@ -1048,6 +1093,7 @@ impl<'a> Scanner<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sdk::McpMethod;
 
     fn index(files: &[(&str, &str)]) -> ItemIndex {
         ItemIndex::build(
@@ -1061,6 +1107,37 @@ mod tests {
     fn texts(v: Option<&Vec<TypeText>>) -> Vec<&str> {
         v.map(|v| v.iter().map(|t| t.text.as_str()).collect())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn constants_holding_a_legacy_method_are_indexed() {
+        let ix = index(&[(
+            "/p/src/methods.rs",
+            r#"
+            pub const LIST_ROOTS: &str = "roots/list";
+            pub static mut ASK: &'static str = "elicitation/create";
+            const PING: &str = "ping";
+            const SAMPLE: &str = concat!("sampling/", "createMessage");
+            const fn roots() -> &'static str { "roots/list" }
+            impl Client { const SAMPLING: &'static str = "sampling/createMessage"; }
+            fn f() { const INNER: &str = "roots/list"; }
+            "#,
+        )]);
+        let mut got: Vec<(&str, McpMethod)> = ix
+            .method_consts
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        got.sort_by_key(|(k, _)| *k);
+        // A const in a fn body is the file's own business (`request_helpers.rs`).
+        assert_eq!(
+            got,
+            [
+                ("ASK", McpMethod::Elicitation),
+                ("LIST_ROOTS", McpMethod::Roots),
+                ("SAMPLING", McpMethod::Sampling),
+            ]
+        );
     }
 
     #[test]

@@ -142,6 +142,7 @@ impl Prefilter {
                     .collect(),
                 imported: &[],
                 const_values: crate::model::sdk::LEGACY_WIRES,
+                package_consts: Vec::new(),
             });
             (scanner(&everyday), keys)
         };

@@ -194,6 +194,9 @@ pub struct FileFacts {
     pub spawned_names: HashSet<String>,
     /// The file's fns that build a request object or forward a method name to a sender.
     pub helpers: crate::model::request_helpers::RequestHelpers,
+    /// The file names a constant another file of the package declares with a legacy method's
+    /// name (`item_index.rs`): its requests may carry the method by that name alone.
+    pub names_package_method_const: bool,
     /// `type ServerPeer = Peer<RoleServer>;` in this file: alias → aliased type.
     pub type_aliases: HashMap<String, syn::Type>,
     /// The package the file belongs to, when its `Cargo.toml` was found (see `manifest.rs`).
@@ -292,7 +295,12 @@ impl FileFacts {
                 crate::model::sdk::rmcp_upgrade::NamesInFile::of(text.as_bytes(), idents);
         }
         if let Some(package) = facts.package.as_deref() {
-            facts.items = Some(crate::model::item_index::for_package(&package.manifest));
+            let items = crate::model::item_index::for_package(&package.manifest);
+            facts.names_package_method_const = items
+                .method_consts
+                .keys()
+                .any(|c| crate::reading::lexer::mentions_word(text.as_bytes(), c));
+            facts.items = Some(items);
         }
         let mut g = Gatherer { facts: &mut facts };
         g.visit_file(file);
@@ -337,12 +345,11 @@ impl FileFacts {
         if let Some(m) = self.helpers.method_consts.get(name) {
             return Some(*m);
         }
-        self.items
-            .as_ref()?
-            .request_flow()
-            .consts
-            .get(name)
-            .copied()
+        let items = self.items.as_ref()?;
+        if let Some(m) = items.method_consts.get(name) {
+            return Some(*m);
+        }
+        items.request_flow().consts.get(name).copied()
     }
 
     /// Which request builders and request-holding fields reach a sender: the package's answer

@@ -496,7 +496,8 @@ impl<'a> State<'a> {
         if v.request.is_none() && (names.types || self.bound_request) {
             v.request = self.request_in(init);
         }
-        let consts = !self.facts.helpers.method_consts.is_empty();
+        let consts =
+            !self.facts.helpers.method_consts.is_empty() || self.facts.names_package_method_const;
         if !(names.methods || self.bound_raw || consts) {
             return v;
         }

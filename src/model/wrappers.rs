@@ -316,7 +316,10 @@ mod tests {
         ]);
         let e = w.get("elicit").expect("the context's elicit asks");
         assert_eq!((e.owner.as_str(), e.inner), ("ToolContext", "elicit"));
-        assert_eq!(w.get("create_message").map(|w| w.owner.as_str()), Some("Sampler"));
+        assert_eq!(
+            w.get("create_message").map(|w| w.owner.as_str()),
+            Some("Sampler")
+        );
         // Named like a request method, asks nothing: a plain method of that name.
         assert!(w.get("list_roots").is_none());
     }

@@ -23,6 +23,12 @@ static IDENT_BYTES: [bool; 256] = {
     t
 };
 
+/// Whether `word` occurs in `bytes` as a whole identifier (see [`stands_alone`]).
+pub fn mentions_word(bytes: &[u8], word: &str) -> bool {
+    memchr::memmem::find_iter(bytes, word.as_bytes())
+        .any(|at| stands_alone(bytes, at, at + word.len()))
+}
+
 /// Whether `bytes[start..end]` stands as a whole identifier: no identifier byte touches it on
 /// either side (`Content` in `Content::text`, not in `ContentBlock`).
 pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {

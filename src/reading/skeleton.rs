@@ -39,6 +39,9 @@ pub struct BodyKeys {
     /// String values that make a `const`/`static` of the file a key: every body naming the
     /// constant is kept as if it held the value (`json!({"method": ROOTS})`).
     pub const_values: &'static [&'static str],
+    /// Constants declared in other files of the package with one of those values
+    /// (`item_index.rs`): a body naming one is kept the same way.
+    pub package_consts: Vec<String>,
 }
 
 /// One fn body (or an enum's variants): the offsets of its braces, the item's name, and the body
@@ -221,6 +224,7 @@ fn keep_naming_consts(
         .iter()
         .filter(|c| holds_a_key(&bytes[c.value.clone()]))
         .map(|c| &bytes[c.name.clone()])
+        .chain(keys.package_consts.iter().map(|c| c.as_bytes()))
         .collect();
     if names.is_empty() {
         return;
@@ -462,6 +466,7 @@ mod tests {
             context: vec!["rmcp"],
             imported: &[],
             const_values: &[],
+            package_consts: Vec::new(),
         }
     }
 
@@ -500,6 +505,7 @@ mod tests {
     fn a_body_naming_a_constant_with_a_key_value_is_kept_with_its_callers() {
         let keys = BodyKeys {
             const_values: &["roots/list"],
+            package_consts: Vec::new(),
             ..keys(&["list_roots"])
         };
         let text = "const ROOTS: &str = \"roots/list\";\nconst LIMIT: &str = \"roots/listing\";\n\
@@ -524,6 +530,7 @@ fn cap() -> &'static str {\n    LIMIT\n}\n";
     fn keys_without(k: &BodyKeys) -> BodyKeys {
         BodyKeys {
             const_values: &[],
+            package_consts: Vec::new(),
             ..k.clone()
         }
     }
