@@ -35,6 +35,9 @@ pub enum Reach {
     Request,
     /// Every chain starts in handlers MRTR cannot reach; the first of them, by name.
     Unreachable(String),
+    /// Every chain starts in a task spawned by the fn named (or in handlers MRTR cannot reach):
+    /// the task outlives the request that started it.
+    Spawned(String),
     /// No handler in this file calls it (a public helper, `main`, a callback).
     Unknown,
 }
@@ -45,7 +48,14 @@ pub struct CallGraph {
     kinds: BTreeMap<String, Vec<HandlerKind>>,
     /// callee name → caller names.
     callers: BTreeMap<String, BTreeSet<String>>,
+    /// Callers that stand for the tasks a fn spawns (`tokio::spawn(async move { helper().await
+    /// })`): such a caller's name is the spawning fn's with [`SPAWNED_BY`] before it, which no
+    /// fn can be named.
+    spawned: BTreeSet<String>,
 }
+
+/// The prefix of a spawned task's caller name.
+const SPAWNED_BY: &str = "task spawned by ";
 
 impl CallGraph {
     pub fn build(file: &syn::File, facts: &FileFacts) -> CallGraph {
@@ -54,6 +64,7 @@ impl CallGraph {
             graph: CallGraph::default(),
             handler: Vec::new(),
             current: Vec::new(),
+            in_task: 0,
         };
         b.visit_file(file);
         b.graph
@@ -72,6 +83,10 @@ impl CallGraph {
                 if !seen.insert(c.as_str()) {
                     continue;
                 }
+                if self.spawned.contains(c) {
+                    unreachable.insert(c.as_str());
+                    continue;
+                }
                 let kinds = self.kinds.get(c).map(Vec::as_slice).unwrap_or(&[]);
                 if kinds.contains(&HandlerKind::MrtrRequest) {
                     return Reach::Request;
@@ -87,9 +102,15 @@ impl CallGraph {
                 }
             }
         }
-        match unreachable.into_iter().next() {
-            Some(first) if !self.has_plain_root(name) => Reach::Unreachable(first.to_string()),
-            _ => Reach::Unknown,
+        if self.has_plain_root(name) {
+            return Reach::Unknown;
+        }
+        // A task is named before a hook: it is the likelier surprise to whoever reads the finding.
+        let spawner = unreachable.iter().find_map(|c| c.strip_prefix(SPAWNED_BY));
+        match (spawner, unreachable.first()) {
+            (Some(spawner), _) => Reach::Spawned(spawner.to_string()),
+            (None, Some(first)) => Reach::Unreachable(first.to_string()),
+            (None, None) => Reach::Unknown,
         }
     }
 
@@ -100,7 +121,8 @@ impl CallGraph {
         let mut stack: Vec<&str> = vec![name];
         while let Some(n) = stack.pop() {
             let kinds = self.kinds.get(n).map(Vec::as_slice).unwrap_or(&[]);
-            let plain = kinds.is_empty() || kinds.contains(&HandlerKind::Plain);
+            let plain = (kinds.is_empty() && !self.spawned.contains(n))
+                || kinds.contains(&HandlerKind::Plain);
             if !plain {
                 continue;
             }
@@ -173,6 +195,8 @@ struct Builder<'f> {
     graph: CallGraph,
     handler: Vec<Option<&'static HandlerTrait>>,
     current: Vec<String>,
+    /// How many spawned tasks (`spawn(async move { .. })`) around the node being visited.
+    in_task: usize,
 }
 
 impl Builder<'_> {
@@ -205,13 +229,23 @@ impl Builder<'_> {
     fn call(&mut self, callee: String) {
         if let Some(caller) = self.current.last() {
             if *caller != callee {
-                self.graph
-                    .callers
-                    .entry(callee)
-                    .or_default()
-                    .insert(caller.clone());
+                let caller = if self.in_task > 0 {
+                    let task = format!("{SPAWNED_BY}{caller}");
+                    self.graph.spawned.insert(task.clone());
+                    task
+                } else {
+                    caller.clone()
+                };
+                self.graph.callers.entry(callee).or_default().insert(caller);
             }
         }
+    }
+
+    /// What runs in a task: calls made there have the task for their caller.
+    fn in_task(&mut self, visit: impl FnOnce(&mut Self)) {
+        self.in_task += 1;
+        visit(self);
+        self.in_task -= 1;
     }
 }
 
@@ -236,6 +270,11 @@ impl<'ast> Visit<'ast> for Builder<'_> {
         if matches!(&*mc.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
             self.call(mc.method.to_string());
         }
+        if crate::reading::ident_is_one_of(&mc.method, crate::model::scope::SPAWNS) {
+            self.visit_expr(&mc.receiver);
+            self.in_task(|b| mc.args.iter().for_each(|a| b.visit_expr(a)));
+            return;
+        }
         syn::visit::visit_expr_method_call(self, mc);
     }
 
@@ -245,7 +284,30 @@ impl<'ast> Visit<'ast> for Builder<'_> {
                 self.call(last.ident.to_string());
             }
         }
+        let spawns = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
+            .is_some_and(|s| crate::reading::ident_is_one_of(&s.ident, crate::model::scope::SPAWNS)));
+        if spawns {
+            self.in_task(|b| c.args.iter().for_each(|a| b.visit_expr(a)));
+            return;
+        }
         syn::visit::visit_expr_call(self, c);
+    }
+
+    /// `let task = async move { .. };` then `spawn(task)` in the file: the block runs in a task.
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let spawned = match &l.pat {
+            syn::Pat::Ident(pi) => self.facts.spawned_names.contains(&pi.ident.to_string()),
+            _ => false,
+        };
+        let Some(init) = l.init.as_ref().filter(|_| spawned) else {
+            syn::visit::visit_local(self, l);
+            return;
+        };
+        if matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_)) {
+            self.in_task(|b| b.visit_expr(&init.expr));
+        } else {
+            syn::visit::visit_local(self, l);
+        }
     }
 }
 
@@ -295,6 +357,40 @@ mod tests {
             g.reach("hook_only"),
             Reach::Unreachable("on_initialized".into())
         );
+    }
+
+    #[test]
+    fn helpers_called_only_from_spawned_tasks_run_outside_the_request() {
+        let g = graph(
+            r#"
+            impl S {
+                #[tool(description = "t")]
+                async fn tool_a(&self) {
+                    tokio::spawn(async move { self.in_task().await; });
+                    let job = async move { self.in_named_task().await };
+                    tokio::spawn(job);
+                    rt.spawn(helper_in_task(1));
+                    self.both().await;
+                    let not_spawned = async { self.awaited_here().await };
+                    not_spawned.await;
+                }
+                #[tool(description = "u")]
+                async fn tool_b(&self) { tokio::spawn(async move { self.both().await }); }
+                async fn in_task(&self) { self.deeper().await; }
+                async fn in_named_task(&self) {}
+                async fn both(&self) {}
+                async fn awaited_here(&self) {}
+                async fn deeper(&self) {}
+            }
+            async fn helper_in_task(n: u8) {}
+            "#,
+        );
+        for f in ["in_task", "deeper", "in_named_task", "helper_in_task"] {
+            assert_eq!(g.reach(f), Reach::Spawned("tool_a".into()), "{f}");
+        }
+        // Called from a tool directly as well: in that request.
+        assert_eq!(g.reach("both"), Reach::Request);
+        assert_eq!(g.reach("awaited_here"), Reach::Request);
     }
 
     #[test]

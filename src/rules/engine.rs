@@ -145,6 +145,11 @@ impl<'a> Cx<'a> {
         };
         match (&cx.kind, &reach) {
             (HandlerKind::Plain, crate::model::callgraph::Reach::Request) => return Placement::Reachable,
+            (HandlerKind::Plain, crate::model::callgraph::Reach::Spawned(spawner)) => {
+                return Placement::Unreachable(format!(
+                    "in `{name}`, which runs only in a task that `{spawner}` spawns (a task outlives the request that started it)"
+                ), Unreached::Elsewhere)
+            }
             (HandlerKind::Plain, crate::model::callgraph::Reach::Unreachable(caller)) => {
                 return Placement::Unreachable(format!(
                     "in `{name}`, which is called only from `{caller}` and other code MRTR cannot reach"
