@@ -112,9 +112,15 @@ fn the_lock_decides_over_the_requirement() {
     // The requirement admits 2.2; below 3.0 the glob-imported tasks API is rmcp's.
     let r = lint_text(r#"rmcp = ">=2.2""#, None, GLOB_ONLY);
     assert_eq!(codes(&r), vec![(4, "MCP203"), (5, "MCP203")]);
-    // Cargo resolved 3.11: rmcp has no `OperationProcessor`, so the glob's must be another.
-    let r = lint_text(r#"rmcp = ">=2.2""#, Some("3.11.0"), GLOB_ONLY);
+    // Cargo resolved 3.11, which has no `OperationProcessor`: with another glob in the file the
+    // name may be that one's.
+    let other_glob = GLOB_ONLY.replace("\n\nfn", "\nuse crate::ops::*;\n\nfn");
+    let r = lint_text(r#"rmcp = ">=2.2""#, Some("3.11.0"), &other_glob);
     assert_eq!(codes(&r), vec![]);
+    // With rmcp's globs alone, nothing else can bring it: the code is older than its lock (a
+    // bump by hand), and the name rmcp's old one.
+    let r = lint_text(r#"rmcp = ">=2.2""#, Some("3.11.0"), GLOB_ONLY);
+    assert_eq!(codes(&r), vec![(4, "MCP203"), (5, "MCP203")]);
 }
 
 #[test]
@@ -771,6 +777,20 @@ fn a_sampling_message_literal_is_built_with_the_content_type_3_x_takes() {
         out.text,
         "use rmcp::model::*;\n\npub fn ask(q: String) -> SamplingMessage {\n    SamplingMessage::new(Role::User, SamplingMessageContentBlock::text(q))\n}\n"
     );
+    // Imported by name, the old type is all the file has: the new one is written by its path
+    // (E0433 otherwise).
+    let named = src.replace(
+        "use rmcp::model::*;",
+        "use rmcp::model::{Content, Role, SamplingMessage};",
+    );
+    let out = fix_unsafe(&named);
+    assert!(
+        out.text.contains(
+            "SamplingMessage::new(Role::User, rmcp::model::SamplingMessageContentBlock::text(q))"
+        ),
+        "{}",
+        out.text
+    );
 }
 
 #[test]
@@ -928,6 +948,82 @@ fn a_struct_pattern_of_a_now_non_exhaustive_struct_gets_its_rest() {
         !r.findings
             .iter()
             .any(|f| f.message.contains("struct pattern")),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn a_0_x_elicitation_params_literal_names_the_form_variant_of_the_enum_it_became() {
+    let src = "use rmcp::model::*;\n\npub fn params(message: String, schema: ElicitationSchema) -> CreateElicitationRequestParams {\n    CreateElicitationRequestParams {\n        meta: None,\n        message,\n        requested_schema: schema,\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, Some("0.14.0"), src);
+    assert!(
+        r.findings.iter().any(|f| f.code == "MCP201"),
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    // The type in the signature is the enum; the literal is its form variant (E0574 otherwise).
+    assert!(
+        out.text.contains(") -> ElicitRequestParams {\n    ElicitRequestParams::FormElicitationParams {\n        meta: None,"),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn a_trait_s_bodiless_signatures_and_names_from_an_rmcp_glob_are_upgraded() {
+    // A trait of the server's own (a plugin API) declares rmcp's types in signatures with no
+    // body; `Meta`, too common to claim bare, comes from rmcp when only rmcp's glob brings it.
+    let src = "use rmcp::model::*;\n\npub trait Plugin {\n    fn call(&self, request: CallToolRequestParam) -> CallToolResult;\n}\n\npub struct Ctx {\n    pub meta: Meta,\n}\n";
+    let r = lint_text(r#"rmcp = "0.12""#, Some("0.12.0"), src);
+    let at: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP201")
+        .map(|f| (f.line, f.message.split('`').nth(1).unwrap_or("")))
+        .collect();
+    assert_eq!(
+        at,
+        vec![(4, "CallToolRequestParam"), (8, "Meta")],
+        "{:#?}",
+        r.findings
+    );
+    // Another glob may bring its own `Meta` (or `Error`): then the name is not claimed.
+    let mixed = src.replace(
+        "use rmcp::model::*;\n",
+        "use rmcp::model::*;\nuse crate::types::*;\n",
+    );
+    let r = lint_text(r#"rmcp = "0.12""#, Some("0.12.0"), &mixed);
+    assert!(
+        !r.findings.iter().any(|f| f.message.contains("`Meta`")),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn gone_items_behind_a_module_import_and_in_bounds_are_reported() {
+    // `task_manager` comes from `{self, ..}`; a type alias, a trait object's trait and a gone
+    // trait's bound are each reported where they stand.
+    let src = "use rmcp::model::AnnotateAble;\nuse rmcp::task_manager::{self, OperationDescriptor};\n\npub fn f(d: OperationDescriptor) -> task_manager::OperationFuture {\n    let t: Box<dyn task_manager::OperationResultTransport> = todo!();\n    todo!()\n}\n\nfn no_ann<T: AnnotateAble>(raw: T) -> T {\n    raw\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, Some("0.14.0"), src);
+    let mut at: Vec<(usize, &str)> = r
+        .findings
+        .iter()
+        .filter(|f| f.code.starts_with("MCP20"))
+        .map(|f| (f.line, f.message.split('`').nth(1).unwrap_or("")))
+        .collect();
+    at.sort();
+    assert_eq!(
+        at,
+        vec![
+            (2, "OperationDescriptor"),
+            (4, "OperationDescriptor"),
+            (4, "OperationFuture"),
+            (5, "OperationResultTransport"),
+            (9, "AnnotateAble"),
+        ],
         "{:#?}",
         r.findings
     );

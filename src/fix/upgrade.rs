@@ -132,10 +132,18 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                     edits: vec![edit],
                 });
             }
+            // A struct that became a struct variant of the renamed enum: a literal or pattern
+            // names the variant (E0574 on the enum's bare name).
+            let variant = crate::model::sdk::rmcp_upgrade::struct_became_variant(change.new)
+                .filter(|_| names_a_struct(idx, file, start));
+            let new = match variant {
+                Some(v) => format!("{}::{v}", change.new),
+                None => change.new.to_string(),
+            };
             Some(Fix {
                 applicability: Applicability::Safe,
-                message: format!("rename `{}` to `{}`", change.old, change.new),
-                edits: vec![idx.edit(start, end, change.new.to_string())],
+                message: format!("rename `{}` to `{new}`", change.old),
+                edits: vec![idx.edit(start, end, new)],
             })
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
@@ -170,6 +178,39 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == REMOVED_URL_API => super::gone::url_code_compared(idx, file, start, text),
         _ => Some(guidance(f)),
     }
+}
+
+/// Whether the path whose last segment starts at `at` is a struct literal's or a struct
+/// pattern's (`X { .. }`), macro bodies that parse as Rust included for literals.
+fn names_a_struct(idx: &LineIndex, file: &syn::File, at: usize) -> bool {
+    use syn::visit::Visit;
+    let ends_at = |p: &syn::Path| {
+        p.segments
+            .last()
+            .is_some_and(|l| idx.range(l.ident.span()).start == at)
+    };
+    let literal = super::find_expr::find(
+        file,
+        &|e| matches!(e, syn::Expr::Struct(s) if ends_at(&s.path)),
+    );
+    struct Patterns<'f> {
+        ends_at: &'f dyn Fn(&syn::Path) -> bool,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Patterns<'_> {
+        fn visit_pat_struct(&mut self, p: &'ast syn::PatStruct) {
+            self.found |= (self.ends_at)(&p.path);
+            syn::visit::visit_pat_struct(self, p);
+        }
+    }
+    let mut pats = Patterns {
+        ends_at: &ends_at,
+        found: false,
+    };
+    if literal.is_none() {
+        pats.visit_file(file);
+    }
+    literal.is_some() || pats.found
 }
 
 /// Whether a `use` item of the file imports `name` under that name, other than the leaf at `at`.
@@ -465,13 +506,14 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
         return super::gone::defaulted_rest(idx, &lit, name);
     }
     builder(name)
-        .and_then(|row| built_literal(idx, &lit, name, row))
+        .and_then(|row| built_literal(idx, file, &lit, name, row))
         .or_else(|| defaulted_literal(idx, &lit, name))
 }
 
 /// The constructor-and-setters form of a literal, from its [`builder`] row.
 fn built_literal(
     idx: &LineIndex,
+    file: &syn::File,
     lit: &syn::ExprStruct,
     name: &str,
     row: &crate::model::sdk::rmcp_upgrade::Builder,
@@ -500,7 +542,12 @@ fn built_literal(
             }
             _ => text_of(e),
         }?;
-        Some(crate::model::sdk::rmcp_upgrade::field_value(name, field, &text).unwrap_or(text))
+        Some(
+            match crate::model::sdk::rmcp_upgrade::field_value(name, field, &text) {
+                Some(moved) => in_scope_or_qualified(file, moved),
+                None => text,
+            },
+        )
     };
     let mut ctor = row.ctor;
     let mut args = Vec::new();
@@ -818,6 +865,37 @@ fn import_prefix(file: &syn::File, name: &str) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// `Type::rest` (a value the upgrade rewrote into another of rmcp's types, `SamplingMessageContentBlock::
+/// text(..)`) as written when the file imports `Type` (by name, as a rename's target, or through a
+/// glob), else with rmcp's model path before it: the file imported the old type, not the new one.
+fn in_scope_or_qualified(file: &syn::File, value: String) -> String {
+    let Some((ty, _)) = value.split_once("::") else {
+        return value;
+    };
+    let root = rmcp_root(file).unwrap_or_else(|| "rmcp".into());
+    // `glob`: a glob here imports from rmcp (the tree is under its root).
+    fn names(tree: &syn::UseTree, ty: &str, glob: bool) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => names(&p.tree, ty, glob),
+            syn::UseTree::Name(n) => n.ident == ty,
+            syn::UseTree::Rename(r) => r.rename == ty,
+            syn::UseTree::Glob(_) => glob,
+            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, ty, glob)),
+        }
+    }
+    let imported = file.items.iter().any(|i| match i {
+        syn::Item::Use(u) => {
+            let from_rmcp = matches!(&u.tree, syn::UseTree::Path(p) if p.ident == root);
+            names(&u.tree, ty, from_rmcp)
+        }
+        _ => false,
+    });
+    if imported {
+        return value;
+    }
+    format!("{root}::model::{value}")
 }
 
 /// The name the file gives rmcp in paths: `rmcp`, or the key of a renamed dependency

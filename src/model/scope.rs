@@ -176,6 +176,8 @@ pub struct FileFacts {
     pub imports: HashMap<String, Import>,
     /// Types, traits and enums the file defines itself (they shadow SDK names).
     pub local_types: HashSet<String>,
+    /// The first segment of each glob import (`use rmcp::model::*;` → `rmcp`).
+    pub glob_roots: Vec<String>,
     /// `(struct, field)` → type.
     pub fields: HashMap<(String, String), syn::Type>,
     /// field name → types of every field of that name in the file.
@@ -564,6 +566,25 @@ impl FileFacts {
         }
     }
 
+    /// Whether `name`, written bare, comes from `sdk` through a glob import of it (`use
+    /// rmcp::model::*;`): no `use` names it, the file defines no type of that name, and every
+    /// glob of the file is the SDK's (`use std::io::*;` brings an `Error` too).
+    pub fn glob_imported_from(&self, sdk: &SdkTable, name: &str) -> bool {
+        if self.glob_roots.is_empty()
+            || self.imports.contains_key(name)
+            || self.local_types.contains(name)
+        {
+            return false;
+        }
+        self.glob_roots.iter().all(|root| {
+            sdk.crates.contains(&root.as_str())
+                || self
+                    .crate_aliases
+                    .get(root)
+                    .is_some_and(|&i| std::ptr::eq(SDKS[i], sdk))
+        })
+    }
+
     /// A name that is neither imported nor defined here (a glob import, a prelude, a
     /// re-export): the SDKs the file mentions, then those the package depends on, then those
     /// whose names are distinctive enough to claim without evidence (`bare_names`).
@@ -878,18 +899,23 @@ struct Gatherer<'f> {
 }
 
 impl Gatherer<'_> {
-    fn use_tree(&mut self, root: Option<&str>, tree: &syn::UseTree) {
+    /// `parent`: the segment before `tree` (`task_manager` for the `self` of
+    /// `use rmcp::task_manager::{self, X}`).
+    fn use_tree(&mut self, root: Option<&str>, parent: Option<&str>, tree: &syn::UseTree) {
         match tree {
             syn::UseTree::Path(p) => {
                 let seg = p.ident.to_string();
                 let root = root.unwrap_or(&seg).to_string();
-                self.use_tree(Some(&root), &p.tree);
+                self.use_tree(Some(&root), Some(&seg), &p.tree);
             }
             syn::UseTree::Name(n) => {
                 let name = n.ident.to_string();
-                if name == "self" {
-                    return;
-                }
+                // `{self, ..}` imports the module it stands in.
+                let name = match (name.as_str(), parent) {
+                    ("self", Some(module)) => module.to_string(),
+                    ("self", None) => return,
+                    _ => name,
+                };
                 let root = root.unwrap_or(&name).to_string();
                 self.facts
                     .imports
@@ -906,17 +932,21 @@ impl Gatherer<'_> {
             }
             syn::UseTree::Group(g) => {
                 for t in &g.items {
-                    self.use_tree(root, t);
+                    self.use_tree(root, parent, t);
                 }
             }
-            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Glob(_) => {
+                if let Some(root) = root {
+                    self.facts.glob_roots.push(root.to_string());
+                }
+            }
         }
     }
 }
 
 impl<'ast> Visit<'ast> for Gatherer<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        self.use_tree(None, &u.tree);
+        self.use_tree(None, None, &u.tree);
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {

@@ -38,6 +38,7 @@ impl Rule for RmcpUpgrade {
         match item {
             syn::Item::Use(u) => use_tree(cx, version, &u.tree, None),
             syn::Item::Impl(i) => handler_impl(cx, version, i),
+            syn::Item::Trait(t) => bodiless_signatures(cx, t),
             _ => {}
         }
     }
@@ -47,10 +48,18 @@ impl Rule for RmcpUpgrade {
     }
 
     fn check_type(&self, cx: &mut Cx<'_>, ty: &syn::Type) {
-        if let syn::Type::Path(tp) = ty {
-            if tp.qself.is_none() {
-                check_path(cx, &tp.path);
+        match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => check_path(cx, &tp.path),
+            // `Box<dyn task_manager::OperationResultTransport>`: a trait names rmcp too.
+            syn::Type::TraitObject(syn::TypeTraitObject { bounds, .. })
+            | syn::Type::ImplTrait(syn::TypeImplTrait { bounds, .. }) => {
+                for b in bounds {
+                    if let syn::TypeParamBound::Trait(t) = b {
+                        check_bound(cx, &t.path);
+                    }
+                }
             }
+            _ => {}
         }
     }
 
@@ -120,6 +129,25 @@ impl Rule for RmcpUpgrade {
     }
 }
 
+/// The signatures of a trait's fns that have no default body (`async fn call_tool(&self, request:
+/// CallToolRequestParam) -> ..;`): the walk enters only fns with a body, where `check_fn` reads
+/// the signature.
+fn bodiless_signatures(cx: &mut Cx<'_>, t: &syn::ItemTrait) {
+    if cx.facts().upgrade_names.paths.is_empty() {
+        return;
+    }
+    for item in &t.items {
+        let syn::TraitItem::Fn(f) = item else {
+            continue;
+        };
+        if f.default.is_some() {
+            continue;
+        }
+        let mut types = Types { cx };
+        types.visit_signature(&f.sig);
+    }
+}
+
 /// Whether the fn's text holds a name of the table: a byte scan, far cheaper than walking the
 /// signature and every pattern of the body again.
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
@@ -145,6 +173,10 @@ impl<'ast> Visit<'ast> for Types<'_, '_> {
             check_path(self.cx, &t.path);
         }
         syn::visit::visit_type_path(self, t);
+    }
+    fn visit_trait_bound(&mut self, t: &'ast syn::TraitBound) {
+        check_bound(self.cx, &t.path);
+        syn::visit::visit_trait_bound(self, t);
     }
     fn visit_block(&mut self, _: &'ast syn::Block) {}
 }
@@ -217,6 +249,27 @@ fn converted(value: &syn::Expr) -> bool {
     }
 }
 
+/// A trait bound's path (`T: AnnotateAble`, `dyn task_manager::OperationResultTransport`): a path
+/// like any other, and where a gone trait whose import the upgrade drops (`Kind::DropImport`) is
+/// still used, reported, since the code must change before its import can go.
+fn check_bound(cx: &mut Cx<'_>, path: &syn::Path) {
+    check_path(cx, path);
+    let Some(last) = path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    let Some(change) = changes_named(&name).find(|c| c.kind == Kind::DropImport) else {
+        return;
+    };
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let from_rmcp = path.segments.len() > 1 || cx.facts().imports.contains_key(&name);
+    if applies(change, version, from_rmcp) && is_rmcp(cx, path) {
+        report(cx, change, last.ident.span(), last.ident.span());
+    }
+}
+
 fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     let names = &cx.facts().upgrade_names.paths;
     if names.is_empty()
@@ -233,7 +286,9 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
     for (i, seg) in path.segments.iter().enumerate() {
         let name = seg.ident.to_string();
         // Imported by name, or under a module path: the code takes it from rmcp for sure.
-        let strong = i > 0 || cx.facts().imports.contains_key(&name);
+        let strong = i > 0
+            || cx.facts().imports.contains_key(&name)
+            || cx.facts().glob_imported_from(&RMCP, &name);
         for change in changes_named(&name) {
             if !applies(change, version, strong) {
                 continue;
@@ -242,7 +297,9 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 Kind::Item | Kind::Removed | Kind::Unit { .. } | Kind::Unwrapped { .. } => {
                     let prefix = prefix_path(path, i);
                     let sound = if i == 0 {
-                        change.bare || cx.facts().imports.contains_key(&name)
+                        change.bare
+                            || cx.facts().imports.contains_key(&name)
+                            || cx.facts().glob_imported_from(&RMCP, &name)
                     } else {
                         // `rmcp::model::X`, `model::X` after `use rmcp::model`: these items live
                         // in modules. Under a type (`Self::Error`, a generic's `S::Error`, the

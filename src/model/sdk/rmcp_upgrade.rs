@@ -871,8 +871,9 @@ impl NamesInFile {
                         push_once(&mut out.paths, name);
                         &mut out.methods
                     }
-                    Kind::DropImport
-                    | Kind::HandlerResult { .. }
+                    // A gone trait's bounds (`T: AnnotateAble`) are paths.
+                    Kind::DropImport => &mut out.paths,
+                    Kind::HandlerResult { .. }
                     | Kind::ImplSignature { .. }
                     | Kind::DroppedMethod { .. }
                     | Kind::Infallible
@@ -1227,6 +1228,21 @@ pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
                 .find_map(|o| value.strip_prefix(o))
                 .map(|rest| format!("{}{rest}", v.new))
         })
+}
+
+/// Structs renamed into an enum whose struct variant has their fields: 0.x's struct
+/// `CreateElicitationRequestParams` (alias `..Param`) became, in 0.15, an enum of the form and URL
+/// modes (URL elicitation), its fields those of the `FormElicitationParams` variant; 2.0 renamed
+/// the enum `ElicitRequestParams`. A literal or pattern of the old name (which compiles only on
+/// 0.x) then names the variant; every other path, the enum.
+static STRUCT_VARIANTS: &[(&str, &str)] = &[("ElicitRequestParams", "FormElicitationParams")];
+
+/// The variant a struct renamed to `new` became (see [`STRUCT_VARIANTS`]).
+pub fn struct_became_variant(new: &str) -> Option<&'static str> {
+    STRUCT_VARIANTS
+        .iter()
+        .find(|(n, _)| *n == new)
+        .map(|(_, v)| *v)
 }
 
 /// The builder row of the struct named `ty`.
