@@ -1028,3 +1028,43 @@ fn gone_items_behind_a_module_import_and_in_bounds_are_reported() {
         r.findings
     );
 }
+
+#[test]
+fn a_re_exported_old_name_keeps_its_name_for_the_crate_s_importers() {
+    // `crate::elicitation::CreateElicitationResult` is imported elsewhere in the crate: the
+    // re-export names the new type under the old name; a private import is renamed outright.
+    let src = "pub use rmcp::model::{CreateElicitationResult, ElicitationAction};\nuse rmcp::model::CallToolRequestParam;\n\npub fn f(_: CallToolRequestParam) {}\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.starts_with("pub use rmcp::model::{ElicitResult as CreateElicitationResult, ElicitationAction};\nuse rmcp::model::CallToolRequestParams;\n"),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
+fn a_literal_of_a_struct_imported_under_another_name_is_rebuilt_under_that_name() {
+    let src = "use rmcp::model::{Prompt as McpPrompt, PromptArgument};\n\npub fn p(name: String, arguments: Option<Vec<PromptArgument>>) -> McpPrompt {\n    McpPrompt {\n        name,\n        title: None,\n        description: None,\n        arguments,\n        icons: None,\n        meta: None,\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, Some("2.2.0"), src);
+    assert!(
+        r.findings.iter().any(|f| f.code == "MCP204" && f.line == 4),
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    assert!(out.text.contains("McpPrompt::default()"), "{}", out.text);
+    assert!(!out.text.contains("    McpPrompt {\n"), "{}", out.text);
+}
+
+#[test]
+fn a_type_in_a_macro_of_its_own_syntax_is_renamed() {
+    // A host-function DSL (`name(ctx: Ctx; arg: Json<T>) -> Json<R> { .. }`) is no Rust a
+    // parse takes whole; its generic types still name rmcp's.
+    let src = "use rmcp::model::*;\n\nhost_fn!(create_message(ctx: Ctx; msg: Json<CreateMessageRequestParam>) -> Json<CreateMessageResult> {\n    Ok(msg)\n});\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains("msg: Json<CreateMessageRequestParams>)"),
+        "{}",
+        out.text
+    );
+}

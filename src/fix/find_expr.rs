@@ -77,6 +77,7 @@ impl<'ast> Visit<'ast> for Find<'_> {
                 Piece::Expr(e) => self.visit_expr(&e),
                 Piece::Stmts(stmts) => stmts.iter().for_each(|s| self.visit_stmt(s)),
                 Piece::Items(items) => items.iter().for_each(|i| self.visit_item(i)),
+                Piece::Type(t) => self.visit_type(&t),
             }
         }
     }

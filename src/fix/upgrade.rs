@@ -138,6 +138,11 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 .filter(|_| names_a_struct(idx, file, start));
             let new = match variant {
                 Some(v) => format!("{}::{v}", change.new),
+                // A re-export (`pub use rmcp::model::{CreateElicitationResult, ..}`) keeps the
+                // name the crate's other modules import from it (E0432 there otherwise).
+                None if reexported_leaf(idx, file, start) => {
+                    format!("{} as {}", change.new, change.old)
+                }
                 None => change.new.to_string(),
             };
             Some(Fix {
@@ -178,6 +183,49 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == REMOVED_URL_API => super::gone::url_code_compared(idx, file, start, text),
         _ => Some(guidance(f)),
     }
+}
+
+/// The real name of what a file-level `use` imports as `local` (`Prompt` for
+/// `use rmcp::model::Prompt as McpPrompt`).
+fn renamed_import(file: &syn::File, local: &str) -> Option<String> {
+    fn find(tree: &syn::UseTree, local: &str) -> Option<String> {
+        match tree {
+            syn::UseTree::Path(p) => find(&p.tree, local),
+            syn::UseTree::Rename(r) if r.rename == local => Some(r.ident.to_string()),
+            syn::UseTree::Group(g) => g.items.iter().find_map(|t| find(t, local)),
+            _ => None,
+        }
+    }
+    file.items.iter().find_map(|i| match i {
+        syn::Item::Use(u) => find(&u.tree, local),
+        _ => None,
+    })
+}
+
+/// Whether the `use` leaf at `at` (a plain name, not renamed) stands in a `use` item that is
+/// visible outside its module (`pub`, `pub(crate)`, ..): a re-export.
+fn reexported_leaf(idx: &LineIndex, file: &syn::File, at: usize) -> bool {
+    fn has_leaf(tree: &syn::UseTree, idx: &LineIndex, at: usize) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => has_leaf(&p.tree, idx, at),
+            syn::UseTree::Name(n) => idx.range(n.ident.span()).start == at,
+            syn::UseTree::Group(g) => g.items.iter().any(|t| has_leaf(t, idx, at)),
+            _ => false,
+        }
+    }
+    fn in_items(items: &[syn::Item], idx: &LineIndex, at: usize) -> bool {
+        items.iter().any(|item| match item {
+            syn::Item::Use(u) => {
+                !matches!(u.vis, syn::Visibility::Inherited) && has_leaf(&u.tree, idx, at)
+            }
+            syn::Item::Mod(m) => m
+                .content
+                .as_ref()
+                .is_some_and(|(_, items)| in_items(items, idx, at)),
+            _ => false,
+        })
+    }
+    in_items(&file.items, idx, at)
 }
 
 /// Whether the path whose last segment starts at `at` is a struct literal's or a struct
@@ -502,6 +550,9 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     if lit.qself.is_some() {
         return None;
     }
+    // A struct imported under another name (`Prompt as McpPrompt`): its rows are by its own.
+    let real = renamed_import(file, name);
+    let name = real.as_deref().unwrap_or(name);
     if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
         return super::gone::defaulted_rest(idx, &lit, name);
     }

@@ -10,6 +10,9 @@ pub enum Piece {
     Expr(Box<syn::Expr>),
     Stmts(Vec<syn::Stmt>),
     Items(Vec<syn::Item>),
+    /// A type standing alone in a body of the macro's own syntax (`name: Json<Params>` in a
+    /// declaration a DSL macro expands): what the SDK's type names are found in.
+    Type(Box<syn::Type>),
 }
 
 /// Deepest group nesting explored when a body does not parse as a whole.
@@ -123,8 +126,10 @@ fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
         return;
     }
     let ts: TokenStream = chunk.iter().cloned().collect();
-    if let Ok(e) = syn::parse2::<syn::Expr>(ts) {
+    if let Ok(e) = syn::parse2::<syn::Expr>(ts.clone()) {
         out.push(Piece::Expr(Box::new(e)));
+    } else if let Some(ty) = generic_type(&ts) {
+        out.push(Piece::Type(Box::new(ty)));
     } else {
         for tt in chunk.iter() {
             if let TokenTree::Group(g) = tt {
@@ -135,4 +140,18 @@ fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
         }
     }
     chunk.clear();
+}
+
+/// A chunk that is a type with generic arguments (`Json<CreateMessageRequestParam>`), which no
+/// expression parse takes. Plain paths parse as expressions already; other chunks are not tried
+/// (a type parse of every failed chunk would cost for nothing).
+fn generic_type(ts: &TokenStream) -> Option<syn::Type> {
+    let has_angle = ts
+        .clone()
+        .into_iter()
+        .any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '<'));
+    if !has_angle {
+        return None;
+    }
+    syn::parse2::<syn::Type>(ts.clone()).ok()
 }

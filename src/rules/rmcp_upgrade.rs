@@ -414,11 +414,15 @@ fn struct_literal(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
     let Some(last) = path.segments.last() else {
         return;
     };
+    // `McpPrompt { .. }` after `use rmcp::model::Prompt as McpPrompt`: the struct is `Prompt`.
+    let name = match cx.facts().imports.get(&last.ident.to_string()) {
+        Some(imp) if path.segments.len() == 1 => imp.name.clone(),
+        _ => last.ident.to_string(),
+    };
     let structs = &cx.facts().upgrade_names.structs;
-    if !structs.iter().any(|n| last.ident == n) {
+    if !structs.iter().any(|n| name == *n) {
         return;
     }
-    let name = last.ident.to_string();
     for change in changes_named(&name) {
         // A field whose value must convert: reported on the field, where the fix goes.
         if let Kind::FieldInto { field } = change.kind {

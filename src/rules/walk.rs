@@ -211,6 +211,7 @@ impl<'a> Walker<'a> {
                         self.visit_item(i);
                     }
                 }
+                Piece::Type(t) => self.visit_type(&t),
             }
         }
     }
