@@ -1068,3 +1068,57 @@ fn a_type_in_a_macro_of_its_own_syntax_is_renamed() {
         out.text
     );
 }
+
+#[test]
+fn a_name_the_crate_re_exports_from_rmcp_is_rmcp_s_where_it_is_imported() {
+    // `use crate::elicitation::ElicitationAction` reaches rmcp's enum through the crate's own
+    // module: a match without a wildcard on it no longer compiles on 3.x (E0004).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = \"0.14\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/elicitation.rs"),
+        "pub use rmcp::model::ElicitationAction;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "mod elicitation;\nmod tasks;\nmod types;\nuse crate::elicitation::ElicitationAction as _;\n\npub fn f(a: elicitation::ElicitationAction) -> u8 {\n    use crate::elicitation::ElicitationAction;\n    match a {\n        ElicitationAction::Accept => 1,\n        ElicitationAction::Decline => 2,\n        ElicitationAction::Cancel => 3,\n    }\n}\n",
+    )
+    .unwrap();
+    // The crate's own `Task`, imported from its module, is not rmcp's `Task` that another file
+    // imports.
+    std::fs::write(
+        dir.path().join("src/types.rs"),
+        "pub struct Task {\n    pub id: u64,\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/tasks.rs"),
+        "use rmcp::model::Task as _;\nuse crate::types::Task;\n\npub fn t() -> Task {\n    Task { id: 1 }\n}\n",
+    )
+    .unwrap();
+    let settings = Settings {
+        base_dir: dir.path().to_path_buf(),
+        ..Settings::default()
+    };
+    let r = lint_paths(&[dir.path().to_path_buf()], &settings);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.code == "MCP204" && f.path.ends_with("lib.rs") && f.line == 8),
+        "{:#?}",
+        r.findings
+    );
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.path.ends_with("tasks.rs") && f.line == 5),
+        "{:#?}",
+        r.findings
+    );
+}

@@ -168,6 +168,9 @@ pub struct Import {
     pub root: String,
     /// The imported item's real name (`Peer` in `use rmcp::Peer as P`).
     pub name: String,
+    /// The segment before the name (`elicitation` in `use crate::elicitation::X`); `None` for a
+    /// name imported straight from its root.
+    pub module: Option<String>,
 }
 
 /// What one file says about itself, gathered before the walk.
@@ -560,10 +563,50 @@ impl FileFacts {
             return self.bare(last);
         }
         match self.imports.get(&last) {
+            Some(imp) if matches!(imp.root.as_str(), "crate" | "super" | "self") => {
+                match self.reexported(imp) {
+                    Some((root, name)) => from_root(&root, name),
+                    None => Vec::new(),
+                }
+            }
             Some(imp) => from_root(&imp.root, imp.name.clone()),
             None if self.local_types.contains(&last) => Vec::new(),
             None => self.bare(last),
         }
+    }
+
+    /// What the crate's own module an import names (`use crate::elicitation::ElicitationAction`)
+    /// imports from an SDK under that name (`pub use rmcp::model::ElicitationAction;` in
+    /// `elicitation.rs` or `elicitation/mod.rs`): the SDK crate's root and the real name. The
+    /// module is found by its name among the package's files; `None` when no such file imports
+    /// the name from an SDK, when two of them disagree, or for `super::X` (no module named).
+    fn reexported(&self, imp: &Import) -> Option<(String, String)> {
+        let module = imp.module.as_deref()?;
+        let items = self.items.as_ref()?;
+        let file_name = format!("{module}.rs");
+        let mut found = None;
+        for f in &items.files {
+            let named = f.path.file_name().is_some_and(|n| *n == *file_name)
+                || (f.path.file_name().is_some_and(|n| n == "mod.rs")
+                    && f.path
+                        .parent()
+                        .and_then(|d| d.file_name())
+                        .is_some_and(|d| *d == *module));
+            if !named {
+                continue;
+            }
+            let path = f.imports.get(&imp.name)?;
+            let root = path.first()?;
+            if !SDKS.iter().any(|s| self.is_root_of(root, s)) {
+                return None;
+            }
+            let this = (root.clone(), path.last()?.clone());
+            if found.as_ref().is_some_and(|f| *f != this) {
+                return None;
+            }
+            found = Some(this);
+        }
+        found
     }
 
     /// Whether `name`, written bare, comes from `sdk` through a glob import of it (`use
@@ -916,18 +959,20 @@ impl Gatherer<'_> {
                     ("self", None) => return,
                     _ => name,
                 };
+                let module = parent.filter(|p| Some(*p) != root).map(str::to_string);
                 let root = root.unwrap_or(&name).to_string();
                 self.facts
                     .imports
-                    .insert(name.clone(), Import { root, name });
+                    .insert(name.clone(), Import { root, name, module });
             }
             syn::UseTree::Rename(r) => {
                 let name = r.ident.to_string();
+                let module = parent.filter(|p| Some(*p) != root).map(str::to_string);
                 let root = root.unwrap_or(&name).to_string();
                 if r.rename != "_" {
                     self.facts
                         .imports
-                        .insert(r.rename.to_string(), Import { root, name });
+                        .insert(r.rename.to_string(), Import { root, name, module });
                 }
             }
             syn::UseTree::Group(g) => {

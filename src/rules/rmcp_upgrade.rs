@@ -289,8 +289,17 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
         let strong = i > 0
             || cx.facts().imports.contains_key(&name)
             || cx.facts().glob_imported_from(&RMCP, &name);
+        // Imported from the crate's own re-export (`use crate::elicitation::PrimitiveSchema`): the
+        // upgrade keeps the old name there (`New as Old`), so only a change the name cannot
+        // escape applies here, not a rename.
+        let via_reexport = i == 0
+            && cx
+                .facts()
+                .imports
+                .get(&name)
+                .is_some_and(|imp| matches!(imp.root.as_str(), "crate" | "super" | "self"));
         for change in changes_named(&name) {
-            if !applies(change, version, strong) {
+            if !applies(change, version, strong) || (via_reexport && change.kind == Kind::Item) {
                 continue;
             }
             let hit = match change.kind {
