@@ -1033,10 +1033,22 @@ fn gone_items_behind_a_module_import_and_in_bounds_are_reported() {
 fn a_re_exported_old_name_keeps_its_name_for_the_crate_s_importers() {
     // `crate::elicitation::CreateElicitationResult` is imported elsewhere in the crate: the
     // re-export names the new type under the old name; a private import is renamed outright.
-    let src = "pub use rmcp::model::{CreateElicitationResult, ElicitationAction};\nuse rmcp::model::CallToolRequestParam;\n\npub fn f(_: CallToolRequestParam) {}\n";
+    // The same file's own uses keep the old name too: the aliased re-export is what brings it
+    // into scope there.
+    let src = "pub use rmcp::model::{CreateElicitationResult, ElicitationAction};\nuse rmcp::model::CallToolRequestParam;\n\npub fn f(_: CallToolRequestParam) {}\n\npub fn g() -> Option<CreateElicitationResult> {\n    None\n}\n";
     let out = fix_unsafe(src);
     assert!(
         out.text.starts_with("pub use rmcp::model::{ElicitResult as CreateElicitationResult, ElicitationAction};\nuse rmcp::model::CallToolRequestParams;\n"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("pub fn f(_: CallToolRequestParams)"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("-> Option<CreateElicitationResult>"),
         "{}",
         out.text
     );

@@ -136,7 +136,12 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             // names the variant (E0574 on the enum's bare name).
             let variant = crate::model::sdk::rmcp_upgrade::struct_became_variant(change.new)
                 .filter(|_| names_a_struct(idx, file, start));
+            // The file re-exports the old name (`New as Old` at its `use`): a literal names the
+            // variant under it; nothing else here changes.
+            let kept_name = !is_use_leaf(idx, file, start) && reexports(file, change.old);
             let new = match variant {
+                Some(v) if kept_name => format!("{}::{v}", change.old),
+                _ if kept_name => return Some(guidance(f)),
                 Some(v) => format!("{}::{v}", change.new),
                 // A re-export (`pub use rmcp::model::{CreateElicitationResult, ..}`) keeps the
                 // name the crate's other modules import from it (E0432 there otherwise).
@@ -199,6 +204,39 @@ fn renamed_import(file: &syn::File, local: &str) -> Option<String> {
     file.items.iter().find_map(|i| match i {
         syn::Item::Use(u) => find(&u.tree, local),
         _ => None,
+    })
+}
+
+/// Whether the ident at `at` is a leaf of one of the file's `use` items.
+fn is_use_leaf(idx: &LineIndex, file: &syn::File, at: usize) -> bool {
+    fn has_leaf(tree: &syn::UseTree, idx: &LineIndex, at: usize) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => has_leaf(&p.tree, idx, at),
+            syn::UseTree::Name(n) => idx.range(n.ident.span()).start == at,
+            syn::UseTree::Rename(r) => idx.range(r.ident.span()).start == at,
+            syn::UseTree::Group(g) => g.items.iter().any(|t| has_leaf(t, idx, at)),
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    file.items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Use(u) if has_leaf(&u.tree, idx, at)))
+}
+
+/// Whether a `pub use` of the file imports `name` under that name (a re-export).
+fn reexports(file: &syn::File, name: &str) -> bool {
+    fn names(tree: &syn::UseTree, name: &str) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => names(&p.tree, name),
+            syn::UseTree::Name(n) => n.ident == name,
+            syn::UseTree::Rename(r) => r.rename == name,
+            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    file.items.iter().any(|i| {
+        matches!(i, syn::Item::Use(u)
+            if !matches!(u.vis, syn::Visibility::Inherited) && names(&u.tree, name))
     })
 }
 

@@ -181,6 +181,9 @@ pub struct FileFacts {
     pub local_types: HashSet<String>,
     /// The first segment of each glob import (`use rmcp::model::*;` → `rmcp`).
     pub glob_roots: Vec<String>,
+    /// Names a `pub use` of the file imports (re-exports): the crate's other modules import
+    /// them by these names.
+    pub reexports: HashSet<String>,
     /// `(struct, field)` → type.
     pub fields: HashMap<(String, String), syn::Type>,
     /// field name → types of every field of that name in the file.
@@ -991,7 +994,20 @@ impl Gatherer<'_> {
 
 impl<'ast> Visit<'ast> for Gatherer<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        if matches!(u.vis, syn::Visibility::Inherited) {
+            self.use_tree(None, None, &u.tree);
+            return;
+        }
+        let before: HashSet<String> = self.facts.imports.keys().cloned().collect();
         self.use_tree(None, None, &u.tree);
+        let added: Vec<String> = self
+            .facts
+            .imports
+            .keys()
+            .filter(|k| !before.contains(*k))
+            .cloned()
+            .collect();
+        self.facts.reexports.extend(added);
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {

@@ -292,14 +292,20 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
         // Imported from the crate's own re-export (`use crate::elicitation::PrimitiveSchema`): the
         // upgrade keeps the old name there (`New as Old`), so only a change the name cannot
         // escape applies here, not a rename.
-        let via_reexport = i == 0
-            && cx
-                .facts()
-                .imports
-                .get(&name)
-                .is_some_and(|imp| matches!(imp.root.as_str(), "crate" | "super" | "self"));
+        // Re-exported by this file (`pub use rmcp::model::{CreateElicitationResult, ..}`): the
+        // upgrade keeps the old name at the `use` (`New as Old`), so here too; but for a struct
+        // that became an enum's variant, whose literal then names the variant (`Old::Variant`).
+        let via_reexport =
+            i == 0
+                && (cx.facts().reexports.contains(&name)
+                    || cx.facts().imports.get(&name).is_some_and(|imp| {
+                        matches!(imp.root.as_str(), "crate" | "super" | "self")
+                    }));
         for change in changes_named(&name) {
-            if !applies(change, version, strong) || (via_reexport && change.kind == Kind::Item) {
+            let kept = via_reexport
+                && change.kind == Kind::Item
+                && crate::model::sdk::rmcp_upgrade::struct_became_variant(change.new).is_none();
+            if !applies(change, version, strong) || kept {
                 continue;
             }
             let hit = match change.kind {
