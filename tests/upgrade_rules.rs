@@ -234,6 +234,17 @@ fn struct_literals_of_non_exhaustive_structs_are_built_or_get_guidance() {
         "use rmcp::model::*;\n\nfn r(flag: Option<bool>) -> CallToolResult {\n    {\n        let mut ctr = CallToolResult::default();\n        ctr.content = vec![];\n        ctr.is_error = flag;\n        ctr\n    }\n}\n"
     );
     assert!(out.remaining.iter().all(|f| f.code != "MCP204"));
+    // A value that reads a local of the binding's name: the binding takes another, or the
+    // field would be set from the new value (`ctr.is_error = ctr.is_error`).
+    let src = "use rmcp::model::*;\n\nfn r(ctr: &CallToolResult) -> CallToolResult {\n    CallToolResult { content: vec![], is_error: ctr.is_error }\n}\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text
+            .contains("let mut ctr2 = CallToolResult::default();")
+            && out.text.contains("ctr2.is_error = ctr.is_error;"),
+        "{}",
+        out.text
+    );
     // Another base than `Default`, a field rmcp 3.x does not have: the literal stays, with the
     // guidance and the PR.
     for body in [

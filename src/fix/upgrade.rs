@@ -708,7 +708,7 @@ fn built_literal(
         built
     } else {
         let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
-        let var = binding(name);
+        let var = binding(name, lit);
         let mut out = format!("{{\n{indent}    let mut {var} = {built};");
         for (field, value) in &sets {
             out.push_str(&format!("\n{indent}    {var}.{field} = {value};"));
@@ -724,18 +724,32 @@ fn built_literal(
 }
 
 /// The local a rebuilt literal of `name` is bound to: its capitals, lower-cased (`pc` for
-/// `PromptsCapability`).
-fn binding(name: &str) -> String {
+/// `PromptsCapability`), with a number added while the literal already names it: the field
+/// values are read after the binding, so `r.title = r.title` would read the new value.
+fn binding(name: &str, lit: &syn::ExprStruct) -> String {
+    fn idents(tokens: proc_macro2::TokenStream, out: &mut std::collections::HashSet<String>) {
+        for t in tokens {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut taken = std::collections::HashSet::new();
+    idents(quote::ToTokens::to_token_stream(lit), &mut taken);
     let v: String = name
         .chars()
         .filter(char::is_ascii_uppercase)
         .collect::<String>()
         .to_ascii_lowercase();
-    if v.is_empty() {
-        "v".into()
-    } else {
-        v
-    }
+    let v = if v.is_empty() { "v".to_string() } else { v };
+    std::iter::once(v.clone())
+        .chain((2..).map(|n| format!("{v}{n}")))
+        .find(|c| !taken.contains(c))
+        .expect("an unbounded sequence of names has a free one")
 }
 
 /// Whether a struct literal's base is absent or `..Default::default()`.
@@ -796,7 +810,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         return None;
     }
     let text_of = |e: &syn::Expr| expr_text(idx, e);
-    let var = binding(name);
+    let var = binding(name, lit);
     let mut sets = Vec::new();
     for f in &lit.fields {
         let syn::Member::Named(field) = &f.member else {
