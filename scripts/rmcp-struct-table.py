@@ -3,7 +3,8 @@
 own sources at every minor release since 0.8 (and the newest one):
 
 - STRUCTS: model structs that are `#[non_exhaustive]` on the newest release, the release that made
-  each so and its pull request, whether the newest gives it `Default`, and its public fields there;
+  each so and its pull request, whether the newest gives it `Default`, its public fields there,
+  and the parameters of its `new(..)` where each sets the field of its name;
 - ENUMS: enums that became `#[non_exhaustive]`, with their variants on the newest release (a
   `match` that names them all needs a `_` arm);
 - GONE: public items (structs, enums, traits, type aliases, fns, macros) that a release took away,
@@ -62,6 +63,24 @@ def bodies(text, keyword):
         yield m.group(1), m.group(2), text[m.end(): i - 1]
 
 
+def constructor(text, name, fields):
+    """The parameters of `Name::new(..)` when each is named like a field (the constructor sets that
+    field from it and leaves the others empty, as rmcp's do): (names, the names taking `impl Into`).
+    None without such a constructor: a literal then has no constructor form to become."""
+    m = re.search(r"impl " + name + r"\s*\{\s*(?:#\[[^\]]*\]\s*|///[^\n]*\n\s*)*pub (?:const )?fn new\(([^)]*)\)\s*->\s*Self", text)
+    if not m:
+        return None
+    names, into = [], []
+    for param in filter(None, (p.strip() for p in m.group(1).split(","))):
+        pm = re.match(r"(?:mut )?(?:r#)?(\w+)\s*:\s*(.*)", param)
+        if not pm or pm.group(1) not in fields:
+            return None
+        names.append(pm.group(1))
+        if pm.group(2).startswith("impl Into<"):
+            into.append(pm.group(1))
+    return names, into
+
+
 def read_release(root):
     structs, enums, items, words, aliases = {}, {}, set(), set(), {}
     for _, text in sources(root):
@@ -69,7 +88,7 @@ def read_release(root):
             fields = re.findall(r"^\s*pub (?:r#)?(\w+)\s*:", body, re.M)
             default = bool(re.search(r"derive\([^)]*\bDefault\b", attrs)) or bool(
                 re.search(r"impl(?:<[^>]*>)? Default for " + name + r"\b", text))
-            structs[name] = ("non_exhaustive" in attrs, default, fields)
+            structs[name] = ("non_exhaustive" in attrs, default, fields, constructor(text, name, fields))
         for attrs, name, body in bodies(text, "enum"):
             # rustfmt puts a variant at the body's first indentation level.
             variants = re.findall(r"^    (?:r#)?([A-Z]\w*)\b", body, re.M)
@@ -132,7 +151,9 @@ def main():
     ap.add_argument("--git")
     ap.add_argument("--registry")
     args = ap.parse_args()
-    registry = args.registry or (glob.glob(os.path.expanduser("~/.cargo/registry/src/*")) or [""])[0]
+    # The registry's folder that holds rmcp's releases (there may be one per index).
+    found = glob.glob(os.path.expanduser("~/.cargo/registry/src/*/rmcp-3.11.0"))
+    registry = args.registry or (os.path.dirname(found[0]) if found else "")
     tmp = tempfile.mkdtemp(prefix="rmcp-releases-")
     releases = []
     for version in RELEASES:
@@ -172,13 +193,15 @@ def main():
 
     print("pub static STRUCTS: &[StructRow] = &[")
     for name in sorted(latest["structs"]):
-        ne, default, fields = latest["structs"][name]
+        ne, default, fields, ctor = latest["structs"][name]
         i = became("structs", name)
         if not ne or i is None:
             continue
         quoted = ", ".join(f'"{f}"' for f in fields)
+        new = "None" if ctor is None else "Some(&[" + ", ".join(f'"{a}"' for a in ctor[0]) + "])"
+        into = "" if ctor is None else ", ".join(f'"{a}"' for a in ctor[1])
         print(f"    StructRow {{ name: \"{name}\", since: {version_of(i)}, pr: {pr_for(i, 'non_exhaustive')}, "
-              f"default: {str(default).lower()}, fields: &[{quoted}] }},")
+              f"default: {str(default).lower()}, fields: &[{quoted}], new: {new}, new_into: &[{into}] }},")
     print("];")
     print()
     print("pub static ENUMS: &[EnumRow] = &[")

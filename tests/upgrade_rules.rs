@@ -1041,6 +1041,29 @@ fn gone_items_behind_a_module_import_and_in_bounds_are_reported() {
 }
 
 #[test]
+fn a_literal_of_a_struct_whose_constructor_sets_fields_by_name_is_built_with_it() {
+    // No builder row, no `Default` on 3.x: `new(..)`, whose parameters are named like the
+    // fields they set (the generated table), takes the literal's values; the rest are set.
+    let src = "use rmcp::model::*;\n\nfn a(uri: String) -> ReadResourceRequestParams {\n    ReadResourceRequestParams { uri: uri.into(), meta: None }\n}\n\nfn b(name: String, title: Option<String>) -> PromptReference {\n    PromptReference { name, title }\n}\n\nfn c(r: Reference, argument: ArgumentInfo, context: Option<CompletionContext>) -> CompleteRequestParams {\n    CompleteRequestParams { r#ref: r, argument, context }\n}\n";
+    let out = fix_unsafe(src);
+    for want in [
+        "    ReadResourceRequestParams::new(uri)\n",
+        "        let mut pr = PromptReference::new(name);\n        pr.title = title;\n        pr\n",
+        "        let mut crp = CompleteRequestParams::new(r, argument);\n        crp.context = context;\n",
+    ] {
+        assert!(out.text.contains(want), "{want}\n{}", out.text);
+    }
+    assert!(
+        out.remaining.iter().all(|f| f.code != "MCP204"),
+        "{:#?}",
+        out.remaining
+    );
+    // A literal that leaves out a parameter's field keeps its guidance.
+    let out = fix_unsafe("use rmcp::model::*;\n\nfn d(t: Option<String>) -> PromptReference {\n    PromptReference { title: t, ..other() }\n}\n");
+    assert!(out.remaining.iter().any(|f| f.code == "MCP204"));
+}
+
+#[test]
 fn a_re_exported_old_name_keeps_its_name_for_the_crate_s_importers() {
     // `crate::elicitation::CreateElicitationResult` is imported elsewhere in the crate: the
     // re-export names the new type under the old name; a private import is renamed outright.

@@ -597,6 +597,75 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     builder(name)
         .and_then(|row| built_literal(idx, file, &lit, name, row))
         .or_else(|| defaulted_literal(idx, &lit, name))
+        .or_else(|| constructed_literal(idx, &lit, name))
+}
+
+/// `X { a: e1, b: e2, c: e3 }` of a struct whose rmcp 3.x `new(a, b)` sets the fields of its
+/// parameters' names (the generated struct table) → `{ let mut x = X::new(e1, e2); x.c = e3; x }`.
+/// The fields the literal names must be public fields on 3.x (a field that went, left at `None`
+/// or carrying a gone type, goes with it), and it must name every parameter. Unsafe, as for the
+/// other constructor forms.
+fn constructed_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
+    use syn::ext::IdentExt;
+    let row = crate::model::sdk::rmcp_upgrade::struct_row(name)?;
+    let params = row.new?;
+    if !base_is_default(lit) {
+        return None;
+    }
+    let text_of = |e: &syn::Expr| expr_text(idx, e);
+    let var = binding(name, lit);
+    let mut args: Vec<Option<String>> = vec![None; params.len()];
+    let mut sets = Vec::new();
+    for f in &lit.fields {
+        let syn::Member::Named(ident) = &f.member else {
+            return None;
+        };
+        let field = ident.unraw().to_string();
+        if let Some(i) = params.iter().position(|p| *p == field) {
+            let value = match &f.expr {
+                syn::Expr::MethodCall(m)
+                    if row.new_into.contains(&field.as_str())
+                        && m.method == "into"
+                        && m.args.is_empty() =>
+                {
+                    &m.receiver
+                }
+                e => e,
+            };
+            args[i] = Some(text_of(value)?);
+        } else if row.fields.contains(&field.as_str()) {
+            // The constructor leaves the other fields empty.
+            if option_literal(&f.expr).is_some_and(|v| v.is_none()) {
+                continue;
+            }
+            sets.push(format!("{var}.{ident} = {};", text_of(&f.expr)?));
+        } else if super::gone::dropped_field_value(&field, &text_of(&f.expr)?)
+            || option_literal(&f.expr).is_some_and(|v| v.is_none())
+        {
+            continue;
+        } else {
+            return None;
+        }
+    }
+    let args: Vec<String> = args.into_iter().collect::<Option<_>>()?;
+    let (path, whole) = literal_span(idx, lit)?;
+    let head = format!("{path}::new({})", args.join(", "));
+    let built = if sets.is_empty() {
+        head
+    } else {
+        let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
+        let mut out = format!("{{\n{indent}    let mut {var} = {head};");
+        for set in &sets {
+            out.push_str(&format!("\n{indent}    {set}"));
+        }
+        out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
+        out
+    };
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("build `{name}` with `{name}::new(..)` and set its other fields"),
+        edits: vec![idx.edit(whole.start, whole.end, built)],
+    })
 }
 
 /// The constructor-and-setters form of a literal, from its [`builder`] row.

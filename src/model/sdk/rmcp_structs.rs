@@ -10,6 +10,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["audience", "priority", "last_modified"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ArgumentInfo",
@@ -17,6 +19,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["name", "value"],
+        new: Some(&["name", "value"]),
+        new_into: &["name", "value"],
     },
     StructRow {
         name: "AuthClient",
@@ -24,6 +28,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["http_client", "auth_manager"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "AuthRequiredError",
@@ -31,6 +37,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["www_authenticate_header"],
+        new: Some(&["www_authenticate_header"]),
+        new_into: &[],
     },
     StructRow {
         name: "AuthorizationMetadata",
@@ -48,6 +56,8 @@ pub static STRUCTS: &[StructRow] = &[
             "code_challenge_methods_supported",
             "additional_fields",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "BooleanSchema",
@@ -55,6 +65,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["type_", "title", "description", "default"],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "CallToolRequestParams",
@@ -68,6 +80,8 @@ pub static STRUCTS: &[StructRow] = &[
             "input_responses",
             "request_state",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "CallToolResult",
@@ -81,6 +95,8 @@ pub static STRUCTS: &[StructRow] = &[
             "is_error",
             "meta",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "CancelTaskParams",
@@ -88,6 +104,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["meta", "task_id"],
+        new: Some(&["task_id"]),
+        new_into: &["task_id"],
     },
     StructRow {
         name: "CancelledNotificationParam",
@@ -95,6 +113,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["request_id", "reason", "meta"],
+        new: Some(&["request_id", "reason"]),
+        new_into: &[],
     },
     StructRow {
         name: "ClientCapabilities",
@@ -108,6 +128,8 @@ pub static STRUCTS: &[StructRow] = &[
             "sampling",
             "elicitation",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ClientRegistrationResponse",
@@ -121,6 +143,8 @@ pub static STRUCTS: &[StructRow] = &[
             "redirect_uris",
             "additional_fields",
         ],
+        new: Some(&["client_id", "redirect_uris"]),
+        new_into: &["client_id"],
     },
     StructRow {
         name: "CompleteRequestParams",
@@ -128,6 +152,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["meta", "ref", "argument", "context"],
+        new: Some(&["ref", "argument"]),
+        new_into: &[],
     },
     StructRow {
         name: "CompleteResult",
@@ -135,6 +161,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["result_type", "completion", "meta"],
+        new: Some(&["completion"]),
+        new_into: &[],
     },
     StructRow {
         name: "CompletionContext",
@@ -142,6 +170,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["arguments"],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "CompletionInfo",
@@ -149,6 +179,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["values", "total", "has_more"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ConstTitle",
@@ -156,6 +188,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["const_", "title"],
+        new: Some(&["const_", "title"]),
+        new_into: &["const_", "title"],
     },
     StructRow {
         name: "CreateMessageRequestParams",
@@ -175,6 +209,8 @@ pub static STRUCTS: &[StructRow] = &[
             "tools",
             "tool_choice",
         ],
+        new: Some(&["messages", "max_tokens"]),
+        new_into: &[],
     },
     StructRow {
         name: "CreateMessageResult",
@@ -182,6 +218,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["model", "stop_reason", "message"],
+        new: Some(&["message", "model"]),
+        new_into: &[],
     },
     StructRow {
         name: "CreateTaskResult",
@@ -189,6 +227,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["result_type", "task", "meta"],
+        new: Some(&["task"]),
+        new_into: &[],
     },
     StructRow {
         name: "ElicitResult",
@@ -196,6 +236,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["action", "content", "meta"],
+        new: Some(&["action"]),
+        new_into: &[],
     },
     StructRow {
         name: "ElicitationCapability",
@@ -203,6 +245,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["form", "url"],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "ElicitationSchema",
@@ -218,6 +262,8 @@ pub static STRUCTS: &[StructRow] = &[
             "required",
             "description",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ExponentialBackoff",
@@ -225,6 +271,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["max_times", "base_duration", "max_delay"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "FixedInterval",
@@ -232,6 +280,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["max_times", "duration"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "FormElicitationCapability",
@@ -239,6 +289,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["schema_validation"],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "GetPromptRequestParams",
@@ -252,6 +304,8 @@ pub static STRUCTS: &[StructRow] = &[
             "input_responses",
             "request_state",
         ],
+        new: Some(&["name"]),
+        new_into: &["name"],
     },
     StructRow {
         name: "GetPromptResult",
@@ -259,6 +313,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["result_type", "description", "messages", "meta"],
+        new: Some(&["messages"]),
+        new_into: &[],
     },
     StructRow {
         name: "GetTaskResult",
@@ -266,6 +322,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["result_type", "meta", "task"],
+        new: Some(&["task"]),
+        new_into: &[],
     },
     StructRow {
         name: "Icon",
@@ -273,6 +331,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["src", "mime_type", "sizes", "theme"],
+        new: Some(&["src"]),
+        new_into: &["src"],
     },
     StructRow {
         name: "Implementation",
@@ -287,6 +347,8 @@ pub static STRUCTS: &[StructRow] = &[
             "icons",
             "website_url",
         ],
+        new: Some(&["name", "version"]),
+        new_into: &["name", "version"],
     },
     StructRow {
         name: "InitializeRequestParams",
@@ -294,6 +356,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["meta", "protocol_version", "capabilities", "client_info"],
+        new: Some(&["capabilities", "client_info"]),
+        new_into: &[],
     },
     StructRow {
         name: "InitializeResult",
@@ -307,6 +371,8 @@ pub static STRUCTS: &[StructRow] = &[
             "instructions",
             "meta",
         ],
+        new: Some(&["capabilities"]),
+        new_into: &[],
     },
     StructRow {
         name: "InsufficientScopeError",
@@ -314,6 +380,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["www_authenticate_header", "required_scope"],
+        new: Some(&["www_authenticate_header", "required_scope"]),
+        new_into: &[],
     },
     StructRow {
         name: "IntegerSchema",
@@ -328,6 +396,8 @@ pub static STRUCTS: &[StructRow] = &[
             "maximum",
             "default",
         ],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "LegacyEnumSchema",
@@ -342,6 +412,8 @@ pub static STRUCTS: &[StructRow] = &[
             "enum_names",
             "default",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ListRootsResult",
@@ -349,6 +421,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["roots", "meta"],
+        new: Some(&["roots"]),
+        new_into: &[],
     },
     StructRow {
         name: "LocalSessionManager",
@@ -356,6 +430,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["sessions", "session_config"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "LoggingMessageNotificationParam",
@@ -363,6 +439,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["level", "logger", "data", "meta"],
+        new: Some(&["level", "data"]),
+        new_into: &[],
     },
     StructRow {
         name: "ModelHint",
@@ -370,6 +448,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["name"],
+        new: Some(&["name"]),
+        new_into: &["name"],
     },
     StructRow {
         name: "ModelPreferences",
@@ -382,6 +462,8 @@ pub static STRUCTS: &[StructRow] = &[
             "speed_priority",
             "intelligence_priority",
         ],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "NeverSessionManager",
@@ -389,6 +471,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &[],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "Notification",
@@ -396,6 +480,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["method", "params", "extensions"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "NotificationContext",
@@ -403,6 +489,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["meta", "extensions", "peer"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "NumberSchema",
@@ -417,6 +505,8 @@ pub static STRUCTS: &[StructRow] = &[
             "maximum",
             "default",
         ],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "OAuthClientConfig",
@@ -430,6 +520,8 @@ pub static STRUCTS: &[StructRow] = &[
             "redirect_uri",
             "application_type",
         ],
+        new: Some(&["client_id", "redirect_uri"]),
+        new_into: &["client_id", "redirect_uri"],
     },
     StructRow {
         name: "PaginatedRequestParams",
@@ -437,6 +529,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["meta", "cursor"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "PeerRequestOptions",
@@ -449,6 +543,8 @@ pub static STRUCTS: &[StructRow] = &[
             "reset_timeout_on_progress",
             "max_total_timeout",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ProgressNotificationParam",
@@ -456,6 +552,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["progress_token", "progress", "total", "message", "meta"],
+        new: Some(&["progress_token", "progress"]),
+        new_into: &[],
     },
     StructRow {
         name: "Prompt",
@@ -463,6 +561,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["name", "title", "description", "arguments", "icons", "meta"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "PromptArgument",
@@ -470,6 +570,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["name", "title", "description", "required"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "PromptMessage",
@@ -477,6 +579,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["role", "content"],
+        new: Some(&["role", "content"]),
+        new_into: &[],
     },
     StructRow {
         name: "PromptReference",
@@ -484,6 +588,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["name", "title"],
+        new: Some(&["name"]),
+        new_into: &["name"],
     },
     StructRow {
         name: "PromptRouter",
@@ -491,6 +597,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["map"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "PromptsCapability",
@@ -498,6 +606,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["list_changed"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ReadResourceRequestParams",
@@ -505,6 +615,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["meta", "uri", "input_responses", "request_state"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "ReadResourceResult",
@@ -512,6 +624,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["result_type", "ttl_ms", "cache_scope", "contents", "meta"],
+        new: Some(&["contents"]),
+        new_into: &[],
     },
     StructRow {
         name: "Request",
@@ -519,6 +633,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["method", "params", "extensions"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "RequestContext",
@@ -526,6 +642,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["ct", "id", "meta", "extensions", "peer"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "RequestHandle",
@@ -533,6 +651,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["rx", "options", "peer", "id", "progress_token"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "Resource",
@@ -550,6 +670,8 @@ pub static STRUCTS: &[StructRow] = &[
             "meta",
             "annotations",
         ],
+        new: Some(&["uri", "name"]),
+        new_into: &["uri", "name"],
     },
     StructRow {
         name: "ResourceTemplate",
@@ -566,6 +688,8 @@ pub static STRUCTS: &[StructRow] = &[
             "meta",
             "annotations",
         ],
+        new: Some(&["uri_template", "name"]),
+        new_into: &["uri_template", "name"],
     },
     StructRow {
         name: "ResourceTemplateReference",
@@ -573,6 +697,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["uri"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "ResourceUpdatedNotificationParam",
@@ -580,6 +706,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["uri", "meta"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "ResourcesCapability",
@@ -587,6 +715,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["subscribe", "list_changed"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "Root",
@@ -594,6 +724,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["uri", "name", "meta"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "RootsCapabilities",
@@ -601,6 +733,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["list_changed"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "SamplingCapability",
@@ -608,6 +742,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["tools", "context"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "SamplingMessage",
@@ -615,6 +751,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["role", "content", "meta"],
+        new: Some(&["role", "content"]),
+        new_into: &["content"],
     },
     StructRow {
         name: "ScopeUpgradeConfig",
@@ -622,6 +760,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["max_upgrade_attempts", "auto_upgrade"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ServerCapabilities",
@@ -637,6 +777,8 @@ pub static STRUCTS: &[StructRow] = &[
             "resources",
             "tools",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ServerSseMessage",
@@ -644,6 +786,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["event_id", "message", "retry"],
+        new: Some(&["event_id", "message"]),
+        new_into: &["event_id"],
     },
     StructRow {
         name: "SessionConfig",
@@ -657,6 +801,8 @@ pub static STRUCTS: &[StructRow] = &[
             "completed_cache_ttl",
             "init_timeout",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "SetLevelRequestParams",
@@ -664,6 +810,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["meta", "level"],
+        new: Some(&["level"]),
+        new_into: &[],
     },
     StructRow {
         name: "StoredAuthorizationState",
@@ -678,6 +826,8 @@ pub static STRUCTS: &[StructRow] = &[
             "created_at",
             "requested_scopes",
         ],
+        new: Some(&["pkce_verifier", "csrf_token"]),
+        new_into: &[],
     },
     StructRow {
         name: "StoredCredentials",
@@ -691,6 +841,13 @@ pub static STRUCTS: &[StructRow] = &[
             "token_received_at",
             "issuer",
         ],
+        new: Some(&[
+            "client_id",
+            "token_response",
+            "granted_scopes",
+            "token_received_at",
+        ]),
+        new_into: &[],
     },
     StructRow {
         name: "StreamableHttpClientTransportConfig",
@@ -712,6 +869,8 @@ pub static STRUCTS: &[StructRow] = &[
             "max_error_response_size",
             "reinit_on_expired_session",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "StreamableHttpClientWorker",
@@ -719,6 +878,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["client", "config"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "StreamableHttpMessageReceiver",
@@ -726,6 +887,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["http_request_id", "inner"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "StreamableHttpServerConfig",
@@ -744,6 +907,8 @@ pub static STRUCTS: &[StructRow] = &[
             "max_request_body_bytes",
             "stateless_protocol_metadata_required",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "StringSchema",
@@ -759,6 +924,8 @@ pub static STRUCTS: &[StructRow] = &[
             "format",
             "default",
         ],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "SubscribeRequestParams",
@@ -766,6 +933,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["meta", "uri"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "Task",
@@ -781,6 +950,8 @@ pub static STRUCTS: &[StructRow] = &[
             "ttl_ms",
             "poll_interval_ms",
         ],
+        new: Some(&["task_id", "status", "created_at", "last_updated_at"]),
+        new_into: &["task_id", "created_at", "last_updated_at"],
     },
     StructRow {
         name: "TitledItems",
@@ -788,6 +959,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["any_of"],
+        new: Some(&["any_of"]),
+        new_into: &[],
     },
     StructRow {
         name: "TitledMultiSelectEnumSchema",
@@ -803,6 +976,8 @@ pub static STRUCTS: &[StructRow] = &[
             "items",
             "default",
         ],
+        new: Some(&["items"]),
+        new_into: &[],
     },
     StructRow {
         name: "TitledSingleSelectEnumSchema",
@@ -810,6 +985,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["type_", "title", "description", "one_of", "default"],
+        new: Some(&["one_of"]),
+        new_into: &[],
     },
     StructRow {
         name: "Tool",
@@ -826,6 +1003,8 @@ pub static STRUCTS: &[StructRow] = &[
             "icons",
             "meta",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ToolAnnotations",
@@ -839,6 +1018,8 @@ pub static STRUCTS: &[StructRow] = &[
             "idempotent_hint",
             "open_world_hint",
         ],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "ToolChoice",
@@ -846,6 +1027,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["mode"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ToolResultContent",
@@ -859,6 +1042,8 @@ pub static STRUCTS: &[StructRow] = &[
             "structured_content",
             "is_error",
         ],
+        new: Some(&["tool_use_id", "content"]),
+        new_into: &["tool_use_id"],
     },
     StructRow {
         name: "ToolRouter",
@@ -866,6 +1051,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["map", "transparent_when_not_found"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "ToolUseContent",
@@ -873,6 +1060,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["id", "name", "input", "meta"],
+        new: Some(&["id", "name", "input"]),
+        new_into: &["id", "name"],
     },
     StructRow {
         name: "ToolsCapability",
@@ -880,6 +1069,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &["list_changed"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "UnsubscribeRequestParams",
@@ -887,6 +1078,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["meta", "uri"],
+        new: Some(&["uri"]),
+        new_into: &["uri"],
     },
     StructRow {
         name: "UntitledItems",
@@ -894,6 +1087,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: false,
         fields: &["type_", "enum_"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "UntitledMultiSelectEnumSchema",
@@ -909,6 +1104,8 @@ pub static STRUCTS: &[StructRow] = &[
             "items",
             "default",
         ],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "UntitledSingleSelectEnumSchema",
@@ -916,6 +1113,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: false,
         fields: &["type_", "title", "description", "enum_", "default"],
+        new: None,
+        new_into: &[],
     },
     StructRow {
         name: "UrlElicitationCapability",
@@ -923,6 +1122,8 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 927,
         default: true,
         fields: &[],
+        new: Some(&[]),
+        new_into: &[],
     },
     StructRow {
         name: "WWWAuthenticateParams",
@@ -935,6 +1136,8 @@ pub static STRUCTS: &[StructRow] = &[
             "error",
             "error_description",
         ],
+        new: None,
+        new_into: &[],
     },
 ];
 

@@ -263,6 +263,13 @@ pub struct StructRow {
     pub default: bool,
     /// Its public fields on rmcp 3.x.
     pub fields: &'static [&'static str],
+    /// The parameters of its `new(..)` on rmcp 3.x, where each sets the field of its name (and
+    /// the constructor leaves the other fields empty): a literal becomes `new(..)` plus field
+    /// assignments. None without such a constructor.
+    pub new: Option<&'static [&'static str]>,
+    /// The parameters of `new(..)` that take `impl Into<..>` (a value's `.into()` is dropped
+    /// there: the target type would be ambiguous).
+    pub new_into: &'static [&'static str],
 }
 
 /// An enum rmcp made `#[non_exhaustive]` (`rmcp_structs.rs`, generated with the struct rows).

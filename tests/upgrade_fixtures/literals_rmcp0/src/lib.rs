@@ -73,3 +73,16 @@ pub fn flagged(is_error: Option<bool>) -> CallToolResult {
         meta: None,
     }
 }
+
+/// Structs with no `Default` on 3.x whose `new(..)` takes the fields of its parameters' names:
+/// built with it, the other fields set on the value.
+pub fn read_request(uri: &str) -> ReadResourceRequestParams {
+    ReadResourceRequestParams {
+        meta: None,
+        uri: uri.into(),
+    }
+}
+
+pub fn prompt_reference(name: String, title: Option<String>) -> Reference {
+    Reference::Prompt(PromptReference { name, title })
+}
