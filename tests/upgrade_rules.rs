@@ -1064,6 +1064,28 @@ fn a_literal_of_a_struct_whose_constructor_sets_fields_by_name_is_built_with_it(
 }
 
 #[test]
+fn a_literal_of_the_annotated_wrapper_becomes_its_raw_value_with_the_annotations_set() {
+    // 0.x's `Resource` was `Annotated<RawResource>`: `{ raw, annotations }`. On 3.x the
+    // resource carries its annotations itself.
+    let src = "use rmcp::model::*;\n\npub fn r(raw: RawResource, a: &Resource) -> Resource {\n    Resource {\n        raw,\n        annotations: a.annotations.clone(),\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, Some("0.14.0"), src);
+    assert!(
+        r.findings.iter().any(|f| f.code == "MCP204" && f.line == 4),
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains(
+            "        let mut r = raw;\n        r.annotations = a.annotations.clone();\n        r\n"
+        ),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("raw: Resource,"), "{}", out.text);
+}
+
+#[test]
 fn a_re_exported_old_name_keeps_its_name_for_the_crate_s_importers() {
     // `crate::elicitation::CreateElicitationResult` is imported elsewhere in the crate: the
     // re-export names the new type under the old name; a private import is renamed outright.

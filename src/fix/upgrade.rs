@@ -594,10 +594,46 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
         return super::gone::defaulted_rest(idx, &lit, name);
     }
+    if let Some(fix) = unwrapped_annotated(idx, &lit, name) {
+        return Some(fix);
+    }
     builder(name)
         .and_then(|row| built_literal(idx, file, &lit, name, row))
         .or_else(|| defaulted_literal(idx, &lit, name))
         .or_else(|| constructed_literal(idx, &lit, name))
+}
+
+/// `Resource { raw: e1, annotations: e2 }`, a literal of 0.x's `Annotated<RawResource>` under its
+/// alias, of a struct that carries its annotations itself on 3.x (`raw`'s type is renamed to it by
+/// MCP201): `{ let mut r = e1; r.annotations = e2; r }`. Unsafe, as for the other forms.
+fn unwrapped_annotated(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
+    let row = crate::model::sdk::rmcp_upgrade::struct_row(name)?;
+    if !row.fields.contains(&"annotations") || row.fields.contains(&"raw") || lit.rest.is_some() {
+        return None;
+    }
+    let value = |field: &str| {
+        lit.fields.iter().find_map(|f| match &f.member {
+            syn::Member::Named(i) if i == field => Some(&f.expr),
+            _ => None,
+        })
+    };
+    let (raw, annotations) = (value("raw")?, value("annotations")?);
+    if lit.fields.len() != 2 {
+        return None;
+    }
+    let var = binding(name, lit);
+    let (_, whole) = literal_span(idx, lit)?;
+    let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
+    let built = format!(
+        "{{\n{indent}    let mut {var} = {};\n{indent}    {var}.annotations = {};\n{indent}    {var}\n{indent}}}",
+        expr_text(idx, raw)?,
+        expr_text(idx, annotations)?
+    );
+    Some(Fix {
+        applicability: Applicability::Unsafe,
+        message: format!("`{name}` carries its annotations itself: the `raw` value, with them set"),
+        edits: vec![idx.edit(whole.start, whole.end, built)],
+    })
 }
 
 /// `X { a: e1, b: e2, c: e3 }` of a struct whose rmcp 3.x `new(a, b)` sets the fields of its

@@ -86,3 +86,11 @@ pub fn read_request(uri: &str) -> ReadResourceRequestParams {
 pub fn prompt_reference(name: String, title: Option<String>) -> Reference {
     Reference::Prompt(PromptReference { name, title })
 }
+
+/// 0.x's `Resource` is `Annotated<RawResource>`: on 3.x the resource carries its annotations.
+pub fn renamed_resource(raw: RawResource, like: &Resource) -> Resource {
+    Resource {
+        raw,
+        annotations: like.annotations.clone(),
+    }
+}
