@@ -1086,6 +1086,35 @@ fn a_literal_of_the_annotated_wrapper_becomes_its_raw_value_with_the_annotations
 }
 
 #[test]
+fn optional_annotate_sets_the_value_s_own_annotations() {
+    // `AnnotateAble::optional_annotate` wrapped the value in `Annotated`; on 3.x the value has
+    // the field. A call with another number of arguments is another type's method.
+    let src = "use rmcp::model::{AnnotateAble, Annotations, RawResource, Resource};\n\npub fn r(uri: String, a: Option<Annotations>) -> Resource {\n    RawResource::new(uri, \"n\").optional_annotate(a)\n}\n\npub fn other(x: Thing) -> Thing {\n    x.optional_annotate()\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, Some("0.14.0"), src);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.code == "MCP205" && f.line == 4 && f.fix.is_some()),
+        "{:#?}",
+        r.findings
+    );
+    assert!(!r.findings.iter().any(|f| f.line == 8), "{:#?}", r.findings);
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains(
+            "{ let mut annotated = Resource::new(uri, \"n\"); annotated.annotations = a; annotated }"
+        ),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("    x.optional_annotate()\n"),
+        "{}",
+        out.text
+    );
+}
+
+#[test]
 fn a_re_exported_old_name_keeps_its_name_for_the_crate_s_importers() {
     // `crate::elicitation::CreateElicitationResult` is imported elsewhere in the crate: the
     // re-export names the new type under the old name; a private import is renamed outright.

@@ -341,30 +341,50 @@ pub(super) fn mapped(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -
     })
 }
 
-/// `recv.old()` (method name at `at`, no arguments) as the `Kind::Replaced` row writes it, the
-/// receiver's text for `$`. In parentheses when more follows the call (`.then(..)`, `?`), which
-/// would otherwise bind to the template's last call instead.
+/// `recv.old(..)` (method name at `at`) as the `Kind::Replaced` row writes it, the receiver's
+/// text for `$` and the arguments' for `$0`, `$1`, .. In parentheses when more follows the call
+/// (`.then(..)`, `?`), which would otherwise bind to the template's last call instead.
 pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
     let change = changes_named(name).find(|c| matches!(c.kind, Kind::Replaced { .. }))?;
     let Kind::Replaced { with } = change.kind else {
         return None;
     };
+    let arity = crate::model::sdk::rmcp_upgrade::replaced_arity(with);
     let found = super::find_expr::find(file, &|e| {
-        matches!(e, syn::Expr::MethodCall(m) if m.args.is_empty()
+        matches!(e, syn::Expr::MethodCall(m) if m.args.len() == arity
             && idx.range(m.method.span()).start == at)
     });
     let Some(syn::Expr::MethodCall(call)) = found else {
         return None;
     };
     let receiver = super::upgrade::expr_text(idx, &call.receiver)?;
+    let args: Vec<String> = call
+        .args
+        .iter()
+        .map(|a| super::upgrade::expr_text(idx, a))
+        .collect::<Option<_>>()?;
     let start = idx.range(super::upgrade::first_token(&call.receiver)).start;
     let end = idx.range(call.paren_token.span.close()).end;
     let text = idx.text();
     let more = text[end..].trim_start().starts_with(['.', '?', '[']);
-    let body = with.replace('$', &receiver);
+    // One pass: a text put in may hold a `$` of its own.
+    let mut body = String::new();
+    let mut rest = with;
+    while let Some(i) = rest.find('$') {
+        body.push_str(&rest[..i]);
+        rest = &rest[i + 1..];
+        match rest.chars().next().and_then(|c| c.to_digit(10)) {
+            Some(n) => {
+                body.push_str(args.get(n as usize)?);
+                rest = &rest[1..];
+            }
+            None => body.push_str(&receiver),
+        }
+    }
+    body.push_str(rest);
     Some(Fix {
         applicability: Applicability::Unsafe,
-        message: format!("ask `{body}` instead of `.{name}()`"),
+        message: format!("write `{body}` instead of `.{name}(..)`"),
         edits: vec![idx.edit(start, end, if more { format!("({body})") } else { body })],
     })
 }

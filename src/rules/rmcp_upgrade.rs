@@ -572,7 +572,9 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
-            Kind::Replaced { .. } if mc.args.is_empty() => {
+            Kind::Replaced { with }
+                if mc.args.len() == crate::model::sdk::rmcp_upgrade::replaced_arity(with) =>
+            {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }

@@ -101,11 +101,12 @@ pub enum Kind {
     /// An async method replaced by `new`, whose result holds the old one: `.old().await` becomes
     /// `.new().await` followed by `map` (MCP205, unsafe: the new method may do more on the way).
     MethodMapped { map: &'static str },
-    /// A method with no arguments that is gone, whose answer a call of the release's API gives:
-    /// `recv.old()` becomes `with`, `$` standing for the receiver's text (in parentheses when the
-    /// call is itself the receiver of more; MCP205, unsafe: the new call may answer a case the
-    /// old one did not). Below the release only: at or above it, a method of that name is
-    /// another type's.
+    /// A method that is gone, whose answer code of the release's API gives: `recv.old(a0, ..)`
+    /// becomes `with`, `$` standing for the receiver's text and `$0`, `$1`, .. for the
+    /// arguments' (in parentheses when the call is itself the receiver of more; MCP205, unsafe:
+    /// the new call may answer a case the old one did not). A call with another number of
+    /// arguments than the template names is left alone. Below the release only: at or above
+    /// it, a method of that name is another type's.
     Replaced { with: &'static str },
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
@@ -174,6 +175,13 @@ const fn item(
         bare: true,
         note,
     }
+}
+
+/// The number of arguments a [`Kind::Replaced`] template names (`$0`, `$1`, ..).
+pub fn replaced_arity(with: &str) -> usize {
+    (0..10)
+        .take_while(|i| with.contains(&format!("${i}")))
+        .count()
 }
 
 const fn removed(since: Version, pr: u32, old: &'static str, note: &'static str) -> Change {
@@ -416,6 +424,13 @@ pub static CHANGES: &[Change] = &[
             with: "!$.supported_elicitation_modes().is_empty()",
         },
         ..removed(Version(0, 15, 0), 605, "supports_elicitation", "rmcp 0.15 replaced `Peer::supports_elicitation()` with `supported_elicitation_modes()` (URL-mode elicitation, SEP-1036): test `!peer.supported_elicitation_modes().is_empty()`, or for one mode `.contains(&ElicitationMode::Form)`")
+    },
+    // 2.0: `Annotated` went (#927); the annotated types carry their `annotations` themselves.
+    Change {
+        kind: Kind::Replaced {
+            with: "{ let mut annotated = $; annotated.annotations = $0; annotated }",
+        },
+        ..removed(V2, 927, "optional_annotate", "rmcp 2.0 removed `Annotated` and `AnnotateAble` (#927): a resource or content carries its `annotations` field itself; set it on the value")
     },
     // 1.0: model structs became `#[non_exhaustive]` (#715); `ServerInfo` and `ClientInfo` are
     // aliases of two of them.

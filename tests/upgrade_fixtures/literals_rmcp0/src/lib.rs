@@ -94,3 +94,8 @@ pub fn renamed_resource(raw: RawResource, like: &Resource) -> Resource {
         annotations: like.annotations.clone(),
     }
 }
+
+/// `AnnotateAble::optional_annotate` wrapped the value; on 3.x the value carries the field.
+pub fn annotated_resource(uri: String, annotations: Option<Annotations>) -> Resource {
+    RawResource::new(uri, "n").optional_annotate(annotations)
+}
