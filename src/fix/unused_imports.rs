@@ -46,7 +46,7 @@ pub fn prune(original: &str, fixed: &str, edition: &str) -> Option<String> {
 
     let mut gone: HashSet<String> = HashSet::new();
     for item in &fixed_uses {
-        for name in leaf_names(&item.tree) {
+        for name in crate::model::scope::use_names(&item.tree) {
             if count_in(&fixed_code, &name) == 0 && count_in(&original_code, &name) > 0 {
                 gone.insert(name);
             }
@@ -136,23 +136,6 @@ fn without(text: &str, idx: &LineIndex, uses: &[&syn::ItemUse]) -> String {
     }
     // Only whole items were blanked, at char boundaries, with ASCII spaces.
     String::from_utf8(bytes).unwrap_or_default()
-}
-
-/// The names a use tree brings into scope that the pruning may judge (see the module doc).
-fn leaf_names(tree: &UseTree) -> Vec<String> {
-    let mut out = Vec::new();
-    collect_names(tree, &mut out);
-    out
-}
-
-fn collect_names(tree: &UseTree, out: &mut Vec<String>) {
-    match tree {
-        UseTree::Path(p) => collect_names(&p.tree, out),
-        UseTree::Name(n) if n.ident != "self" => out.push(n.ident.to_string()),
-        UseTree::Rename(r) if r.rename != "_" => out.push(r.rename.to_string()),
-        UseTree::Group(g) => g.items.iter().for_each(|t| collect_names(t, out)),
-        _ => {}
-    }
 }
 
 enum Kept {

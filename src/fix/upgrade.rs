@@ -225,18 +225,9 @@ fn is_use_leaf(idx: &LineIndex, file: &syn::File, at: usize) -> bool {
 
 /// Whether a `pub use` of the file imports `name` under that name (a re-export).
 fn reexports(file: &syn::File, name: &str) -> bool {
-    fn names(tree: &syn::UseTree, name: &str) -> bool {
-        match tree {
-            syn::UseTree::Path(p) => names(&p.tree, name),
-            syn::UseTree::Name(n) => n.ident == name,
-            syn::UseTree::Rename(r) => r.rename == name,
-            syn::UseTree::Group(g) => g.items.iter().any(|t| names(t, name)),
-            syn::UseTree::Glob(_) => false,
-        }
-    }
     file.items.iter().any(|i| {
-        matches!(i, syn::Item::Use(u)
-            if !matches!(u.vis, syn::Visibility::Inherited) && names(&u.tree, name))
+        matches!(i, syn::Item::Use(u) if !matches!(u.vis, syn::Visibility::Inherited)
+            && crate::model::scope::use_names(&u.tree).iter().any(|n| n == name))
     })
 }
 
@@ -594,7 +585,7 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
         return super::gone::defaulted_rest(idx, &lit, name);
     }
-    if let Some(fix) = unwrapped_annotated(idx, &lit, name) {
+    if let Some(fix) = unwrapped_alias(idx, &lit, name) {
         return Some(fix);
     }
     builder(name)
@@ -603,37 +594,59 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
         .or_else(|| constructed_literal(idx, &lit, name))
 }
 
-/// `Resource { raw: e1, annotations: e2 }`, a literal of 0.x's `Annotated<RawResource>` under its
-/// alias, of a struct that carries its annotations itself on 3.x (`raw`'s type is renamed to it by
-/// MCP201): `{ let mut r = e1; r.annotations = e2; r }`. Unsafe, as for the other forms.
-fn unwrapped_annotated(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
+/// `Resource { raw: e1, annotations: e2 }`: a literal of a 0.x alias of a `Kind::Unwrapped`
+/// wrapper (`Resource` was `Annotated<RawResource>`), of a struct that carries the wrapper's extra
+/// field itself on 3.x (`raw`'s type is renamed to it by MCP201): `{ let mut r = e1;
+/// r.annotations = e2; r }`. The wrapper's own name (`Annotated { .. }`) is `gone::plan`'s.
+/// Unsafe, as for the other forms.
+fn unwrapped_alias(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option<Fix> {
     let row = crate::model::sdk::rmcp_upgrade::struct_row(name)?;
-    if !row.fields.contains(&"annotations") || row.fields.contains(&"raw") || lit.rest.is_some() {
+    let (inner, extra) = crate::model::sdk::rmcp_upgrade::CHANGES
+        .iter()
+        .find_map(|c| match c.kind {
+            Kind::Unwrapped { inner, extra, .. }
+                if row.fields.contains(&extra) && !row.fields.contains(&inner) =>
+            {
+                Some((inner, extra))
+            }
+            _ => None,
+        })?;
+    if lit.rest.is_some() || lit.fields.len() != 2 {
         return None;
     }
     let value = |field: &str| {
         lit.fields.iter().find_map(|f| match &f.member {
-            syn::Member::Named(i) if i == field => Some(&f.expr),
+            syn::Member::Named(i) if i == field => expr_text(idx, &f.expr),
             _ => None,
         })
     };
-    let (raw, annotations) = (value("raw")?, value("annotations")?);
-    if lit.fields.len() != 2 {
-        return None;
-    }
+    let (wrapped, extra_value) = (value(inner)?, value(extra)?);
     let var = binding(name, lit);
     let (_, whole) = literal_span(idx, lit)?;
-    let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
-    let built = format!(
-        "{{\n{indent}    let mut {var} = {};\n{indent}    {var}.annotations = {};\n{indent}    {var}\n{indent}}}",
-        expr_text(idx, raw)?,
-        expr_text(idx, annotations)?
-    );
+    let set = format!("{var}.{extra} = {extra_value};");
     Some(Fix {
         applicability: Applicability::Unsafe,
-        message: format!("`{name}` carries its annotations itself: the `raw` value, with them set"),
-        edits: vec![idx.edit(whole.start, whole.end, built)],
+        message: format!(
+            "`{name}` carries its `{extra}` itself: the `{inner}` value, with them set"
+        ),
+        edits: vec![idx.edit(
+            whole.start,
+            whole.end,
+            bound_block(idx, whole.start, &var, &wrapped, &[set]),
+        )],
     })
+}
+
+/// `{ let mut var = init; <each of sets>; var }`, one statement a line, indented as the code at
+/// `at`: a value built, then its fields set.
+fn bound_block(idx: &LineIndex, at: usize, var: &str, init: &str, sets: &[String]) -> String {
+    let indent = crate::fix::rmcp::text::indent_at(idx.text(), at);
+    let mut out = format!("{{\n{indent}    let mut {var} = {init};");
+    for set in sets {
+        out.push_str(&format!("\n{indent}    {set}"));
+    }
+    out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
+    out
 }
 
 /// `X { a: e1, b: e2, c: e3 }` of a struct whose rmcp 3.x `new(a, b)` sets the fields of its
@@ -689,13 +702,7 @@ fn constructed_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Op
     let built = if sets.is_empty() {
         head
     } else {
-        let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
-        let mut out = format!("{{\n{indent}    let mut {var} = {head};");
-        for set in &sets {
-            out.push_str(&format!("\n{indent}    {set}"));
-        }
-        out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
-        out
+        bound_block(idx, whole.start, &var, &head, &sets)
     };
     Some(Fix {
         applicability: Applicability::Unsafe,
@@ -812,14 +819,12 @@ fn built_literal(
     let built = if sets.is_empty() {
         built
     } else {
-        let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
         let var = binding(name, lit);
-        let mut out = format!("{{\n{indent}    let mut {var} = {built};");
-        for (field, value) in &sets {
-            out.push_str(&format!("\n{indent}    {var}.{field} = {value};"));
-        }
-        out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
-        out
+        let sets: Vec<String> = sets
+            .iter()
+            .map(|(field, value)| format!("{var}.{field} = {value};"))
+            .collect();
+        bound_block(idx, whole.start, &var, &built, &sets)
     };
     Some(Fix {
         applicability: Applicability::Unsafe,
@@ -948,13 +953,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         if one_line.len() <= 60 {
             one_line
         } else {
-            let indent = crate::fix::rmcp::text::indent_at(idx.text(), whole.start);
-            let mut out = format!("{{\n{indent}    let mut {var} = {path}::default();");
-            for set in &sets {
-                out.push_str(&format!("\n{indent}    {set}"));
-            }
-            out.push_str(&format!("\n{indent}    {var}\n{indent}}}"));
-            out
+            bound_block(idx, whole.start, &var, &format!("{path}::default()"), &sets)
         }
     };
     Some(Fix {

@@ -994,20 +994,10 @@ impl Gatherer<'_> {
 
 impl<'ast> Visit<'ast> for Gatherer<'_> {
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        if matches!(u.vis, syn::Visibility::Inherited) {
-            self.use_tree(None, None, &u.tree);
-            return;
-        }
-        let before: HashSet<String> = self.facts.imports.keys().cloned().collect();
         self.use_tree(None, None, &u.tree);
-        let added: Vec<String> = self
-            .facts
-            .imports
-            .keys()
-            .filter(|k| !before.contains(*k))
-            .cloned()
-            .collect();
-        self.facts.reexports.extend(added);
+        if !matches!(u.vis, syn::Visibility::Inherited) {
+            self.facts.reexports.extend(use_names(&u.tree));
+        }
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
@@ -1077,4 +1067,21 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
         }
         syn::visit::visit_item_impl(self, i);
     }
+}
+
+/// The names a use tree brings into scope (`a::{B, C as D, self}` → `B`, `D`; not `self`, `_` or
+/// a glob's).
+pub fn use_names(tree: &syn::UseTree) -> Vec<String> {
+    fn collect(tree: &syn::UseTree, out: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(p) => collect(&p.tree, out),
+            syn::UseTree::Name(n) if n.ident != "self" => out.push(n.ident.to_string()),
+            syn::UseTree::Rename(r) if r.rename != "_" => out.push(r.rename.to_string()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| collect(t, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    collect(tree, &mut out);
+    out
 }

@@ -843,11 +843,12 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 change.old, change.new
             ),
         ),
-        Kind::Replaced { .. } => (
+        Kind::Replaced { with } => (
             CALL_ARGS,
             format!(
-                "`{}()` is gone in rmcp {since} and later; another call answers it",
-                change.old
+                "`{}({})` is gone in rmcp {since} and later; code of the release's API answers it",
+                change.old,
+                if crate::model::sdk::rmcp_upgrade::replaced_arity(with) == 0 { "" } else { ".." }
             ),
         ),
         Kind::DroppedMethod { of } => (
