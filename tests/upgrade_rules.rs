@@ -767,12 +767,36 @@ fn a_wrapper_s_raw_field_is_read_through_only_where_the_wrapped_type_has_the_nam
         .map(|f| (f.line, f.column))
         .collect();
     assert_eq!(raw, vec![(4, 14), (5, 14), (6, 24)], "{:#?}", r.findings);
-    // On a package whose code is on 3.x nothing fires: `raw` is then anyone's field.
-    let r = lint_text(
-        r#"rmcp = "3.11""#,
-        Some("3.11.0"),
-        &src.replace("Content", "ContentBlock"),
+    // A manifest bumped by hand over the same code: `r.raw.uri` is still the old API's, unless
+    // the file has a `raw` field of its own (then `raw` is anyone's field).
+    let raws = |manifest: &str, lock: &str, src: &str| -> usize {
+        lint_text(manifest, Some(lock), src)
+            .findings
+            .iter()
+            .filter(|f| f.message.contains("`.raw`"))
+            .count()
+    };
+    assert_eq!(raws(r#"rmcp = "3.11""#, "3.11.0", src), 0);
+    let no_frame =
+        "use rmcp::model::*;\n\npub fn f(r: &Resource) -> usize {\n    r.raw.uri.len()\n}\n";
+    assert_eq!(raws(r#"rmcp = "3.11""#, "3.11.0", no_frame), 1);
+}
+
+#[test]
+fn a_wrapper_s_raw_value_cloned_whole_becomes_the_value_s_clone() {
+    // 0.x: `resource.raw` is the `RawResource` inside `Annotated`; 3.x's `Resource` is that
+    // value itself, so its clone stands where the inner one's did (E0609 otherwise).
+    let src = "use rmcp::model::*;\n\npub fn rename(resource: &Resource) -> Resource {\n    let mut raw = resource.raw.clone();\n    raw.uri = format!(\"ns+{}\", resource.uri);\n    Resource { raw, annotations: resource.annotations.clone() }\n}\n";
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains("let mut raw = resource.clone();"),
+        "{}",
+        out.text
     );
+    assert!(!out.text.contains(".raw"), "{}", out.text);
+    // A `raw` field of the file's own struct is not the wrapper's.
+    let own = "use rmcp::model::*;\n\npub struct Frame {\n    pub raw: Vec<u8>,\n}\n\npub fn f(frame: &Frame, r: &Resource) -> Vec<u8> {\n    let _ = r;\n    frame.raw.clone()\n}\n";
+    let r = lint_text(r#"rmcp = "0.8""#, None, own);
     assert!(
         !r.findings.iter().any(|f| f.message.contains("`.raw`")),
         "{:#?}",
@@ -1215,6 +1239,37 @@ fn a_name_the_crate_re_exports_from_rmcp_is_rmcp_s_where_it_is_imported() {
         !r.findings
             .iter()
             .any(|f| f.path.ends_with("tasks.rs") && f.line == 5),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn a_handler_context_s_meta_taken_whole_reads_the_value_inside_its_newtype() {
+    // rmcp 2.x: `context.meta` is a `Meta` (`MetaObject`); 3.x: `RequestMetaObject(MetaObject)`.
+    let src = "use rmcp::model::*;\nuse rmcp::service::{NotificationContext, RequestContext, RoleServer};\n\npub struct Seen {\n    pub meta: Meta,\n}\n\npub fn seen(context: &RequestContext<RoleServer>) -> Seen {\n    Seen { meta: context.meta.clone() }\n}\n\npub fn heard(context: &NotificationContext<RoleServer>) -> Seen {\n    Seen { meta: context.meta.clone() }\n}\n\npub fn token(context: &RequestContext<RoleServer>) -> bool {\n    context.meta.get(\"progressToken\").is_some()\n}\n";
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text.matches("meta: context.meta.0.clone()").count(),
+        2,
+        "{}",
+        out.text
+    );
+    // Read through, the newtype derefs to the same map: left alone.
+    assert!(out.text.contains("context.meta.get("), "{}", out.text);
+    // On 3.x code (no old `Meta` named) the newtype is what the code takes.
+    let current = src.replace("pub meta: Meta", "pub meta: RequestMetaObject");
+    let r = lint_text(r#"rmcp = "3.11""#, Some("3.11.0"), &current);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP205"),
+        "{:#?}",
+        r.findings
+    );
+    // A field named `meta` of something else is not a context's.
+    let other = "use rmcp::model::*;\n\npub struct Page {\n    pub meta: Meta,\n}\n\npub fn copy(page: &Page) -> Meta {\n    page.meta.clone()\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, None, other);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP205"),
         "{:#?}",
         r.findings
     );

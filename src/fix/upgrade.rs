@@ -162,6 +162,16 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             message: "log the `Option` with `?` (Debug)".into(),
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
+        // A handler context's field that became a newtype over its old value, taken whole.
+        c if c == CALL_ARGS
+            && changes_named(text).any(|c| matches!(c.kind, Kind::Newtyped { .. })) =>
+        {
+            Some(Fix {
+                applicability: Applicability::Safe,
+                message: format!("read `.{text}.0`, the value the field held before"),
+                edits: vec![idx.edit(end, end, ".0".to_string())],
+            })
+        }
         c if c == CALL_ARGS && text == "get_stream" => {
             super::optional_session::plan(idx, start).or_else(|| Some(guidance(f)))
         }

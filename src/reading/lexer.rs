@@ -32,8 +32,10 @@ pub fn mentions_word(bytes: &[u8], word: &str) -> bool {
 /// Whether `bytes[start..end]` stands as a whole identifier: no identifier byte touches it on
 /// either side (`Content` in `Content::text`, not in `ContentBlock`).
 pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
-    !start.checked_sub(1).is_some_and(|i| is_ident(bytes[i]))
-        && !bytes.get(end).is_some_and(|b| is_ident(*b))
+    // A match that starts or ends with punctuation (`.raw.`) is whole on that side.
+    let edge = |i: usize| bytes.get(i).is_some_and(|b| is_ident(*b));
+    (!edge(start) || !start.checked_sub(1).is_some_and(edge))
+        && (end == start || !edge(end - 1) || !edge(end))
 }
 
 pub enum Token {

@@ -14,8 +14,8 @@ use crate::rules::engine::{Cx, Draft, Rule};
 mod gone;
 
 use gone::{
-    dropped_field, exhaustive_match, infallible_call, now_option, now_option_logged, only_imported,
-    unit_span, unwrapped_expr, unwrapped_type_span,
+    dropped_field, exhaustive_match, infallible_call, newtyped_field, now_option,
+    now_option_logged, only_imported, unit_span, unwrapped_expr, unwrapped_type_span,
 };
 
 pub struct RmcpUpgrade;
@@ -92,6 +92,7 @@ impl Rule for RmcpUpgrade {
             }
             syn::Expr::MethodCall(mc) => {
                 wrapper_field(cx, &mc.receiver, &mc.method);
+                newtyped_field(cx, mc);
                 if let syn::Expr::Call(c) = &*mc.receiver {
                     if crate::reading::ident_is_one_of(&mc.method, RESULT_HANDLERS) {
                         infallible_call(cx, c, true);
@@ -617,7 +618,11 @@ fn wrapper_field(cx: &mut Cx<'_>, base: &syn::Expr, next: &syn::Ident) {
         "as_audio",
         "as_resource_link",
     ];
-    if !WRAPPED.iter().any(|w| next == w) {
+    // The wrapped value taken whole (`resource.raw.clone()`): since the wrapper went, the value
+    // is that copy itself. A `raw` field of the file's own structs is another story.
+    const WHOLE: &[&str] = &["clone", "to_owned"];
+    let whole = WHOLE.iter().any(|w| next == w);
+    if !whole && !WRAPPED.iter().any(|w| next == w) {
         return;
     }
     let syn::Expr::Field(inner) = base else {
@@ -635,7 +640,12 @@ fn wrapper_field(cx: &mut Cx<'_>, base: &syn::Expr, next: &syn::Ident) {
     else {
         return;
     };
-    if !applies(change, version, false) || !cx.facts().mentions(&RMCP) {
+    // Where no struct of this file has a field of that name, `x.raw` read through is the code's
+    // own evidence of the old API, whatever the manifest now says (a bump by hand); a clone of
+    // it is only then the wrapper's.
+    let own_field = cx.facts().fields_by_name.contains_key(&name);
+    if (whole && own_field) || !applies(change, version, !own_field) || !cx.facts().mentions(&RMCP)
+    {
         return;
     }
     let text = cx.line_index().text();
@@ -862,6 +872,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             CALL_ARGS,
             format!(
                 "`{}` no longer returns a `Result` in rmcp {since} and later",
+                change.old
+            ),
+        ),
+        Kind::Newtyped { was, .. } => (
+            CALL_ARGS,
+            format!(
+                "a handler context's `{}` is no longer a `{was}` in rmcp {since} and later, but a newtype over it",
                 change.old
             ),
         ),

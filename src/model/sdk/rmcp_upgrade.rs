@@ -124,6 +124,16 @@ pub enum Kind {
     /// `RequestMetaObject` since. A literal's `field: Some(e)` becomes `Some(e.into())`, any other
     /// value `v` but `None` becomes `v.map(Into::into)` (MCP204, unsafe).
     FieldInto { field: &'static str },
+    /// A field of rmcp's handler contexts whose type became a newtype over what the field was
+    /// (`meta`: `Meta` before 3.0, `RequestMetaObject(MetaObject)` since, `MetaObject` being the
+    /// old `Meta`'s name). Read through, it derefs as before; taken whole (`ctx.meta.clone()`),
+    /// it is the newtype, and `.0` is the old value (MCP205, safe). At or above the release only
+    /// where the file still names the `was` type that the whole value fed. `taken`: how code
+    /// takes it whole, the text that keeps a fn body for the rule.
+    Newtyped {
+        was: &'static str,
+        taken: &'static str,
+    },
 }
 
 /// The methods that handle a `Result` and give its value (`Kind::Infallible`): on a call that
@@ -694,6 +704,19 @@ pub static CHANGES: &[Change] = &[
     gained("ListPromptsResult"),
     gained("ListResourcesResult"),
     gained("ListResourceTemplatesResult"),
+    // 3.0 (#993): a handler context's `meta` is the request's (or notification's) own newtype.
+    Change {
+        since: V3,
+        pr: 993,
+        kind: Kind::Newtyped {
+            was: "Meta",
+            taken: ".meta.clone()",
+        },
+        old: "meta",
+        new: "",
+        bare: false,
+        note: "`RequestContext::meta` is a `RequestMetaObject` and `NotificationContext::meta` a `NotificationMetaObject` since 3.0 (#993), each a newtype over `MetaObject` (the old `Meta`): read `.meta.0` where the whole map is taken",
+    },
     // 3.0: a request's `meta` is a `RequestMetaObject` (#993). The enum variants have no builder
     // to move to, so their literals stay and only the value converts.
     request_meta("FormElicitationParams"),
@@ -901,6 +924,7 @@ impl NamesInFile {
                     | Kind::Infallible
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
+                    | Kind::Newtyped { .. }
                     | Kind::DroppedField { .. } => continue,
                 };
                 push_once(list, name);
@@ -988,6 +1012,10 @@ pub fn trigger_names() -> impl Iterator<Item = &'static str> {
         .iter()
         .flat_map(|c| match c.kind {
             Kind::NowOption { of } => [Some(of), Some(c.old)],
+            // A wrapper's field read through (`resource.raw.uri`) and the old type a newtyped
+            // field fed (`Meta`) are what old code shows on a manifest bumped by hand.
+            Kind::Unwrapped { inner, .. } => [c.bare.then_some(c.old), Some(inner)],
+            Kind::Newtyped { was, taken } => [Some(was), Some(taken)],
             _ => [c.bare.then_some(c.old), None],
         })
         .flatten()

@@ -290,3 +290,36 @@ pub(super) fn names(text: &str, name: &str) -> bool {
     memchr::memmem::find_iter(text.as_bytes(), name.as_bytes())
         .any(|at| crate::reading::lexer::stands_alone(text.as_bytes(), at, at + name.len()))
 }
+
+/// `ctx.meta.clone()`: a `Kind::Newtyped` field of an rmcp handler context taken whole, which on
+/// the release is the newtype, not the value the code fed on.
+pub(super) fn newtyped_field(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
+    if !mc.args.is_empty() || mc.method != "clone" {
+        return;
+    }
+    let syn::Expr::Field(f) = &*mc.receiver else {
+        return;
+    };
+    let syn::Member::Named(field) = &f.member else {
+        return;
+    };
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(change) =
+        changes_named(&field.to_string()).find(|c| matches!(c.kind, Kind::Newtyped { .. }))
+    else {
+        return;
+    };
+    let Kind::Newtyped { was, .. } = change.kind else {
+        return;
+    };
+    let on_context = matches!(cx.value_of(&f.base).kind,
+        crate::model::scope::Kind::Context { sdk, .. } if std::ptr::eq(sdk, &RMCP));
+    // At or above the release the newtype may be what the code wants; a file that still names
+    // the old type is code written for the old field.
+    let below = version.is_none_or(|v| v < change.since);
+    if on_context && (below || names(cx.line_index().text(), was)) {
+        report(cx, change, field.span(), field.span());
+    }
+}
