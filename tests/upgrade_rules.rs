@@ -1274,3 +1274,41 @@ fn a_handler_context_s_meta_taken_whole_reads_the_value_inside_its_newtype() {
         r.findings
     );
 }
+
+#[test]
+fn a_rebuilt_literal_widens_the_value_of_a_field_rmcp_widened() {
+    // 0.x/1.x: `RawResource::size` is an `Option<u32>`; 2.0 (#927) made it an `Option<u64>`.
+    let src = "use rmcp::model::*;\n\npub struct Found {\n    pub uri: String,\n    pub size: Option<u32>,\n    pub bytes: u32,\n}\n\npub fn listed(f: Found, named: String) -> RawResource {\n    RawResource {\n        uri: f.uri,\n        name: named,\n        title: None,\n        description: None,\n        mime_type: None,\n        size: f.size,\n        icons: None,\n        meta: None,\n    }\n}\n\npub fn sized(f: Found) -> RawResource {\n    RawResource {\n        uri: f.uri,\n        name: \"n\".into(),\n        title: None,\n        description: None,\n        mime_type: None,\n        size: Some(f.bytes),\n        icons: None,\n        meta: None,\n    }\n}\n\npub fn fixed(f: Found) -> RawResource {\n    RawResource {\n        uri: f.uri,\n        name: \"n\".into(),\n        title: None,\n        description: None,\n        mime_type: None,\n        size: Some(4096),\n        icons: None,\n        meta: None,\n    }\n}\n";
+    let out = fix_unsafe(src);
+    assert!(out.text.contains("f.size.map(u64::from)"), "{}", out.text);
+    assert!(out.text.contains("u64::from(f.bytes)"), "{}", out.text);
+    // An integer literal takes the new type as written.
+    assert!(out.text.contains("4096)"), "{}", out.text);
+    assert!(!out.text.contains("u64::from(4096)"), "{}", out.text);
+}
+
+#[test]
+fn a_match_on_an_enum_under_its_old_name_kept_by_a_re_export_gets_its_catch_all() {
+    // The crate re-exports 3.x's `PrimitiveSchemaDefinition` under 2.x's name `PrimitiveSchema`
+    // (the upgrade keeps that name); a `match` on it still needs the `_` arm.
+    let src = "use rmcp::model::PrimitiveSchema;\n\npub fn kind(s: &PrimitiveSchema) -> &'static str {\n    match s {\n        PrimitiveSchema::String(_) => \"string\",\n        PrimitiveSchema::Number(_) => \"number\",\n        PrimitiveSchema::Integer(_) => \"integer\",\n        PrimitiveSchema::Boolean(_) => \"boolean\",\n        PrimitiveSchema::Enum(_) => \"enum\",\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "2.2""#, None, src);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.code == "MCP204" && f.message.contains("PrimitiveSchemaDefinition")),
+        "{:#?}",
+        r.findings
+    );
+    // With a catch-all arm it compiles on 3.x: quiet.
+    let caught = src.replace(
+        "        PrimitiveSchema::Enum(_) => \"enum\",\n",
+        "        _ => \"other\",\n",
+    );
+    let r = lint_text(r#"rmcp = "2.2""#, None, &caught);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP204"),
+        "{:#?}",
+        r.findings
+    );
+}

@@ -697,7 +697,8 @@ fn constructed_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Op
             if option_literal(&f.expr).is_some_and(|v| v.is_none()) {
                 continue;
             }
-            sets.push(format!("{var}.{ident} = {};", text_of(&f.expr)?));
+            let value = widened_value(idx, name, &field, &f.expr)?;
+            sets.push(format!("{var}.{ident} = {value};"));
         } else if super::gone::dropped_field_value(&field, &text_of(&f.expr)?)
             || option_literal(&f.expr).is_some_and(|v| v.is_none())
         {
@@ -787,9 +788,17 @@ fn built_literal(
             }
         } else if let Some((_, method)) = row.options.iter().find(|(f, _)| *f == field) {
             match option_literal(e) {
-                Some(Some(inner)) => tail.push(format!(".{method}({})", carried(field, inner)?)),
+                Some(Some(inner)) => {
+                    let mut arg = carried(field, inner)?;
+                    if let Some(to) = crate::model::sdk::rmcp_upgrade::widened(name, field)
+                        .filter(|_| !matches!(inner, syn::Expr::Lit(_)))
+                    {
+                        arg = format!("{to}::from({arg})");
+                    }
+                    tail.push(format!(".{method}({arg})"))
+                }
                 Some(None) => {}
-                None if settable(field) => sets.push((field, text_of(e)?)),
+                None if settable(field) => sets.push((field, widened_value(idx, name, field, e)?)),
                 None => return None,
             }
         } else if let Some((_, method)) = row.plain.iter().find(|(f, _)| *f == field) {
@@ -901,6 +910,28 @@ pub(super) fn option_literal(e: &syn::Expr) -> Option<Option<&syn::Expr>> {
         }
         _ => None,
     }
+}
+
+/// The text of a literal's `Option` field value in the field's 3.x type, where rmcp widened it
+/// (`size: Some(n)` → `Some(u64::from(n))`, `size: v` → `v.map(u64::from)`): the old value,
+/// a `u32`, converts without loss. An integer literal or `None` infers the new type as written.
+fn widened_value(idx: &LineIndex, ty: &str, field: &str, e: &syn::Expr) -> Option<String> {
+    let text = expr_text(idx, e)?;
+    let Some(to) = crate::model::sdk::rmcp_upgrade::widened(ty, field) else {
+        return Some(text);
+    };
+    Some(match option_literal(e) {
+        Some(None) | Some(Some(syn::Expr::Lit(_))) => text,
+        Some(Some(inner)) => format!("Some({to}::from({}))", expr_text(idx, inner)?),
+        None if matches!(
+            e,
+            syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::MethodCall(_)
+        ) =>
+        {
+            format!("{text}.map({to}::from)")
+        }
+        None => format!("({text}).map({to}::from)"),
+    })
 }
 
 /// The source text of an expression.

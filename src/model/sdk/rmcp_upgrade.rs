@@ -1280,6 +1280,20 @@ pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
         })
 }
 
+/// Numeric fields rmcp widened under the same name, with their new type: 2.0 (#927) made a
+/// resource's `size` a `u64` (it was a `u32`). A rebuilt literal converts the old value, which
+/// `From` does without loss.
+static WIDENED: &[(&str, &str, &str)] =
+    &[("Resource", "size", "u64"), ("RawResource", "size", "u64")];
+
+/// The type field `field` of struct `ty` was widened to (see [`WIDENED`]).
+pub fn widened(ty: &str, field: &str) -> Option<&'static str> {
+    WIDENED
+        .iter()
+        .find(|(t, f, _)| *t == ty && *f == field)
+        .map(|(_, _, to)| *to)
+}
+
 /// Structs renamed into an enum whose struct variant has their fields: 0.x's struct
 /// `CreateElicitationRequestParams` (alias `..Param`) became, in 0.15, an enum of the form and URL
 /// modes (URL elicitation), its fields those of the `FormElicitationParams` variant; 2.0 renamed

@@ -155,8 +155,17 @@ pub(super) fn exhaustive_match(cx: &mut Cx<'_>, m: &syn::ExprMatch) {
         return;
     };
     let name = last.ident.to_string();
-    let change = changes_named(&name)
-        .find(|c| matches!(c.kind, Kind::ExhaustiveMatch { .. }) && applies(c, version, true));
+    let exhaustive = |name: &str| {
+        changes_named(name)
+            .find(|c| matches!(c.kind, Kind::ExhaustiveMatch { .. }) && applies(c, version, true))
+    };
+    // A name renamed since (`PrimitiveSchema`, kept by a re-export's alias) matches the enum of
+    // its new name.
+    let change = exhaustive(&name).or_else(|| {
+        changes_named(&name)
+            .find(|c| c.kind == Kind::Item)
+            .and_then(|c| exhaustive(c.new))
+    });
     if let Some(change) = change {
         if is_rmcp(cx, &path) {
             report(cx, change, m.match_token.span, m.expr.span());
