@@ -1312,3 +1312,42 @@ fn a_match_on_an_enum_under_its_old_name_kept_by_a_re_export_gets_its_catch_all(
         r.findings
     );
 }
+
+#[test]
+fn a_widened_field_read_into_the_crate_s_own_narrow_field_is_converted_back() {
+    let src = "use rmcp::model::*;\n\npub struct Seen {\n    pub uri: String,\n    pub size: Option<u32>,\n}\n\npub struct Wide {\n    pub size: Option<u64>,\n}\n\npub fn seen(resource: &Resource) -> (Seen, Wide) {\n    (\n        Seen { uri: resource.uri.clone(), size: resource.size },\n        Wide { size: resource.size },\n    )\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    let widened: Vec<usize> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP205")
+        .map(|f| f.line)
+        .collect();
+    // Only the read into the `Option<u32>` field: the `Option<u64>` one fits already.
+    assert_eq!(widened, vec![14], "{:#?}", r.findings);
+    let out = fix_unsafe(src);
+    assert!(
+        out.text
+            .contains("size: resource.size.and_then(|v| u32::try_from(v).ok()) }"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("Wide { size: resource.size }"),
+        "{}",
+        out.text
+    );
+    // A file that names no widened struct: another `size`.
+    let other = src
+        .replace("resource: &Resource", "resource: &Page")
+        .replace(
+        "pub struct Wide",
+        "pub struct Page {\n    pub uri: String,\n    pub size: Option<u32>,\n}\n\npub struct Wide",
+    );
+    let r = lint_text(r#"rmcp = "1.7""#, None, &other);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP205"),
+        "{:#?}",
+        r.findings
+    );
+}

@@ -162,6 +162,20 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             message: "log the `Option` with `?` (Debug)".into(),
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
+        // A widened field read into the crate's own field of the old type.
+        c if c == CALL_ARGS
+            && changes_named(text).any(|c| matches!(c.kind, Kind::Widened { .. })) =>
+        {
+            let from = changes_named(text).find_map(|c| match c.kind {
+                Kind::Widened { from, .. } => Some(from),
+                _ => None,
+            })?;
+            Some(Fix {
+                applicability: Applicability::Unsafe,
+                message: format!("convert it back to `{from}` (`None` when it does not fit)"),
+                edits: vec![idx.edit(end, end, format!(".and_then(|v| {from}::try_from(v).ok())"))],
+            })
+        }
         // A handler context's field that became a newtype over its old value, taken whole.
         c if c == CALL_ARGS
             && changes_named(text).any(|c| matches!(c.kind, Kind::Newtyped { .. })) =>

@@ -15,7 +15,7 @@ mod gone;
 
 use gone::{
     dropped_field, exhaustive_match, infallible_call, newtyped_field, now_option,
-    now_option_logged, only_imported, unit_span, unwrapped_expr, unwrapped_type_span,
+    now_option_logged, only_imported, unit_span, unwrapped_expr, unwrapped_type_span, widened_read,
 };
 
 pub struct RmcpUpgrade;
@@ -71,6 +71,7 @@ impl Rule for RmcpUpgrade {
             syn::Expr::Struct(s) if !unwrapped_expr(cx, expr) => {
                 check_path(cx, &s.path);
                 struct_literal(cx, s);
+                widened_read(cx, s);
             }
             syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c, false),
             syn::Expr::Try(t) => {
@@ -880,6 +881,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             format!(
                 "a handler context's `{}` is no longer a `{was}` in rmcp {since} and later, but a newtype over it",
                 change.old
+            ),
+        ),
+        Kind::Widened { of, from, to, .. } => (
+            CALL_ARGS,
+            format!(
+                "`{}::{}` is an `Option<{to}>` in rmcp {since} and later, kept here in an `Option<{from}>`",
+                of[0], change.old
             ),
         ),
         Kind::NowOption { of } => (

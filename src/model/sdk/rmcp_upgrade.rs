@@ -124,6 +124,17 @@ pub enum Kind {
     /// `RequestMetaObject` since. A literal's `field: Some(e)` becomes `Some(e.into())`, any other
     /// value `v` but `None` becomes `v.map(Into::into)` (MCP204, unsafe).
     FieldInto { field: &'static str },
+    /// A numeric field of the structs `of` that rmcp widened under the same name (`from` to
+    /// `to`, both inside an `Option`): a rebuilt literal converts the old value with `From`; a
+    /// read of it into a field of the crate's own struct that still has the old type (E0308) is
+    /// converted back with `try_from`, `None` when it does not fit (MCP205, unsafe). `read`:
+    /// how a literal's field reads it (`.size,`), the text that keeps a fn body for the rule.
+    Widened {
+        of: &'static [&'static str],
+        from: &'static str,
+        to: &'static str,
+        read: &'static [&'static str],
+    },
     /// A field of rmcp's handler contexts whose type became a newtype over what the field was
     /// (`meta`: `Meta` before 3.0, `RequestMetaObject(MetaObject)` since, `MetaObject` being the
     /// old `Meta`'s name). Read through, it derefs as before; taken whole (`ctx.meta.clone()`),
@@ -704,6 +715,21 @@ pub static CHANGES: &[Change] = &[
     gained("ListPromptsResult"),
     gained("ListResourcesResult"),
     gained("ListResourceTemplatesResult"),
+    // 2.0 (#927): a resource's size may pass 4 GiB.
+    Change {
+        since: V2,
+        pr: 927,
+        kind: Kind::Widened {
+            of: &["Resource", "RawResource"],
+            from: "u32",
+            to: "u64",
+            read: &[".size,", ".size }"],
+        },
+        old: "size",
+        new: "",
+        bare: false,
+        note: "a resource's `size` is an `Option<u64>` since 2.0 (#927): widen the field that keeps it, or convert with `u32::try_from`",
+    },
     // 3.0 (#993): a handler context's `meta` is the request's (or notification's) own newtype.
     Change {
         since: V3,
@@ -925,6 +951,7 @@ impl NamesInFile {
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
                     | Kind::Newtyped { .. }
+                    | Kind::Widened { .. }
                     | Kind::DroppedField { .. } => continue,
                 };
                 push_once(list, name);
@@ -1019,6 +1046,15 @@ pub fn trigger_names() -> impl Iterator<Item = &'static str> {
             _ => [c.bare.then_some(c.old), None],
         })
         .flatten()
+        .chain(
+            all_changes()
+                .iter()
+                .flat_map(|c| match c.kind {
+                    Kind::Widened { read, .. } => read,
+                    _ => &[],
+                })
+                .copied(),
+        )
 }
 
 /// How to build a struct rmcp made `#[non_exhaustive]` (MCP204) from the fields of its old
@@ -1280,18 +1316,12 @@ pub fn field_value(ty: &str, field: &str, value: &str) -> Option<String> {
         })
 }
 
-/// Numeric fields rmcp widened under the same name, with their new type: 2.0 (#927) made a
-/// resource's `size` a `u64` (it was a `u32`). A rebuilt literal converts the old value, which
-/// `From` does without loss.
-static WIDENED: &[(&str, &str, &str)] =
-    &[("Resource", "size", "u64"), ("RawResource", "size", "u64")];
-
-/// The type field `field` of struct `ty` was widened to (see [`WIDENED`]).
+/// The type field `field` of struct `ty` was widened to (a [`Kind::Widened`] row).
 pub fn widened(ty: &str, field: &str) -> Option<&'static str> {
-    WIDENED
-        .iter()
-        .find(|(t, f, _)| *t == ty && *f == field)
-        .map(|(_, _, to)| *to)
+    changes_named(field).find_map(|c| match c.kind {
+        Kind::Widened { of, to, .. } if of.contains(&ty) => Some(to),
+        _ => None,
+    })
 }
 
 /// Structs renamed into an enum whose struct variant has their fields: 0.x's struct

@@ -332,3 +332,52 @@ pub(super) fn newtyped_field(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
         report(cx, change, field.span(), field.span());
     }
 }
+
+/// `Found { size: resource.size, .. }`, a literal of the crate's own struct whose field keeps the
+/// old type of a field rmcp widened (`Kind::Widened`): the value read from rmcp's struct no longer
+/// fits. Reported on the read field, where the fix converts it back.
+pub(super) fn widened_read(cx: &mut Cx<'_>, lit: &syn::ExprStruct) {
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let Some(own) = lit.path.get_ident().map(|i| i.to_string()) else {
+        return;
+    };
+    if !cx.facts().local_types.contains(&own) || !cx.facts().mentions(&RMCP) {
+        return;
+    }
+    for f in &lit.fields {
+        let syn::Member::Named(field) = &f.member else {
+            continue;
+        };
+        let syn::Expr::Field(read) = &f.expr else {
+            continue;
+        };
+        let syn::Member::Named(read_name) = &read.member else {
+            continue;
+        };
+        let Some(change) = changes_named(&read_name.to_string())
+            .find(|c| matches!(c.kind, Kind::Widened { .. }) && applies(c, version, true))
+        else {
+            continue;
+        };
+        let Kind::Widened { of, from, .. } = change.kind else {
+            continue;
+        };
+        // The crate's field still has the old type, and the file names the widened struct.
+        let narrow = cx
+            .facts()
+            .fields
+            .get(&(own.clone(), field.to_string()))
+            .is_some_and(|ty| {
+                let t = quote::ToTokens::to_token_stream(ty)
+                    .to_string()
+                    .replace(' ', "");
+                t == format!("Option<{from}>")
+            });
+        let text = cx.line_index().text();
+        if narrow && of.iter().any(|o| names(text, o)) {
+            report(cx, change, read_name.span(), read_name.span());
+        }
+    }
+}
