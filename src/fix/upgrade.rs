@@ -426,10 +426,13 @@ fn handler_result(
     // An `async fn` body becomes an `async move` block as it is; a plain fn returning a future
     // (`-> impl Future<Output = ..>`, or a boxed one) keeps its body as the old future and awaits
     // it in a new one.
-    let future = match (&f.sig.asyncness, &**ty) {
-        (Some(_), _) => None,
-        (None, syn::Type::ImplTrait(_)) => Some(false),
-        (None, t) if is_boxed_future(t) => Some(true),
+    // A plain fn returning the result itself (`IntoCallToolResult::into_call_tool_result`) keeps
+    // its body as a closure called at once: its `return`s and `?`s still end that body.
+    let (future, sync) = match (&f.sig.asyncness, &**ty) {
+        (Some(_), _) => (None, false),
+        (None, syn::Type::ImplTrait(_)) => (Some(false), false),
+        (None, t) if is_boxed_future(t) => (Some(true), false),
+        (None, syn::Type::Path(_)) => (None, true),
         _ => return None,
     };
     let ty_range = idx.range_between(first_span(ty), last_span(ty));
@@ -443,9 +446,11 @@ fn handler_result(
     let router = match change.kind {
         Kind::HandlerResult {
             method: "call_tool",
+            ..
         } => Some((".tool_router", ".call(")),
         Kind::HandlerResult {
             method: "get_prompt",
+            ..
         } => Some((".prompt_router", ".get_prompt(")),
         _ => None,
     };
@@ -487,7 +492,17 @@ fn handler_result(
             ],
         });
     }
-    let head = format!("{{\n        let result: {old_ty} = async move ");
+    let (head, tail) = if sync {
+        (
+            format!("{{\n        let result: {old_ty} = (move || -> {old_ty} "),
+            ")();\n        result.map(Into::into)\n    }",
+        )
+    } else {
+        (
+            format!("{{\n        let result: {old_ty} = async move "),
+            ".await;\n        result.map(Into::into)\n    }",
+        )
+    };
     Some(Fix {
         applicability: Applicability::Unsafe,
         message: format!(
@@ -497,11 +512,7 @@ fn handler_result(
         edits: vec![
             idx.edit(start, end, new_name),
             idx.edit(open, open, head),
-            idx.edit(
-                close,
-                close,
-                ".await;\n        result.map(Into::into)\n    }".to_string(),
-            ),
+            idx.edit(close, close, tail.to_string()),
         ],
     })
 }

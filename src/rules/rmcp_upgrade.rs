@@ -709,10 +709,33 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
             }
         }
     }
+    // Methods whose result type changed, in any rmcp trait that user types implement.
+    for it in &i.items {
+        let syn::ImplItem::Fn(f) = it else { continue };
+        let fn_name = f.sig.ident.to_string();
+        // `#[mrtr_handler]` declares the old result type on purpose and converts it itself.
+        let mrtr = f.attrs.iter().any(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "mrtr_handler")
+        });
+        let syn::ReturnType::Type(_, ty) = &f.sig.output else {
+            continue;
+        };
+        if mrtr {
+            continue;
+        }
+        if let Some(ident) = old_result_in(ty, &fn_name, &trait_name, version) {
+            let change = changes_named(&ident.to_string())
+                .find(|c| matches!(c.kind, Kind::HandlerResult { method, .. } if method == fn_name))
+                .expect("found by old_result_in");
+            report(cx, change, ident.span(), ident.span());
+        }
+    }
     if !["ServerHandler", "ClientHandler"].contains(&trait_name.as_str()) {
         return;
     }
-    let is_server_handler = trait_name == "ServerHandler";
     for attr in &i.attrs {
         if let Some(last) = attr.path().segments.last() {
             for change in changes_named(&last.ident.to_string()) {
@@ -735,25 +758,6 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
                 report(cx, change, f.sig.ident.span(), f.sig.ident.span());
             }
         }
-        // `#[mrtr_handler]` declares the old result type on purpose and converts it itself.
-        let mrtr = f.attrs.iter().any(|a| {
-            a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "mrtr_handler")
-        });
-        let syn::ReturnType::Type(_, ty) = &f.sig.output else {
-            continue;
-        };
-        if mrtr || !is_server_handler {
-            continue;
-        }
-        if let Some(ident) = old_result_in(ty, &fn_name, version) {
-            let change = changes_named(&ident.to_string())
-                .find(|c| matches!(c.kind, Kind::HandlerResult { method } if method == fn_name))
-                .expect("found by old_result_in");
-            report(cx, change, ident.span(), ident.span());
-        }
     }
 }
 
@@ -761,10 +765,12 @@ fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
 fn old_result_in<'t>(
     ty: &'t syn::Type,
     method: &str,
+    of: &str,
     version: Option<Version>,
 ) -> Option<&'t syn::Ident> {
     struct Find<'t, 'm> {
         method: &'m str,
+        of: &'m str,
         version: Option<Version>,
         found: Option<&'t syn::Ident>,
     }
@@ -772,7 +778,7 @@ fn old_result_in<'t>(
         fn visit_path_segment(&mut self, seg: &'t syn::PathSegment) {
             let name = seg.ident.to_string();
             let hit = changes_named(&name).any(|c| {
-                matches!(c.kind, Kind::HandlerResult { method } if method == self.method)
+                matches!(c.kind, Kind::HandlerResult { method, of } if method == self.method && of == self.of)
                     && applies(c, self.version, true)
             });
             if hit && self.found.is_none() {
@@ -783,6 +789,7 @@ fn old_result_in<'t>(
     }
     let mut f = Find {
         method,
+        of,
         version,
         found: None,
     };
@@ -826,7 +833,7 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
             RENAMED,
             format!("`.{}()` is gone in rmcp {since} and later", change.old),
         ),
-        Kind::HandlerResult { method } => (
+        Kind::HandlerResult { method, .. } => (
             HANDLER_RESULT,
             format!(
                 "`{method}` returns `{}` in rmcp {since} and later, not `{}`",

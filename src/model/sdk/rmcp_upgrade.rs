@@ -28,9 +28,13 @@ pub enum Kind {
     /// A trait that is gone and whose methods the upgrade drops (`AnnotateAble`): its `use`
     /// leaf is removed (MCP201, safe; `new` is empty).
     DropImport,
-    /// A `ServerHandler` method whose result type changed from `old` to `new` (MCP202, unsafe:
-    /// the body is kept and its result converted with `Into`).
-    HandlerResult { method: &'static str },
+    /// A method of rmcp trait `of` that user types implement (`ServerHandler::call_tool`,
+    /// `IntoCallToolResult::into_call_tool_result`) whose result type changed from `old` to `new`
+    /// (MCP202, unsafe: the body is kept and its result converted with `Into`).
+    HandlerResult {
+        method: &'static str,
+        of: &'static str,
+    },
     /// A name that is gone with no mechanical replacement (MCP203, display-only).
     Removed,
     /// A method whose arguments changed: a call `.old(a1, .., aN)` with the old `arity` is rewritten
@@ -574,7 +578,10 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V3,
         pr: 929,
-        kind: Kind::HandlerResult { method: "call_tool" },
+        kind: Kind::HandlerResult {
+            method: "call_tool",
+            of: "ServerHandler",
+        },
         old: "CallToolResult",
         new: "CallToolResponse",
         bare: true,
@@ -583,7 +590,10 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V3,
         pr: 929,
-        kind: Kind::HandlerResult { method: "get_prompt" },
+        kind: Kind::HandlerResult {
+            method: "get_prompt",
+            of: "ServerHandler",
+        },
         old: "GetPromptResult",
         new: "GetPromptResponse",
         bare: true,
@@ -592,11 +602,28 @@ pub static CHANGES: &[Change] = &[
     Change {
         since: V3,
         pr: 929,
-        kind: Kind::HandlerResult { method: "read_resource" },
+        kind: Kind::HandlerResult {
+            method: "read_resource",
+            of: "ServerHandler",
+        },
         old: "ReadResourceResult",
         new: "ReadResourceResponse",
         bare: true,
         note: "`ServerHandler::read_resource` returns `ReadResourceResponse` since 3.0 (MRTR, SEP-2322); `ReadResourceResult` converts into it",
+    },
+    // The conversion rmcp's tool router calls on a tool's return value, which servers implement
+    // for their own wrappers.
+    Change {
+        since: V3,
+        pr: 929,
+        kind: Kind::HandlerResult {
+            method: "into_call_tool_result",
+            of: "IntoCallToolResult",
+        },
+        old: "CallToolResult",
+        new: "CallToolResponse",
+        bare: true,
+        note: "`IntoCallToolResult::into_call_tool_result` returns `CallToolResponse` since 3.0 (MRTR, SEP-2322); `CallToolResult` converts into it",
     },
     // 3.0: streamable HTTP sessions (#999, #1015).
     Change {
@@ -1392,7 +1419,7 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
             }
             match c.kind {
                 Kind::StructLiteral => add(c.old, c.since, Shape::Literal),
-                Kind::HandlerResult { method } => {
+                Kind::HandlerResult { method, .. } => {
                     add(c.old, c.since, Shape::HandlerResult { method })
                 }
                 // A name removed with no successor (`OperationProcessor`, `SseServer`) is no

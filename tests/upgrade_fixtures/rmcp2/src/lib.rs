@@ -234,3 +234,16 @@ impl ServerHandler for Notes {
         Ok(())
     }
 }
+
+/// A tool result type of the server's own, converted by rmcp's router: the conversion's result
+/// type changed in 3.0, and an early `return` must still end the body.
+pub struct Summary(pub Vec<String>);
+
+impl rmcp::handler::server::tool::IntoCallToolResult for Summary {
+    fn into_call_tool_result(self) -> Result<CallToolResult, McpError> {
+        if self.0.is_empty() {
+            return Err(McpError::invalid_params("nothing to summarise", None));
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text(self.0.join("\n"))]))
+    }
+}
