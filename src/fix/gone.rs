@@ -690,3 +690,23 @@ pub(super) fn defaulted_rest(idx: &LineIndex, lit: &syn::ExprStruct, name: &str)
         edits: vec![idx.edit(at, at, insert)],
     })
 }
+
+/// A field whose type rmcp changed under the same name, read where the old type is wanted
+/// (MCP205 on the field's name): a widened one converted back to the crate's narrower type
+/// (`Kind::Widened`, unsafe), a newtyped one read through to the value inside (`Kind::Newtyped`,
+/// safe). `end`: where the field's name ends.
+pub(super) fn retyped_field(idx: &LineIndex, end: usize, field: &str) -> Option<Fix> {
+    changes_named(field).find_map(|c| match c.kind {
+        Kind::Widened { from, .. } => Some(Fix {
+            applicability: Applicability::Unsafe,
+            message: format!("convert it back to `{from}` (`None` when it does not fit)"),
+            edits: vec![idx.edit(end, end, format!(".and_then(|v| {from}::try_from(v).ok())"))],
+        }),
+        Kind::Newtyped { .. } => Some(Fix {
+            applicability: Applicability::Safe,
+            message: format!("read `.{field}.0`, the value the field held before"),
+            edits: vec![idx.edit(end, end, ".0".to_string())],
+        }),
+        _ => None,
+    })
+}

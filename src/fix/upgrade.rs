@@ -162,34 +162,11 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             message: "log the `Option` with `?` (Debug)".into(),
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
         }),
-        // A widened field read into the crate's own field of the old type.
-        c if c == CALL_ARGS
-            && changes_named(text).any(|c| matches!(c.kind, Kind::Widened { .. })) =>
-        {
-            let from = changes_named(text).find_map(|c| match c.kind {
-                Kind::Widened { from, .. } => Some(from),
-                _ => None,
-            })?;
-            Some(Fix {
-                applicability: Applicability::Unsafe,
-                message: format!("convert it back to `{from}` (`None` when it does not fit)"),
-                edits: vec![idx.edit(end, end, format!(".and_then(|v| {from}::try_from(v).ok())"))],
-            })
-        }
-        // A handler context's field that became a newtype over its old value, taken whole.
-        c if c == CALL_ARGS
-            && changes_named(text).any(|c| matches!(c.kind, Kind::Newtyped { .. })) =>
-        {
-            Some(Fix {
-                applicability: Applicability::Safe,
-                message: format!("read `.{text}.0`, the value the field held before"),
-                edits: vec![idx.edit(end, end, ".0".to_string())],
-            })
-        }
         c if c == CALL_ARGS && text == "get_stream" => {
             super::optional_session::plan(idx, start).or_else(|| Some(guidance(f)))
         }
-        c if c == CALL_ARGS => call_args(idx, file, start, text)
+        c if c == CALL_ARGS => super::gone::retyped_field(idx, end, text)
+            .or_else(|| call_args(idx, file, start, text))
             .or_else(|| super::gone::mapped(idx, file, start, text))
             .or_else(|| super::gone::replaced(idx, file, start, text))
             .or_else(|| super::gone::borrowed(idx, file, start, text, f))
@@ -814,12 +791,7 @@ fn built_literal(
         } else if let Some((_, method)) = row.options.iter().find(|(f, _)| *f == field) {
             match option_literal(e) {
                 Some(Some(inner)) => {
-                    let mut arg = carried(field, inner)?;
-                    if let Some(to) = crate::model::sdk::rmcp_upgrade::widened(name, field)
-                        .filter(|_| !matches!(inner, syn::Expr::Lit(_)))
-                    {
-                        arg = format!("{to}::from({arg})");
-                    }
+                    let arg = widened_inner(name, field, inner, carried(field, inner)?);
                     tail.push(format!(".{method}({arg})"))
                 }
                 Some(None) => {}
@@ -946,8 +918,11 @@ fn widened_value(idx: &LineIndex, ty: &str, field: &str, e: &syn::Expr) -> Optio
         return Some(text);
     };
     Some(match option_literal(e) {
-        Some(None) | Some(Some(syn::Expr::Lit(_))) => text,
-        Some(Some(inner)) => format!("Some({to}::from({}))", expr_text(idx, inner)?),
+        Some(None) => text,
+        Some(Some(inner)) => format!(
+            "Some({})",
+            widened_inner(ty, field, inner, expr_text(idx, inner)?)
+        ),
         None if matches!(
             e,
             syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::MethodCall(_)
@@ -957,6 +932,15 @@ fn widened_value(idx: &LineIndex, ty: &str, field: &str, e: &syn::Expr) -> Optio
         }
         None => format!("({text}).map({to}::from)"),
     })
+}
+
+/// `text`, the value inside a widened field's `Some(..)`, converted to the new type; an integer
+/// literal infers it as written (`u64::from(4096)` would not: the literal defaults to `i32`).
+fn widened_inner(ty: &str, field: &str, inner: &syn::Expr, text: String) -> String {
+    match crate::model::sdk::rmcp_upgrade::widened(ty, field) {
+        Some(to) if !matches!(inner, syn::Expr::Lit(_)) => format!("{to}::from({text})"),
+        _ => text,
+    }
 }
 
 /// The source text of an expression.
