@@ -1351,3 +1351,42 @@ fn a_widened_field_read_into_the_crate_s_own_narrow_field_is_converted_back() {
         r.findings
     );
 }
+
+#[test]
+fn a_bound_on_a_gone_trait_goes_and_then_its_import() {
+    // `Annotated` unwraps to the value, which leaves the helper an identity whose bound names a
+    // trait 3.x no longer has: the bound goes, then nothing names the trait and its import goes.
+    let src = "use rmcp::model::{AnnotateAble, Annotated, RawResource};\n\nfn no_ann<T: AnnotateAble>(raw: T) -> Annotated<T> {\n    Annotated::new(raw, None)\n}\n\nfn both<T>(raw: T) -> T\nwhere\n    T: AnnotateAble + Clone,\n{\n    raw.clone()\n}\n\npub fn listed() -> Vec<Annotated<RawResource>> {\n    vec![no_ann(both(RawResource::new(\"a\", \"b\")))]\n}\n";
+    let out = fix_unsafe(src);
+    assert!(!out.text.contains("AnnotateAble"), "{}", out.text);
+    assert!(
+        out.text.contains("fn no_ann<T>(raw: T) -> T {"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("    T: Clone,\n"), "{}", out.text);
+    assert!(
+        out.fixed
+            .iter()
+            .any(|f| f.fix.as_ref().is_some_and(
+                |x| x.message == "drop the bound `AnnotateAble`: rmcp removed the trait"
+            )),
+        "{:#?}",
+        out.fixed
+    );
+    assert!(
+        !out.remaining.iter().any(|f| f.code == "MCP201"),
+        "{:#?}",
+        out.remaining
+    );
+    // Without the unsafe fixes the bound stays, and so does the import it keeps alive.
+    let safe = fix_driver::fix_source(
+        "lib.rs",
+        src,
+        &Settings::default(),
+        fix::Allowed {
+            unsafe_fixes: false,
+        },
+    );
+    assert!(safe.text.contains("T: AnnotateAble"), "{}", safe.text);
+}

@@ -14,6 +14,7 @@
 //! sits above both.
 
 pub mod apply;
+mod bound_removal;
 pub mod diff;
 mod find_expr;
 pub mod format;

@@ -106,14 +106,29 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             }
             if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {
                 // Elsewhere than a `use` leaf, the name is used for more than its import.
-                return Some(match use_leaf_removal(idx, file, start) {
-                    Some(edit) => Fix {
+                if let Some(edit) = use_leaf_removal(idx, file, start) {
+                    return Some(Fix {
                         applicability: Applicability::Safe,
                         message: format!("drop the import of `{}`", gone.old),
                         edits: vec![edit],
+                    });
+                }
+                // A bound on it: the trait and its methods are gone, so the bound goes (and the
+                // import on the next pass). Unsafe: a body that called its methods has findings
+                // of its own to fix first.
+                return Some(
+                    match super::bound_removal::bound_removal(idx, file, start) {
+                        Some(edit) => Fix {
+                            applicability: Applicability::Unsafe,
+                            message: format!(
+                                "drop the bound `{}`: rmcp removed the trait",
+                                gone.old
+                            ),
+                            edits: vec![edit],
+                        },
+                        None => guidance(f),
                     },
-                    None => guidance(f),
-                });
+                );
             }
             let change = changes_named(text)
                 .find(|c| matches!(c.kind, Kind::Item | Kind::Variant { .. } | Kind::Method))?;
