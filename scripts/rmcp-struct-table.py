@@ -67,7 +67,9 @@ def constructor(text, name, fields):
     """The parameters of `Name::new(..)` when each is named like a field (the constructor sets that
     field from it and leaves the others empty, as rmcp's do): (names, the names taking `impl Into`).
     None without such a constructor: a literal then has no constructor form to become."""
-    m = re.search(r"impl " + name + r"\s*\{\s*(?:#\[[^\]]*\]\s*|///[^\n]*\n\s*)*pub (?:const )?fn new\(([^)]*)\)\s*->\s*Self", text)
+    # A generic struct's constructor stands in a generic impl (`impl<R: ServiceRole>
+    # RequestContext<R>`); its parameters are read the same way.
+    m = re.search(r"impl(?:<[^>{]*>)?\s+" + name + r"(?:<[^>{]*>)?\s*\{\s*(?:#\[[^\]]*\]\s*|///[^\n]*\n\s*)*pub (?:const )?fn new\(([^)]*)\)\s*->\s*Self", text)
     if not m:
         return None
     names, into = [], []

@@ -1390,3 +1390,27 @@ fn a_bound_on_a_gone_trait_goes_and_then_its_import() {
     );
     assert!(safe.text.contains("T: AnnotateAble"), "{}", safe.text);
 }
+
+#[test]
+fn a_generic_struct_s_literal_is_built_with_its_constructor_and_its_defaults_are_left_to_it() {
+    // A handler's test builds its `RequestContext` by hand; 3.x made it non-exhaustive, with a
+    // `new(id, peer)` in a generic impl, and gave `meta` another type.
+    let src = "use rmcp::model::*;\nuse rmcp::service::{Peer, RequestContext, RoleServer};\nuse tokio_util::sync::CancellationToken;\n\npub fn ctx(peer: Peer<RoleServer>, token: CancellationToken) -> RequestContext<RoleServer> {\n    RequestContext {\n        ct: token,\n        extensions: Extensions::default(),\n        id: RequestId::Number(1),\n        meta: Meta::default(),\n        peer,\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "1.2""#, None, src);
+    assert!(
+        r.findings.iter().any(|f| f.code == "MCP204"),
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains(
+            "let mut rc = RequestContext::new(RequestId::Number(1), peer);\n        rc.ct = token;\n        rc\n"
+        ),
+        "{}",
+        out.text
+    );
+    // What the constructor leaves at its default is not set again (3.x's `meta` is another type).
+    assert!(!out.text.contains("rc.meta"), "{}", out.text);
+    assert!(!out.text.contains("rc.extensions"), "{}", out.text);
+}

@@ -28,7 +28,7 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["http_client", "auth_manager"],
-        new: None,
+        new: Some(&["http_client", "auth_manager"]),
         new_into: &[],
     },
     StructRow {
@@ -480,7 +480,7 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["method", "params", "extensions"],
-        new: None,
+        new: Some(&["params"]),
         new_into: &[],
     },
     StructRow {
@@ -633,7 +633,7 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 715,
         default: true,
         fields: &["method", "params", "extensions"],
-        new: None,
+        new: Some(&["params"]),
         new_into: &[],
     },
     StructRow {
@@ -642,7 +642,7 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: false,
         fields: &["ct", "id", "meta", "extensions", "peer"],
-        new: None,
+        new: Some(&["id", "peer"]),
         new_into: &[],
     },
     StructRow {
@@ -878,7 +878,7 @@ pub static STRUCTS: &[StructRow] = &[
         pr: 768,
         default: true,
         fields: &["client", "config"],
-        new: None,
+        new: Some(&["client", "config"]),
         new_into: &[],
     },
     StructRow {
