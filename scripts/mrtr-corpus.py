@@ -85,7 +85,16 @@ def lay_out(repo, commit, paths, into):
             pass
     data = git(repo, "archive", "--format=tar", commit, "--", *[p or "." for p in existing])
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
+        tar.extractall(into, filter=safe_member)
+
+
+def safe_member(member, dest):
+    """The "data" filter's member, or None (skipped) for one it refuses: a link out of the tree
+    (a repository's `.claude/skills` pointing at a home directory) is nothing the linter reads."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 def run_lint(lint, cwd, args):

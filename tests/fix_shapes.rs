@@ -1473,3 +1473,53 @@ fn squash(s: &str) -> String {
         .replace(",]", "]")
         .replace(",}", "}")
 }
+
+#[test]
+fn a_helper_also_called_where_the_rewrite_does_not_reach_is_left_to_the_deferred_form() {
+    // `refresh` is called from a tool on `self`, and from a notification hook on a clone of
+    // `self` in a spawned task: that call would keep passing the peer to a helper that now takes
+    // the `Mrtr`, so the compiled form is refused (and the deferred one, which keeps the
+    // signature, takes the request by default: `tests/fix_deferred.rs`).
+    let body = "
+#[derive(Clone)]
+pub struct T;
+
+impl T {
+    async fn refresh(&self, peer: &Peer<RoleServer>) -> Result<usize, ErrorData> {
+        let listed = peer.list_roots().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(listed.roots.len())
+    }
+
+    fn on_change(&self, peer: Peer<RoleServer>) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _ = this.refresh(&peer).await;
+        });
+    }
+}
+
+#[tool_router]
+impl T {
+    #[tool(description = \"d\")]
+    async fn count(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let n = self.refresh(&ctx.peer).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(n.to_string())]))
+    }
+}
+";
+    let (applicability, message) = helper_fix(body);
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(
+        message
+            .contains("`refresh` is also used where the rewrite does not reach (1 of its 2 uses"),
+        "{message}"
+    );
+    // Without the spawned call, the same helper is rewritten.
+    let reached = body.replace(
+        "let _ = this.refresh(&peer).await;",
+        "let _ = (this, peer);",
+    );
+    let (applicability, message) = helper_fix(&reached);
+    assert_eq!(applicability, "unsafe", "{message}");
+    assert!(message.contains("asking helper `refresh`"), "{message}");
+}

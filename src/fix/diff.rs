@@ -3,9 +3,10 @@
 
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
-/// Above this many cells the middle of a file is shown as one replaced block instead of a minimal
-/// diff (fixes change a few handlers; a file rewritten wholesale reads fine that way too).
-const MAX_CELLS: usize = 4_000_000;
+/// Above this many differing lines the middle of a file is shown as one replaced block instead of
+/// a minimal diff: the search's memory grows with the square of the differences, and a file
+/// rewritten that much reads fine as a block.
+const MAX_EDITS: usize = 2_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -81,8 +82,9 @@ fn range(start: usize, len: usize) -> String {
     }
 }
 
-/// A shortest edit script on lines: common prefix and suffix first, then a longest common
-/// subsequence of the middle.
+/// A shortest edit script on lines: common prefix and suffix first, then Myers' O(ND) search on
+/// the middle, whose cost follows the number of changed lines, not the file's length (a fix
+/// near each end of a long file is two small hunks, not the file twice).
 fn line_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
     let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suffix = a[prefix..]
@@ -94,45 +96,79 @@ fn line_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
     let am = &a[prefix..a.len() - suffix];
     let bm = &b[prefix..b.len() - suffix];
     let mut ops = vec![Op::Keep; prefix];
-    if am.len().saturating_mul(bm.len()) > MAX_CELLS {
-        ops.extend(std::iter::repeat_n(Op::Delete, am.len()));
-        ops.extend(std::iter::repeat_n(Op::Insert, bm.len()));
-    } else {
-        ops.extend(lcs_ops(am, bm));
+    match myers(am, bm, MAX_EDITS) {
+        Some(middle) => ops.extend(middle),
+        None => {
+            ops.extend(std::iter::repeat_n(Op::Delete, am.len()));
+            ops.extend(std::iter::repeat_n(Op::Insert, bm.len()));
+        }
     }
     ops.extend(std::iter::repeat_n(Op::Keep, suffix));
     ops
 }
 
-fn lcs_ops(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let (n, m) = (a.len(), b.len());
-    // len[i][j]: LCS length of a[i..] and b[j..].
-    let mut len = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            len[at(i, j)] = if a[i] == b[j] {
-                len[at(i + 1, j + 1)] + 1
+/// The shortest edit script from `a` to `b` (deletions before insertions at each point), or None
+/// when it takes more than `max` edits. `trace[d]` keeps the furthest x reached on each diagonal
+/// k in -(d+1)..=d+1 before round d, which is what walking back from the end needs.
+fn myers(a: &[&str], b: &[&str], max: usize) -> Option<Vec<Op>> {
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    let limit = (a.len() + b.len()).min(max) as isize;
+    let offset = limit + 1;
+    let mut v = vec![0isize; 2 * offset as usize + 1];
+    let mut trace: Vec<Vec<isize>> = Vec::new();
+    for d in 0..=limit {
+        trace.push(v[(offset - d - 1) as usize..=(offset + d + 1) as usize].to_vec());
+        for k in (-d..=d).step_by(2) {
+            let at = |k: isize| (offset + k) as usize;
+            let mut x = if k == -d || (k != d && v[at(k - 1)] < v[at(k + 1)]) {
+                v[at(k + 1)]
             } else {
-                len[at(i + 1, j)].max(len[at(i, j + 1)])
+                v[at(k - 1)] + 1
             };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            v[at(k)] = x;
+            if x >= n && y >= m {
+                return Some(walk_back(&trace, n, m));
+            }
         }
     }
-    let mut ops = Vec::with_capacity(n + m);
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push(Op::Keep);
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || len[at(i + 1, j)] >= len[at(i, j + 1)]) {
-            ops.push(Op::Delete);
-            i += 1;
+    None
+}
+
+/// The edit script that `trace` (see [`myers`]) reached (n, m) by, in order.
+fn walk_back(trace: &[Vec<isize>], n: isize, m: isize) -> Vec<Op> {
+    let mut ops = Vec::new();
+    let (mut x, mut y) = (n, m);
+    for d in (0..trace.len() as isize).rev() {
+        let k = x - y;
+        if d == 0 {
+            // Round 0 is the common run from the start.
+            ops.extend(std::iter::repeat_n(Op::Keep, x as usize));
+            break;
+        }
+        let before = &trace[d as usize];
+        let at = |k: isize| before[(k + d + 1) as usize];
+        let prev_k = if k == -d || (k != d && at(k - 1) < at(k + 1)) {
+            k + 1
         } else {
-            ops.push(Op::Insert);
-            j += 1;
+            k - 1
+        };
+        let prev_x = at(prev_k);
+        let prev_y = prev_x - prev_k;
+        while x > prev_x && y > prev_y {
+            ops.push(Op::Keep);
+            x -= 1;
+            y -= 1;
         }
+        ops.push(if x == prev_x { Op::Insert } else { Op::Delete });
+        x = prev_x;
+        y = prev_y;
     }
+    ops.reverse();
     ops
 }
 
@@ -166,6 +202,72 @@ mod tests {
         assert_eq!(d.matches("@@ ").count(), 2, "{d}");
         assert!(d.contains("@@ -1,5 +1,6 @@\n 1\n 2\n+new\n 3\n"), "{d}");
         assert!(d.contains("-18\n"), "{d}");
+    }
+
+    #[test]
+    fn changes_near_both_ends_of_a_long_file_are_two_small_hunks() {
+        let old: Vec<String> = (1..=3000).map(|i| format!("line {i}\n")).collect();
+        let mut new = old.clone();
+        new[5] = "changed near the top\n".into();
+        new.insert(2990, "added near the end\n".into());
+        let d = unified("f", &old.concat(), &new.concat());
+        assert_eq!(d.matches("@@ ").count(), 2, "{d}");
+        assert_eq!(d.lines().filter(|l| l.starts_with('-')).count(), 2, "{d}");
+        assert_eq!(d.lines().filter(|l| l.starts_with('+')).count(), 3, "{d}");
+    }
+
+    #[test]
+    fn the_edit_script_rebuilds_the_new_text() {
+        // Every op sequence, applied to the old lines, gives the new ones, with the fewest edits
+        // an LCS allows (checked on small texts against the brute count).
+        let cases = [
+            ("a b c a b b a", "c b a b a c"),
+            ("x y z", ""),
+            ("", "x y"),
+            ("1 2 3 4 5", "1 3 5 7"),
+            ("q", "q"),
+        ];
+        for (a, b) in cases {
+            let a: Vec<&str> = a.split_whitespace().collect();
+            let b: Vec<&str> = b.split_whitespace().collect();
+            let ops = myers(&a, &b, 100).unwrap();
+            let (mut i, mut j, mut out) = (0, 0, Vec::new());
+            for op in &ops {
+                match op {
+                    Op::Keep => {
+                        assert_eq!(a[i], b[j]);
+                        out.push(a[i]);
+                        i += 1;
+                        j += 1;
+                    }
+                    Op::Delete => i += 1,
+                    Op::Insert => {
+                        out.push(b[j]);
+                        j += 1;
+                    }
+                }
+            }
+            assert_eq!((i, j), (a.len(), b.len()));
+            assert_eq!(out, b);
+            let keeps = ops.iter().filter(|o| **o == Op::Keep).count();
+            assert_eq!(keeps, lcs_len(&a, &b), "{a:?} -> {b:?}");
+        }
+        // Past the limit: None, and the caller shows one block.
+        assert!(myers(&["a"; 10], &["b"; 10], 5).is_none());
+    }
+
+    fn lcs_len(a: &[&str], b: &[&str]) -> usize {
+        let mut t = vec![vec![0; b.len() + 1]; a.len() + 1];
+        for i in (0..a.len()).rev() {
+            for j in (0..b.len()).rev() {
+                t[i][j] = if a[i] == b[j] {
+                    t[i + 1][j + 1] + 1
+                } else {
+                    t[i + 1][j].max(t[i][j + 1])
+                };
+            }
+        }
+        t[0][0]
     }
 
     #[test]

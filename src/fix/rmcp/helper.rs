@@ -322,6 +322,17 @@ fn rewrite_callers(
             "`{name}` is called from no request handler of this file"
         ));
     }
+    // A use the rewrite would not reach (a call on a clone of `self` in a spawned task, the fn
+    // handed on as a value) would keep the old signature and not build: the deferred form,
+    // which keeps the signature, takes it instead.
+    let uses = uses_of(cx.items, &fns[target.index]);
+    if uses > sites.len() {
+        return Err(format!(
+            "`{name}` is also used where the rewrite does not reach ({} of its {uses} uses \
+are calls on `self` from a function it can rewrite)",
+            sites.len()
+        ));
+    }
     if let Some(why) = sites
         .iter()
         .find_map(|s| moved_argument(&fns[target.index], &fns[s.caller], s, target.position))
@@ -713,6 +724,60 @@ fn attribute(cx: &Cx, site: &FnSite, name: &str) -> Result<Edit, String> {
 
 /// The calls of `helper` in the file: `helper(..)` / `Self::helper(..)` for a function,
 /// `self.helper(..)` for a method.
+/// Every use of `helper` by name in `items` (nested modules and impls included): a method's
+/// calls on any receiver, a free function's calls, and either's qualified paths (`Self::name`,
+/// `module::name`), called or not. A bare name that is not called is a local of the same name
+/// (`let first_uri = first_uri(..)`), not the function. The name is all there is to go by, so
+/// another type's method of the same name counts too, which can only turn the rewrite down.
+fn uses_of(items: &[syn::Item], helper: &FnSite) -> usize {
+    struct Count {
+        name: String,
+        method: bool,
+        n: usize,
+    }
+    impl Count {
+        fn names(&self, p: &syn::Path) -> bool {
+            p.segments.last().is_some_and(|s| s.ident == self.name)
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Count {
+        fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
+            if self.method && mc.method == self.name {
+                self.n += 1;
+            }
+            syn::visit::visit_expr_method_call(self, mc);
+        }
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            match &*c.func {
+                syn::Expr::Path(p) if self.names(&p.path) => {
+                    // `name(..)` of a free function; `Self::name(self, ..)` of either.
+                    if !self.method || p.path.segments.len() > 1 {
+                        self.n += 1;
+                    }
+                }
+                func => self.visit_expr(func),
+            }
+            for arg in &c.args {
+                self.visit_expr(arg);
+            }
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if p.path.segments.len() > 1 && self.names(&p.path) {
+                self.n += 1;
+            }
+        }
+    }
+    let mut count = Count {
+        name: helper.sig.ident.to_string(),
+        method: helper.sig.receiver().is_some(),
+        n: 0,
+    };
+    for item in items {
+        syn::visit::Visit::visit_item(&mut count, item);
+    }
+    count.n
+}
+
 fn call_sites<'a>(fns: &[FnSite<'a>], helper: &FnSite) -> Vec<CallSite<'a>> {
     struct Find<'a> {
         name: String,
