@@ -425,3 +425,60 @@ fn squash(s: &str) -> String {
         .replace(",]", "]")
         .replace(",}", "}")
 }
+
+#[test]
+fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_s_row() {
+    // The crate re-exports rmcp's elicitation types under their 0.x names for its own modules;
+    // the upgrade keeps those names as aliases (`ElicitResult as CreateElicitationResult`), and
+    // a literal under the old name in another module is built with the renamed struct's
+    // constructor. The struct that became an enum's variant, written as the variant under the
+    // kept name, is then quiet.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"re\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"0.14.0\", features = [\"server\", \"elicitation\"] }\nserde_json = \"1\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub mod answers;\npub mod kinds;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/kinds.rs"),
+        "pub use rmcp::model::{CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("src/answers.rs"),
+        "use crate::kinds::{CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction};\n\npub fn accepted() -> CreateElicitationResult {\n    CreateElicitationResult {\n        action: ElicitationAction::Accept,\n        content: Some(serde_json::json!({\"ok\": true})),\n    }\n}\n\npub fn form(p: CreateElicitationRequestParams) -> bool {\n    matches!(p, CreateElicitationRequestParams::FormElicitationParams { .. })\n}\n",
+    )
+    .unwrap();
+    let before = run(dir.path(), &["--format", "concise", "src"]);
+    assert!(
+        String::from_utf8_lossy(&before.stdout).contains(
+            "answers.rs:4:5: error[MCP204] a struct literal of `CreateElicitationResult`"
+        ),
+        "{}",
+        String::from_utf8_lossy(&before.stdout)
+    );
+    let out = run(
+        dir.path(),
+        &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"],
+    );
+    let answers = read(dir.path().join("src/answers.rs"));
+    assert!(
+        answers.contains(
+            "    CreateElicitationResult::new(ElicitationAction::Accept)\n        .with_content(serde_json::json!({\"ok\": true}))\n"
+        ),
+        "{answers}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        read(dir.path().join("src/kinds.rs")).contains("ElicitResult as CreateElicitationResult")
+    );
+    let after = run(dir.path(), &["--format", "concise", "src"]);
+    let left = String::from_utf8_lossy(&after.stdout);
+    assert!(!left.contains("MCP20"), "{left}");
+}

@@ -609,6 +609,15 @@ fn struct_literal(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> O
     // A struct imported under another name (`Prompt as McpPrompt`): its rows are by its own.
     let real = renamed_import(file, name);
     let name = real.as_deref().unwrap_or(name);
+    // An old name kept by the crate's own re-export (`pub use rmcp::model::ElicitResult as
+    // CreateElicitationResult` in another module): the rows are by the name it was renamed to.
+    let name = if struct_row(name).is_none() && builder(name).is_none() {
+        changes_named(name)
+            .find(|c| c.kind == Kind::Item && struct_row(c.new).is_some())
+            .map_or(name, |c| c.new)
+    } else {
+        name
+    };
     if changes_named(name).any(|c| matches!(c.kind, Kind::GainedFields { .. })) {
         return super::gone::defaulted_rest(idx, &lit, name);
     }

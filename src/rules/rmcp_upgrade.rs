@@ -303,10 +303,17 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                     || cx.facts().imports.get(&name).is_some_and(|imp| {
                         matches!(imp.root.as_str(), "crate" | "super" | "self")
                     }));
+        // A struct that became an enum's variant is kept under its old name too once the path
+        // goes on to the variant (`Old::FormElicitationParams { .. }`, what the fix writes).
+        let names_variant = |new: &str| {
+            crate::model::sdk::rmcp_upgrade::struct_became_variant(new)
+                .is_some_and(|v| path.segments.get(i + 1).is_some_and(|s| s.ident == v))
+        };
         for change in changes_named(&name) {
             let kept = via_reexport
                 && change.kind == Kind::Item
-                && crate::model::sdk::rmcp_upgrade::struct_became_variant(change.new).is_none();
+                && (crate::model::sdk::rmcp_upgrade::struct_became_variant(change.new).is_none()
+                    || names_variant(change.new));
             if !applies(change, version, strong) || kept {
                 continue;
             }
