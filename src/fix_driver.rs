@@ -664,17 +664,21 @@ fn scope_servers(
     let mut asking: std::collections::BTreeMap<std::path::PathBuf, String> = Default::default();
     // The packages whose asks are rmcp's (their `impl ServerHandler`s take the attribute) and
     // those whose asks are hand-built requests (their own dispatch takes the scope).
-    let mut kinds: std::collections::BTreeMap<std::path::PathBuf, (bool, bool)> =
+    // The third: a `#[mrtr_handler]` was written, whose server type needs `impl MrtrServer`
+    // (the file's own rewrite writes it only where the `impl ServerHandler` is in that file).
+    let mut kinds: std::collections::BTreeMap<std::path::PathBuf, (bool, bool, bool)> =
         Default::default();
     for (path, text) in texts {
         let rmcp = text.contains("mrtr::rmcp::deferred::");
         let jsonrpc = text.contains("mrtr::jsonrpc::Question");
-        if rmcp || jsonrpc {
+        let compiled = text.contains("#[mrtr_handler]");
+        if rmcp || jsonrpc || compiled {
             if let Some(p) = packages.for_file(&base.join(path)) {
                 asking.insert(p.manifest.clone(), p.name.clone());
                 let k = kinds.entry(p.manifest.clone()).or_default();
                 k.0 |= rmcp;
                 k.1 |= jsonrpc;
+                k.2 |= compiled;
             }
         }
     }
@@ -686,7 +690,7 @@ fn scope_servers(
         dependents
             .retain(|m| opts.within.is_empty() || opts.within.iter().any(|w| m.starts_with(w)));
         manifests.extend(dependents);
-        let (rmcp_asks, jsonrpc_asks) = kinds.get(manifest).copied().unwrap_or_default();
+        let (rmcp_asks, jsonrpc_asks, compiled) = kinds.get(manifest).copied().unwrap_or_default();
         for m in manifests {
             if !done.insert(m.clone()) {
                 continue;
@@ -696,7 +700,7 @@ fn scope_servers(
             let mut set: Vec<(std::path::PathBuf, String, String)> = Vec::new();
             let mut scoped = Vec::new();
             for (path, shown, text) in &files {
-                let serves_rmcp = rmcp_asks && text.contains("ServerHandler");
+                let serves_rmcp = (rmcp_asks || compiled) && text.contains("ServerHandler");
                 let dispatches = jsonrpc_asks
                     && (text.contains("\"tools/call\"")
                         || text.contains("\"prompts/get\"")
@@ -714,7 +718,7 @@ fn scope_servers(
                     Vec::new()
                 };
                 let given = |ty: &str| scope::text_implements_mrtr_server(&all, ty);
-                let (mut edits, mut tys) = scope::edits(&impls, &idx, &given);
+                let (mut edits, mut tys) = scope::edits_for(&impls, &idx, &given, rmcp_asks);
                 if dispatches {
                     // A server with its own JSON-RPC dispatch: its arms take the scope.
                     let (more, arms, left) =
@@ -797,14 +801,24 @@ fn scope_servers(
                     })
                     .count();
             }
-            let verb = if opts.diff_only { "would run" } else { "runs" };
-            writeln!(
-                err,
-                "{verb} every request in an MRTR scope for the deferred asks ({}): {}",
-                scope::ATTRIBUTE,
-                scoped.join(", ")
-            )
-            .map_err(output_error)?;
+            if rmcp_asks || jsonrpc_asks {
+                let verb = if opts.diff_only { "would run" } else { "runs" };
+                writeln!(
+                    err,
+                    "{verb} every request in an MRTR scope for the deferred asks ({}): {}",
+                    scope::ATTRIBUTE,
+                    scoped.join(", ")
+                )
+                .map_err(output_error)?;
+            } else {
+                let verb = if opts.diff_only { "would add" } else { "adds" };
+                writeln!(
+                    err,
+                    "{verb} `impl mrtr::MrtrServer` for the servers of its `#[mrtr_handler]`s: {}",
+                    scoped.join(", ")
+                )
+                .map_err(output_error)?;
+            }
         }
     }
     Ok(())

@@ -245,3 +245,42 @@ impl Audit {
         "{report}"
     );
 }
+
+#[test]
+fn a_compiled_handler_whose_server_impl_is_in_another_file_gets_its_mrtr_server_impl_there() {
+    // The tools (`tools.rs`) ask directly and take the compiled form; the server's `impl
+    // ServerHandler` is in `lib.rs`. The handler file's own rewrite cannot see that impl, so the
+    // pass across files writes `impl mrtr::MrtrServer` beside it (without it, every
+    // `#[mrtr_handler]` of the type fails to build).
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "Cargo.toml",
+        "[package]\nname = \"split\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\", \"macros\", \"elicitation\", \"schemars\"] }\nserde = { version = \"1\", features = [\"derive\"] }\nschemars = \"1\"\n",
+    );
+    write(
+        dir.path(),
+        "src/lib.rs",
+        "use rmcp::handler::server::router::tool::ToolRouter;\nuse rmcp::{tool_handler, ServerHandler};\n\nmod tools;\n\n#[derive(Clone)]\npub struct Catalog {\n    tool_router: ToolRouter<Catalog>,\n}\n\n#[tool_handler]\nimpl ServerHandler for Catalog {}\n",
+    );
+    write(
+        dir.path(),
+        "src/tools.rs",
+        "use rmcp::model::*;\nuse rmcp::service::RequestContext;\nuse rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nuse super::Catalog;\n\n#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]\npub struct Confirm {\n    pub confirm: bool,\n}\nrmcp::elicit_safe!(Confirm);\n\n#[tool_router]\nimpl Catalog {\n    #[tool(description = \"Empties the catalog\")]\n    async fn empty(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n        let answer = ctx.peer.elicit::<Confirm>(\"Empty it?\".to_string()).await;\n        let yes = matches!(answer, Ok(Some(Confirm { confirm: true })));\n        Ok(CallToolResult::success(vec![ContentBlock::text(yes.to_string())]))\n    }\n}\n",
+    );
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let tools = read(dir.path(), "src/tools.rs");
+    assert!(tools.contains("#[mrtr_handler]"), "{tools}\n{err}");
+    let lib = read(dir.path(), "src/lib.rs");
+    assert!(
+        lib.contains("impl ServerHandler for Catalog {}\n\nimpl mrtr::MrtrServer for Catalog {}"),
+        "{lib}\n{err}"
+    );
+    // The compiled form opens no scope of its own: no attribute.
+    assert!(!lib.contains("mrtr_server]"), "{lib}");
+    assert!(err.contains("adds `impl mrtr::MrtrServer`"), "{err}");
+    // A second run writes no second impl.
+    run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    assert_eq!(read(dir.path(), "src/lib.rs"), lib);
+}

@@ -225,7 +225,9 @@ fn plan_unit(
                 message.push_str(&if edit.is_some() {
                     format!("; adds `impl mrtr::MrtrServer for {ty} {{}}`")
                 } else {
-                    format!("; `{ty}` needs `impl mrtr::MrtrServer`")
+                    // Its `impl ServerHandler` is in another file: the pass across files
+                    // writes the impl there (`fix_driver::scope_servers`).
+                    format!("; `{ty}` gets `impl mrtr::MrtrServer` beside its `impl ServerHandler`")
                 });
             }
             if dependency_note {

@@ -8,7 +8,8 @@
 //! The attribute goes on the impl wherever it stands: in the file of the ask, or, when the ask
 //! sits in a library or another module, in the files the fix driver reads after the rewrite
 //! (`fix_driver::scope_servers`). The server type also needs `impl mrtr::MrtrServer`, written
-//! right after the `impl ServerHandler` block when its crate has none.
+//! right after the `impl ServerHandler` block when its crate has none; that pass also writes it
+//! for a `#[mrtr_handler]` of the compiled form whose server's impl is in another file.
 
 use super::text::{indent_at, range_of};
 use crate::finding::Edit;
@@ -117,13 +118,29 @@ pub fn edits(
     idx: &LineIndex,
     has_mrtr_server: &dyn Fn(&str) -> bool,
 ) -> (Vec<Edit>, Vec<String>) {
+    edits_for(impls, idx, has_mrtr_server, true)
+}
+
+/// [`edits`], or with `attribute` off only the `impl mrtr::MrtrServer` of each server type that
+/// has none: what a `#[mrtr_handler]` written in another file than its server's `impl
+/// ServerHandler` needs (the compiled form carries its own rounds, so no scope is opened).
+pub fn edits_for(
+    impls: &[ServerImpl],
+    idx: &LineIndex,
+    has_mrtr_server: &dyn Fn(&str) -> bool,
+    attribute: bool,
+) -> (Vec<Edit>, Vec<String>) {
     let src = idx.text();
     let mut edits = Vec::new();
     let mut scoped = Vec::new();
     let mut given: Vec<&str> = Vec::new();
     for imp in impls.iter().filter(|i| !i.scoped) {
         let indent = indent_at(src, imp.at).to_string();
-        edits.push(idx.edit(imp.at, imp.at, format!("{ATTRIBUTE}\n{indent}")));
+        if attribute {
+            edits.push(idx.edit(imp.at, imp.at, format!("{ATTRIBUTE}\n{indent}")));
+        } else if has_mrtr_server(&imp.ty) || given.contains(&imp.ty.as_str()) {
+            continue;
+        }
         if !has_mrtr_server(&imp.ty) && !given.contains(&imp.ty.as_str()) {
             given.push(&imp.ty);
             edits.push(idx.edit(
