@@ -20,6 +20,7 @@ mod find_expr;
 pub mod format;
 mod gone;
 pub mod jsonrpc;
+mod macro_arg;
 pub mod manifest_edit;
 pub mod optional_session;
 pub mod rmcp;

@@ -198,7 +198,8 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
         c if c == STRUCT_LITERAL => {
             struct_literal(idx, file, start, text).or_else(|| Some(guidance(f)))
         }
-        c if c == REMOVED => super::gone::removed(idx, file, start, end)
+        c if c == REMOVED => super::macro_arg::dropped_arg(idx, file, start, text)
+            .or_else(|| super::gone::removed(idx, file, start, end))
             .or_else(|| super::gone::dropped_method(idx, file, start, text))
             .or_else(|| Some(guidance(f))),
         c if c == REMOVED_URL_API => super::gone::url_code_compared(idx, file, start, text),

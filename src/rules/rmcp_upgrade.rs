@@ -37,7 +37,15 @@ impl Rule for RmcpUpgrade {
         };
         match item {
             syn::Item::Use(u) => use_tree(cx, version, &u.tree, None),
-            syn::Item::Impl(i) => handler_impl(cx, version, i),
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        macro_args(cx, version, &f.attrs);
+                    }
+                }
+                handler_impl(cx, version, i)
+            }
+            syn::Item::Fn(f) => macro_args(cx, version, &f.attrs),
             syn::Item::Trait(t) => bodiless_signatures(cx, t),
             _ => {}
         }
@@ -357,6 +365,38 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 };
                 report(cx, change, first, last);
                 return;
+            }
+        }
+    }
+}
+
+/// The arguments of rmcp's attribute macros that a release dropped (`Kind::MacroArg`):
+/// `#[tool(description = "..", execution(task_support = "optional"))]`.
+fn macro_args(cx: &mut Cx<'_>, version: Option<Version>, attrs: &[syn::Attribute]) {
+    use syn::punctuated::Punctuated;
+    for attr in attrs {
+        let Some(last) = attr.path().segments.last() else {
+            continue;
+        };
+        let name = last.ident.to_string();
+        let dropped: Vec<&Change> =
+            crate::model::sdk::rmcp_upgrade::dropped_macro_args(&name).collect();
+        if dropped.is_empty() || !is_rmcp(cx, attr.path()) {
+            continue;
+        }
+        let Ok(args) =
+            attr.parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        for arg in &args {
+            let Some(ident) = arg.path().get_ident() else {
+                continue;
+            };
+            if let Some(change) = dropped.iter().find(|c| ident == c.old) {
+                if applies(change, version, true) {
+                    report(cx, change, ident.span(), ident.span());
+                }
             }
         }
     }
@@ -874,6 +914,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}({})` is gone in rmcp {since} and later; code of the release's API answers it",
                 change.old,
                 if crate::model::sdk::rmcp_upgrade::replaced_arity(with) == 0 { "" } else { ".." }
+            ),
+        ),
+        Kind::MacroArg { attr } => (
+            REMOVED,
+            format!(
+                "`{}(..)` of `#[{attr}]` is gone in rmcp {since} and later",
+                change.old
             ),
         ),
         Kind::DroppedMethod { of } => (

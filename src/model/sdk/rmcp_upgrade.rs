@@ -115,6 +115,10 @@ pub enum Kind {
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
     DroppedMethod { of: &'static str },
+    /// An argument of rmcp's attribute macro `attr` that the macro no longer takes
+    /// (`#[tool(execution(task_support = ".."))]`, read off the macro crate's attribute struct at
+    /// each release): the argument is deleted (MCP203, unsafe: what it configured goes with it).
+    MacroArg { attr: &'static str },
     /// A struct that stayed exhaustive but gained fields (`ListPromptsResult`'s cache hints and
     /// result type): a literal that names every old field and has no base no longer compiles
     /// (E0063). Rmcp 3.x gives it `Default`, whose values are what its own constructors set, so
@@ -359,6 +363,13 @@ on one needs a `_` arm; handle what a later variant should do there";
 
 /// [`CHANGES`] and a struct-literal change for every generated struct row the hand-written
 /// table does not name.
+/// The dropped arguments of rmcp's attribute macro named `attr` (`Kind::MacroArg`).
+pub fn dropped_macro_args(attr: &str) -> impl Iterator<Item = &'static Change> + '_ {
+    all_changes()
+        .iter()
+        .filter(move |c| matches!(c.kind, Kind::MacroArg { attr: a } if a == attr))
+}
+
 fn all_changes() -> &'static [Change] {
     static ALL: std::sync::LazyLock<Vec<Change>> = std::sync::LazyLock::new(|| {
         let mut all = CHANGES.to_vec();
@@ -564,6 +575,12 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1066, "TokioChildProcessOut", "use `TokioChildProcess` as a `Transport` directly; its `split()` and `TokioChildProcessOut` were deprecated and 3.0 removed them"),
     removed(V3, 1066, "ExpectedInitializedNotification", "the server no longer waits for `notifications/initialized` (since 1.4); drop the match arm"),
     removed(V3, 1066, "UnsupportedProtocolVersion", "negotiation falls back to the server's version (since 1.8); drop the match arm"),
+    // `ToolAttribute::execution` in rmcp-macros, gone at 3.0 with the tasks it configured.
+    Change {
+        kind: Kind::MacroArg { attr: "tool" },
+        bare: false,
+        ..removed(V3, 1020, "execution", "rmcp 3.0 moved tasks to the Tasks extension (#1020, SEP-2663): `#[tool]` no longer takes `execution(..)`, and the tool is called as any other; drop the argument")
+    },
     Change {
         kind: Kind::DroppedMethod { of: "ClientHandler" },
         ..removed(V3, 915, "on_url_elicitation_notification_complete", ELICITATION_COMPLETE)
@@ -974,6 +991,7 @@ impl NamesInFile {
                     Kind::HandlerResult { .. }
                     | Kind::ImplSignature { .. }
                     | Kind::DroppedMethod { .. }
+                    | Kind::MacroArg { .. }
                     | Kind::Infallible
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
