@@ -1414,3 +1414,34 @@ fn a_generic_struct_s_literal_is_built_with_its_constructor_and_its_defaults_are
     assert!(!out.text.contains("rc.meta"), "{}", out.text);
     assert!(!out.text.contains("rc.extensions"), "{}", out.text);
 }
+
+#[test]
+fn a_content_value_annotated_with_the_wrapper_s_builders_is_built_as_typed_content() {
+    let src = "use rmcp::model::{CallToolResult, Content, Role};\n\npub fn out(a: String, b: String) -> CallToolResult {\n    CallToolResult::success(vec![\n        Content::text(a).with_audience(vec![Role::Assistant]).with_priority(0.5),\n        Content::image(b, \"image/png\").with_audience(vec![Role::User]),\n    ])\n}\n";
+    let r = lint_text(r#"rmcp = "1.5""#, None, src);
+    let reported: Vec<_> = r.findings.iter().filter(|f| f.code == "MCP205").collect();
+    // One finding per chain, on its last builder.
+    assert_eq!(reported.len(), 2, "{reported:#?}");
+    assert!(reported[0]
+        .message
+        .contains("`.with_priority(..)` of a content value"));
+    let out = fix_unsafe(src);
+    assert!(
+        out.text.contains("rmcp::model::ContentBlock::Text(rmcp::model::TextContent::new(a).with_annotations(rmcp::model::Annotations::default().with_audience(vec![Role::Assistant]).with_priority(0.5)))"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("rmcp::model::ContentBlock::Image(rmcp::model::ImageContent::new(b, \"image/png\").with_annotations(rmcp::model::Annotations::default().with_audience(vec![Role::User])))"),
+        "{}",
+        out.text
+    );
+    // 3.x's own `Annotations` builder, and a builder on a value the rows cannot see: quiet.
+    let quiet = "use rmcp::model::{Annotations, Role, TextContent};\n\npub fn t(a: String, n: Annotations) -> TextContent {\n    let _ = n.with_audience(vec![Role::User]);\n    TextContent::new(a).with_annotations(Annotations::default().with_audience(vec![Role::User]))\n}\n";
+    let r = lint_text(r#"rmcp = "3.11""#, None, quiet);
+    assert!(
+        !r.findings.iter().any(|f| f.code == "MCP205"),
+        "{:#?}",
+        r.findings
+    );
+}

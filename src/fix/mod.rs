@@ -13,6 +13,7 @@
 //! files is [`crate::fix_driver`]: it runs the engine, which plans fixes with this module, so it
 //! sits above both.
 
+mod annotated_content;
 pub mod apply;
 mod bound_removal;
 pub mod diff;

@@ -181,6 +181,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             super::optional_session::plan(idx, start).or_else(|| Some(guidance(f)))
         }
         c if c == CALL_ARGS => super::gone::retyped_field(idx, end, text)
+            .or_else(|| super::annotated_content::plan(idx, file, start))
             .or_else(|| call_args(idx, file, start, text))
             .or_else(|| super::gone::mapped(idx, file, start, text))
             .or_else(|| super::gone::replaced(idx, file, start, text))

@@ -100,6 +100,7 @@ impl Rule for RmcpUpgrade {
                 }
             }
             syn::Expr::MethodCall(mc) => {
+                annotated_content(cx, mc);
                 wrapper_field(cx, &mc.receiver, &mc.method);
                 newtyped_field(cx, mc);
                 if let syn::Expr::Call(c) = &*mc.receiver {
@@ -367,6 +368,35 @@ fn check_path(cx: &mut Cx<'_>, path: &syn::Path) {
                 return;
             }
         }
+    }
+}
+
+/// The outermost annotation builder of a content value built the 1.x way
+/// (`Content::text(x).with_audience(..)`), once per chain: an inner builder, whose call goes on
+/// with another one, is the outer one's receiver and its fix.
+fn annotated_content(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
+    let Some(found) = crate::model::sdk::annotated_content::chain(mc) else {
+        return;
+    };
+    let Some(version) = rmcp_version(cx) else {
+        return;
+    };
+    let syn::Expr::Path(ty) = &*found.constructor.func else {
+        return;
+    };
+    let ty = prefix_path(&ty.path, ty.path.segments.len().saturating_sub(2));
+    let end = cx.line_index().range(mc.paren_token.span.close()).end;
+    let after = cx.line_index().text()[end..].trim_start();
+    let continued = after.strip_prefix('.').is_some_and(|rest| {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        changes_named(&name).any(|c| matches!(c.kind, Kind::AnnotationMethod { .. }))
+    });
+    let (change, _) = found.builders[found.builders.len() - 1];
+    if !continued && applies(change, version, true) && is_rmcp(cx, &ty) {
+        report(cx, change, mc.method.span(), mc.method.span());
     }
 }
 
@@ -914,6 +944,13 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 "`{}({})` is gone in rmcp {since} and later; code of the release's API answers it",
                 change.old,
                 if crate::model::sdk::rmcp_upgrade::replaced_arity(with) == 0 { "" } else { ".." }
+            ),
+        ),
+        Kind::AnnotationMethod { .. } => (
+            CALL_ARGS,
+            format!(
+                "`.{}(..)` of a content value is gone in rmcp {since} and later",
+                change.old
             ),
         ),
         Kind::MacroArg { attr } => (

@@ -4,6 +4,7 @@
 //! (turbomcp, neva, pmcp, ...) means adding one more [`SdkTable`] to [`SDKS`]; the engine's scope
 //! model classifies receivers with every table, and the request rules match every table's methods.
 
+pub mod annotated_content;
 pub mod mcp_attr;
 pub mod mcpkit;
 pub mod neva;

@@ -119,6 +119,16 @@ pub enum Kind {
     /// (`#[tool(execution(task_support = ".."))]`, read off the macro crate's attribute struct at
     /// each release): the argument is deleted (MCP203, unsafe: what it configured goes with it).
     MacroArg { attr: &'static str },
+    /// A builder method of the gone `Annotated<T>` wrapper (`with_audience`, `with_priority`)
+    /// called on a content value made by one of `constructors` (`Content::text(..)`): since the
+    /// wrapper went, the content is an enum and its annotations are set on the typed content it
+    /// holds, whose type is `typed` for the constructor of the same index. The chain becomes
+    /// `ContentBlock::Text(TextContent::new(..).with_annotations(Annotations::default()
+    /// .with_audience(..)))` (MCP205, unsafe).
+    AnnotationMethod {
+        constructors: &'static [&'static str],
+        typed: &'static [(&'static str, &'static str)],
+    },
     /// A struct that stayed exhaustive but gained fields (`ListPromptsResult`'s cache hints and
     /// result type): a literal that names every old field and has no base no longer compiles
     /// (E0063). Rmcp 3.x gives it `Default`, whose values are what its own constructors set, so
@@ -259,6 +269,27 @@ const fn gained(old: &'static str) -> Change {
         note: "rmcp 3.0 gave the paginated results `result_type` (#1038) and the cache hints \
 `ttl_ms` and `cache_scope` (#889): finish the literal with `..Default::default()` (what \
 `with_all_items` sets), or build it with `with_all_items(..)`",
+    }
+}
+
+/// A builder of `Annotated<T>` called on a content value (see `Kind::AnnotationMethod`).
+const fn annotation_method(old: &'static str) -> Change {
+    Change {
+        since: V2,
+        pr: 927,
+        kind: Kind::AnnotationMethod {
+            constructors: &["text", "image", "audio"],
+            typed: &[
+                ("Text", "TextContent"),
+                ("Image", "ImageContent"),
+                ("Audio", "AudioContent"),
+            ],
+        },
+        old,
+        new: "",
+        bare: false,
+        note: "rmcp 2.0 removed `Annotated` (#927): a content block is an enum, and its \
+annotations are set on the typed content it holds (`TextContent::new(..).with_annotations(..)`)",
     }
 }
 
@@ -575,6 +606,11 @@ pub static CHANGES: &[Change] = &[
     removed(V3, 1066, "TokioChildProcessOut", "use `TokioChildProcess` as a `Transport` directly; its `split()` and `TokioChildProcessOut` were deprecated and 3.0 removed them"),
     removed(V3, 1066, "ExpectedInitializedNotification", "the server no longer waits for `notifications/initialized` (since 1.4); drop the match arm"),
     removed(V3, 1066, "UnsupportedProtocolVersion", "negotiation falls back to the server's version (since 1.8); drop the match arm"),
+    // `Annotated<T>`'s builders, which 2.0 moved onto `Annotations` (#927).
+    annotation_method("with_audience"),
+    annotation_method("with_priority"),
+    annotation_method("with_timestamp"),
+    annotation_method("with_timestamp_now"),
     // `ToolAttribute::execution` in rmcp-macros, gone at 3.0 with the tasks it configured.
     Change {
         kind: Kind::MacroArg { attr: "tool" },
@@ -992,6 +1028,7 @@ impl NamesInFile {
                     | Kind::ImplSignature { .. }
                     | Kind::DroppedMethod { .. }
                     | Kind::MacroArg { .. }
+                    | Kind::AnnotationMethod { .. }
                     | Kind::Infallible
                     | Kind::ExhaustiveMatch { .. }
                     | Kind::NowOption { .. }
