@@ -19,7 +19,7 @@ use std::ops::Range;
 use aho_corasick::AhoCorasick;
 
 use crate::reading::const_items::{ConstItem, ConstItems};
-use crate::reading::lexer::{Lexer, Token};
+use crate::reading::lexer::{Lexer, Shapes, Token};
 use crate::reading::parse::{DepthGuard, TooDeep};
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
@@ -303,27 +303,6 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
         for &at in &mentions[id] {
             keep_around(bodies, kept, at, &mut |i| queue.push(i));
         }
-    }
-}
-
-/// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
-/// file have a first byte and length no name of the set has, which one bit test rules out before
-/// any compare or hash.
-struct Shapes([u64; 256]);
-
-impl Shapes {
-    fn of<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> Shapes {
-        let mut bits = [0u64; 256];
-        for n in names.into_iter().filter(|n| !n.is_empty()) {
-            bits[usize::from(n[0])] |= 1u64 << n.len().min(63);
-        }
-        Shapes(bits)
-    }
-
-    /// Whether `word` may be one of the names.
-    fn may_be(&self, word: &[u8]) -> bool {
-        word.first()
-            .is_some_and(|&b| self.0[usize::from(b)] & (1u64 << word.len().min(63)) != 0)
     }
 }
 
