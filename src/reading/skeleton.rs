@@ -28,6 +28,10 @@ use crate::reading::parse::{DepthGuard, TooDeep};
 #[derive(Clone)]
 pub struct BodyKeys {
     pub triggers: AhoCorasick,
+    /// More trigger tokens, in an automaton of their own (see `Prefilter::new`). Scanned apart,
+    /// the two lists keep the same bodies as one scan for both: a match hides another only where
+    /// they overlap, and no token holds a brace, so both start inside the same body.
+    pub more_triggers: Option<AhoCorasick>,
     /// The rmcp upgrade names worth keeping a body for in this file's package (see
     /// `Prefilter::body_keys`), and whether they count only as whole identifiers.
     pub upgrade: Option<(AhoCorasick, bool)>,
@@ -144,8 +148,10 @@ fn blank_bodies(
         return None;
     }
     let mut kept = vec![false; bodies.len()];
-    for m in keys.triggers.find_iter(bytes) {
-        keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+    for triggers in std::iter::once(&keys.triggers).chain(&keys.more_triggers) {
+        for m in triggers.find_iter(bytes) {
+            keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+        }
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
         for m in upgrade.find_iter(bytes) {
@@ -441,6 +447,7 @@ mod tests {
     fn keys(k: &[&str]) -> BodyKeys {
         BodyKeys {
             triggers: AhoCorasick::new(k).unwrap(),
+            more_triggers: None,
             upgrade: None,
             context: vec!["rmcp"],
             imported: &[],
