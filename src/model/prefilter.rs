@@ -607,6 +607,9 @@ mod tests {
             .filter(|t| t.contains(['{', '}']))
             .collect();
         assert!(braced.is_empty(), "{braced:?}");
+        // The skeleton scans for the upgrade names only inside bodies, from just after their
+        // opening brace: the same matches as a scan of the whole text while no name holds one.
+        assert!(filter.upgrade.names.iter().all(|n| !n.contains('{')));
     }
 
     #[test]

@@ -154,9 +154,30 @@ fn blank_bodies(
         }
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
-        for m in upgrade.find_iter(bytes) {
-            if !whole || crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
-                keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+        // Only a body still to blank can change, so only those are scanned (the outermost of
+        // them: a nested one is in its parent's text); their scans find the matches a scan of
+        // the whole text finds there. No name holds a `{`, so no match of the whole text runs
+        // across a body's opening brace, and a scan from just after it takes the same steps;
+        // the scan reads on past the closing brace by the longest name, so a match that starts
+        // inside ends where it would. The names run without SIMD search (there are too many), so
+        // this is most of their cost; on an rmcp server, most bodies are kept already.
+        let outermost: Vec<&Body> = bodies
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| !kept[*i] && b.parent.is_none_or(|p| kept[p]))
+            .map(|(_, b)| b)
+            .collect();
+        for b in outermost {
+            let from = b.open + 1;
+            let to = (b.close + upgrade.max_pattern_len()).min(bytes.len());
+            for m in upgrade.find_iter(&bytes[from..to]) {
+                let (start, end) = (from + m.start(), from + m.end());
+                if start >= b.close {
+                    break;
+                }
+                if !whole || crate::reading::lexer::stands_alone(bytes, start, end) {
+                    keep_around(bodies, &mut kept, start, &mut |_| {});
+                }
             }
         }
     }
@@ -420,6 +441,39 @@ mod tests {
 
     fn blank(text: &str, keys: &BodyKeys) -> Option<String> {
         skeleton(text, keys, &[]).expect("not too deep")
+    }
+
+    #[test]
+    fn upgrade_names_keep_the_bodies_a_scan_of_the_whole_text_keeps() {
+        let names = [".size }", "Content", "ContentPart"];
+        // Leftmost-first, as the prefilter builds its scanners.
+        let scanner = aho_corasick::AhoCorasickBuilder::new()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(names)
+            .unwrap();
+        let text = "fn a() { trigger() }\nfn b() { ContentPart::x() }\nfn c() { s.size }\n\
+fn d() { Contents }\nfn e() { let y = 1; }\nfn f() { fn g() { Content::text() } }\n";
+        for whole in [false, true] {
+            let keys = BodyKeys {
+                upgrade: Some((scanner.clone(), whole)),
+                ..keys(&["trigger"])
+            };
+            let out = blank(text, &keys).expect("e is blanked");
+            // The whole text, scanned as before.
+            let mut expected: Vec<&str> = vec!["trigger()", "s.size", "Content::text()"];
+            if whole {
+                // Leftmost-first: `Content` is read in `ContentPart`, and does not stand alone.
+                expected.push("fn g()");
+            } else {
+                expected.extend(["ContentPart::x()", "Contents"]);
+            }
+            for kept in expected {
+                assert!(out.contains(kept), "{whole}: {kept} in {out}");
+            }
+            assert!(!out.contains("let y"), "{out}");
+            assert_eq!(out.contains("Contents"), !whole, "{out}");
+            assert_eq!(out.contains("ContentPart::x()"), !whole, "{out}");
+        }
     }
 
     #[test]
