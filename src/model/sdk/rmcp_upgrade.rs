@@ -934,7 +934,9 @@ impl NamesInFile {
         let runs = match idents {
             Some(idents) => idents,
             None => {
-                scanned = ident_runs(text);
+                // Every run of identifier bytes, in code, strings and comments alike: a superset
+                // of the identifiers syn sees.
+                scanned = crate::reading::lexer::ident_runs(text).collect::<Vec<_>>();
                 &scanned
             }
         };
@@ -986,26 +988,6 @@ impl NamesInFile {
         }
         out
     }
-}
-
-/// Every maximal run of identifier bytes (in code, strings and comments alike: a superset of the
-/// identifiers syn sees).
-fn ident_runs(text: &[u8]) -> Vec<std::ops::Range<usize>> {
-    let is_ident = crate::reading::lexer::is_ident;
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        if !is_ident(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < text.len() && is_ident(text[i]) {
-            i += 1;
-        }
-        runs.push(start..i);
-    }
-    runs
 }
 
 fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
