@@ -432,11 +432,6 @@ fn all_changes() -> &'static [Change] {
     &ALL
 }
 
-/// The old name of every row, the generated ones included.
-pub fn old_names() -> impl Iterator<Item = &'static str> {
-    all_changes().iter().map(|c| c.old)
-}
-
 /// Every change, oldest release first.
 pub static CHANGES: &[Change] = &[
     // 0.11: the SSE transport went (its features are in FEATURES).
@@ -903,6 +898,9 @@ pub struct NamesInFile {
     /// Names with a change a method call can hit (`Method`, `DropCall`, `Removed`, `CallArgs`,
     /// `MethodResult`).
     pub methods: Vec<&'static str>,
+    /// Where a name of `paths` or `structs` stands, in order (byte offsets): what the rule's
+    /// checks of a fn's signature and patterns can hit, so a fn holding none is not walked.
+    pub path_or_struct_at: Vec<usize>,
 }
 
 impl NamesInFile {
@@ -984,6 +982,9 @@ impl NamesInFile {
                     | Kind::DroppedField { .. } => continue,
                 };
                 push_once(list, name);
+            }
+            if out.paths.contains(&name) || out.structs.contains(&name) {
+                out.path_or_struct_at.push(r.start);
             }
         }
         out
