@@ -378,7 +378,8 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     }
     settings.test_code = gate::test_code_policy(&files, &mut resolver)?;
     phases.mark("exclude");
-    let (mut report, mut sources) = crate::lint::lint_files(&files, &settings);
+    let (mut report, mut sources) =
+        crate::lint::lint_files_with(&files, &settings, resolver.packages());
     phases.mark("lint");
     crate::timings::print_stages();
     report.errors.extend(walk_errors);

@@ -467,11 +467,21 @@ pub fn lint_paths_with_sources(paths: &[PathBuf], settings: &Settings) -> (Repor
 
 /// Lints exactly these files, in parallel; the report is the same whatever the thread count.
 pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
+    lint_files_with(files, settings, &Packages::new())
+}
+
+/// [`lint_files`] with the run's package cache: a caller that asks about the same packages
+/// afterwards (the gate, for the readiness rules) then finds them read, not read again (reading
+/// one scans all its sources for the rmcp release they were written for).
+pub fn lint_files_with(
+    files: &[PathBuf],
+    settings: &Settings,
+    packages: &Packages,
+) -> (Report, Sources) {
     let prefilter = settings
         .prefilter
         .then(|| crate::model::prefilter::shared(&settings.trigger_tokens()));
     // Each file's package, read once per package: the rules decide with the SDK version in hand.
-    let packages = Packages::new();
     let base = settings.base_dir.clone();
     // Two passes. First every file is read and scanned; the few the prefilter admits keep their
     // bytes. Then those are parsed and analysed, largest first: on a vendored tree a handful of
@@ -579,7 +589,7 @@ pub fn lint_files(files: &[PathBuf], settings: &Settings) -> (Report, Sources) {
             done[i] = Some(r);
         }
         if prefilter.is_some() {
-            for (i, r) in admitted_late(files, &scanned, &order, &packages, settings, &prefilter) {
+            for (i, r) in admitted_late(files, &scanned, &order, packages, settings, &prefilter) {
                 done[i] = Some(r);
             }
         }

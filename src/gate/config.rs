@@ -721,6 +721,12 @@ impl Resolver {
             .is_some_and(|p| crate::model::sdk::readiness::package_targets_mrtr(&p))
     }
 
+    /// The package cache the readiness check reads: the lint run can fill it first
+    /// (`lint::lint_files_with`), so each package is read once per run.
+    pub fn packages(&self) -> &crate::model::manifest::Packages {
+        &self.packages
+    }
+
     pub fn override_args(&self) -> &[String] {
         &self.override_args
     }

@@ -120,6 +120,11 @@ impl Prefilter {
         let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         let upgrade = UpgradeTriggers::new(&tokens);
         let readiness_names = readiness_names(&tokens);
+        let readiness = if readiness_names.is_empty() {
+            None
+        } else {
+            scanner(&readiness_names)
+        };
         let (matcher, body_keys) = if tokens.is_empty() {
             (None, None)
         } else {
@@ -128,10 +133,13 @@ impl Prefilter {
                 .copied()
                 .filter(|t| !upgrade.names.contains(t) && !readiness_names.contains(t))
                 .collect();
-            // Bodies are scanned only in admitted files: one automaton for both lists.
-            let body: Vec<&str> = everyday.iter().chain(&readiness_names).copied().collect();
-            let keys = scanner(&body).map(|triggers| BodyKeys {
+            let matcher = scanner(&everyday);
+            // Bodies are scanned for both lists, each with its own automaton: one for both
+            // would be past the 64 patterns of the SIMD search, and every byte of every admitted
+            // file would go through the automaton.
+            let keys = matcher.clone().map(|triggers| BodyKeys {
                 triggers,
+                more_triggers: readiness.clone(),
                 upgrade: None,
                 // Only the crate names: a body without a trigger has no finding, and what the
                 // scope model takes from a body for the whole file is its `use` items and paths.
@@ -144,7 +152,7 @@ impl Prefilter {
                 const_values: crate::model::sdk::LEGACY_WIRES,
                 package_consts: Vec::new(),
             });
-            (scanner(&everyday), keys)
+            (matcher, keys)
         };
         Prefilter {
             open: tokens.is_empty(),
@@ -152,11 +160,7 @@ impl Prefilter {
             anchors: scanner(ANCHORS),
             body_keys,
             upgrade,
-            readiness: if readiness_names.is_empty() {
-                None
-            } else {
-                scanner(&readiness_names)
-            },
+            readiness,
         }
     }
 
@@ -595,6 +599,17 @@ mod tests {
             "{} readiness names",
             second_look.len()
         );
+        // The skeleton scans bodies for both lists apart, which keeps the same bodies as one
+        // scan only while no token holds a brace (`BodyKeys::more_triggers`).
+        let braced: Vec<&String> = tokens
+            .iter()
+            .filter(|t| !filter.upgrade.names.contains(&t.as_str()))
+            .filter(|t| t.contains(['{', '}']))
+            .collect();
+        assert!(braced.is_empty(), "{braced:?}");
+        // The skeleton scans for the upgrade names only inside bodies, from just after their
+        // opening brace: the same matches as a scan of the whole text while no name holds one.
+        assert!(filter.upgrade.names.iter().all(|n| !n.contains('{')));
     }
 
     #[test]

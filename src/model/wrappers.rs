@@ -219,15 +219,25 @@ pub fn is_request_method_name(name: &str) -> bool {
 /// Whether a method's text may ask: it names `self` and calls a method named like an SDK
 /// request method (`.elicit(`, `.create_message::<..>(`). Only such texts are parsed.
 pub fn may_ask(text: &str) -> bool {
+    // The SDKs' request method names, all identifiers: `.name` not followed by an identifier
+    // byte is a `.` whose identifier run after it is the name. One pass over the `.`s and a
+    // lookup each, not a search (and a searcher built) per method name, on every method of
+    // every file of the package.
+    static NAMES: std::sync::LazyLock<HashSet<&'static [u8]>> = std::sync::LazyLock::new(|| {
+        SDKS.iter()
+            .flat_map(|s| s.request_methods.iter().map(|m| m.name.as_bytes()))
+            .inspect(|n| debug_assert!(n.iter().all(|&c| ident(c))))
+            .collect()
+    });
+    fn ident(c: u8) -> bool {
+        c.is_ascii_alphanumeric() || c == b'_'
+    }
     let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     memchr::memmem::find(b, b"self").is_some()
-        && SDKS.iter().any(|s| {
-            s.request_methods.iter().any(|m| {
-                let dotted = format!(".{}", m.name);
-                memchr::memmem::find_iter(b, dotted.as_bytes())
-                    .any(|at| !b.get(at + dotted.len()).is_some_and(|&c| ident(c)))
-            })
+        && memchr::memchr_iter(b'.', b).any(|at| {
+            let name = &b[at + 1..];
+            let len = name.iter().position(|&c| !ident(c)).unwrap_or(name.len());
+            NAMES.contains(&name[..len])
         })
 }
 

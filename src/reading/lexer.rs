@@ -38,6 +38,43 @@ pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
         && (end == start || !edge(end - 1) || !edge(end))
 }
 
+/// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
+/// file have a first byte and length no name of the set has, which one bit test rules out before
+/// any compare or hash.
+pub struct Shapes([u64; 256]);
+
+impl Shapes {
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> Shapes {
+        let mut bits = [0u64; 256];
+        for n in names.into_iter().filter(|n| !n.is_empty()) {
+            bits[usize::from(n[0])] |= 1u64 << n.len().min(63);
+        }
+        Shapes(bits)
+    }
+
+    /// Whether `word` may be one of the names.
+    pub fn may_be(&self, word: &[u8]) -> bool {
+        word.first()
+            .is_some_and(|&b| self.0[usize::from(b)] & (1u64 << word.len().min(63)) != 0)
+    }
+}
+
+/// Every maximal run of identifier bytes ([`is_ident`]) in `bytes`, in strings and comments too:
+/// the places where a whole identifier can stand ([`stands_alone`]), without lexing.
+pub fn ident_runs(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !is_ident(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        (i > start).then_some(start..i)
+    })
+}
+
 pub enum Token {
     Ident(Range<usize>),
     Punct(u8),
@@ -367,6 +404,18 @@ impl Iterator for Lexer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifier_runs_are_where_a_whole_identifier_stands() {
+        let text = "a::Bé_1 (\"x\" // y\n)r#z";
+        let runs: Vec<&str> = ident_runs(text.as_bytes()).map(|r| &text[r]).collect();
+        assert_eq!(runs, ["a", "Bé_1", "x", "y", "r", "z"]);
+        for (start, end) in [(0, 1), (3, 8)] {
+            assert!(stands_alone(text.as_bytes(), start, end));
+        }
+        assert!(ident_runs(b"").next().is_none());
+        assert!(ident_runs(b" :: ").next().is_none());
+    }
 
     fn lex(text: &str) -> Vec<String> {
         lex_with(Lexer::new(text.as_bytes()), text)

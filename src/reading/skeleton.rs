@@ -19,7 +19,7 @@ use std::ops::Range;
 use aho_corasick::AhoCorasick;
 
 use crate::reading::const_items::{ConstItem, ConstItems};
-use crate::reading::lexer::{Lexer, Token};
+use crate::reading::lexer::{Lexer, Shapes, Token};
 use crate::reading::parse::{DepthGuard, TooDeep};
 
 /// What keeps a body. Only a body with a trigger token can hold a finding, so only those (and
@@ -28,6 +28,10 @@ use crate::reading::parse::{DepthGuard, TooDeep};
 #[derive(Clone)]
 pub struct BodyKeys {
     pub triggers: AhoCorasick,
+    /// More trigger tokens, in an automaton of their own (see `Prefilter::new`). Scanned apart,
+    /// the two lists keep the same bodies as one scan for both: a match hides another only where
+    /// they overlap, and no token holds a brace, so both start inside the same body.
+    pub more_triggers: Option<AhoCorasick>,
     /// The rmcp upgrade names worth keeping a body for in this file's package (see
     /// `Prefilter::body_keys`), and whether they count only as whole identifiers.
     pub upgrade: Option<(AhoCorasick, bool)>,
@@ -144,13 +148,36 @@ fn blank_bodies(
         return None;
     }
     let mut kept = vec![false; bodies.len()];
-    for m in keys.triggers.find_iter(bytes) {
-        keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+    for triggers in std::iter::once(&keys.triggers).chain(&keys.more_triggers) {
+        for m in triggers.find_iter(bytes) {
+            keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+        }
     }
     if let Some((upgrade, whole)) = &keys.upgrade {
-        for m in upgrade.find_iter(bytes) {
-            if !whole || crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
-                keep_around(bodies, &mut kept, m.start(), &mut |_| {});
+        // Only a body still to blank can change, so only those are scanned (the outermost of
+        // them: a nested one is in its parent's text); their scans find the matches a scan of
+        // the whole text finds there. No name holds a `{`, so no match of the whole text runs
+        // across a body's opening brace, and a scan from just after it takes the same steps;
+        // the scan reads on past the closing brace by the longest name, so a match that starts
+        // inside ends where it would. The names run without SIMD search (there are too many), so
+        // this is most of their cost; on an rmcp server, most bodies are kept already.
+        let outermost: Vec<&Body> = bodies
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| !kept[*i] && b.parent.is_none_or(|p| kept[p]))
+            .map(|(_, b)| b)
+            .collect();
+        for b in outermost {
+            let from = b.open + 1;
+            let to = (b.close + upgrade.max_pattern_len()).min(bytes.len());
+            for m in upgrade.find_iter(&bytes[from..to]) {
+                let (start, end) = (from + m.start(), from + m.end());
+                if start >= b.close {
+                    break;
+                }
+                if !whole || crate::reading::lexer::stands_alone(bytes, start, end) {
+                    keep_around(bodies, &mut kept, start, &mut |_| {});
+                }
             }
         }
     }
@@ -306,27 +333,6 @@ fn keep_callers(bytes: &[u8], bodies: &[Body], idents: &[Range<usize>], kept: &m
     }
 }
 
-/// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
-/// file have a first byte and length no name of the set has, which one bit test rules out before
-/// any compare or hash.
-struct Shapes([u64; 256]);
-
-impl Shapes {
-    fn of<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> Shapes {
-        let mut bits = [0u64; 256];
-        for n in names.into_iter().filter(|n| !n.is_empty()) {
-            bits[usize::from(n[0])] |= 1u64 << n.len().min(63);
-        }
-        Shapes(bits)
-    }
-
-    /// Whether `word` may be one of the names.
-    fn may_be(&self, word: &[u8]) -> bool {
-        word.first()
-            .is_some_and(|&b| self.0[usize::from(b)] & (1u64 << word.len().min(63)) != 0)
-    }
-}
-
 type Bodies = (Vec<Body>, Vec<Range<usize>>, Vec<ConstItem>);
 
 /// Every fn body (and enum's variants) in the file, in order of their opening braces, and every
@@ -438,6 +444,39 @@ mod tests {
     }
 
     #[test]
+    fn upgrade_names_keep_the_bodies_a_scan_of_the_whole_text_keeps() {
+        let names = [".size }", "Content", "ContentPart"];
+        // Leftmost-first, as the prefilter builds its scanners.
+        let scanner = aho_corasick::AhoCorasickBuilder::new()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(names)
+            .unwrap();
+        let text = "fn a() { trigger() }\nfn b() { ContentPart::x() }\nfn c() { s.size }\n\
+fn d() { Contents }\nfn e() { let y = 1; }\nfn f() { fn g() { Content::text() } }\n";
+        for whole in [false, true] {
+            let keys = BodyKeys {
+                upgrade: Some((scanner.clone(), whole)),
+                ..keys(&["trigger"])
+            };
+            let out = blank(text, &keys).expect("e is blanked");
+            // The whole text, scanned as before.
+            let mut expected: Vec<&str> = vec!["trigger()", "s.size", "Content::text()"];
+            if whole {
+                // Leftmost-first: `Content` is read in `ContentPart`, and does not stand alone.
+                expected.push("fn g()");
+            } else {
+                expected.extend(["ContentPart::x()", "Contents"]);
+            }
+            for kept in expected {
+                assert!(out.contains(kept), "{whole}: {kept} in {out}");
+            }
+            assert!(!out.contains("let y"), "{out}");
+            assert_eq!(out.contains("Contents"), !whole, "{out}");
+            assert_eq!(out.contains("ContentPart::x()"), !whole, "{out}");
+        }
+    }
+
+    #[test]
     fn too_deep_text_is_refused_in_the_same_pass() {
         let deep = format!(
             "fn f() {{ {} }}",
@@ -462,6 +501,7 @@ mod tests {
     fn keys(k: &[&str]) -> BodyKeys {
         BodyKeys {
             triggers: AhoCorasick::new(k).unwrap(),
+            more_triggers: None,
             upgrade: None,
             context: vec!["rmcp"],
             imported: &[],

@@ -303,7 +303,8 @@ struct Travel {
 /// MCP004 (or MCP006 where MRTR cannot reach) at each literal, or the SDK authors' finding in an
 /// SDK's own package. Client code routes these method names (it answers them): never reported.
 fn report_raw(cx: &mut Cx<'_>, lits: Vec<RawLit>, travel: &Travel) {
-    if cx.context().kind == HandlerKind::Client {
+    // Most calls carry no literal: nothing to place (the call graph's reach) or report.
+    if lits.is_empty() || cx.context().kind == HandlerKind::Client {
         return;
     }
     if let Some(sdk) = sdk_itself(cx) {
@@ -396,6 +397,10 @@ handler on the retry with `requestState`), keep this sender only for sessions th
 older protocol, and deprecate it for 2026-07-28 sessions";
 
 fn report_literals(cx: &mut Cx<'_>, lits: Vec<RawLit>, sink: &str) {
+    // Asked of every method call: most have no literal, and need no messages built.
+    if lits.is_empty() {
+        return;
+    }
     let travel = Travel {
         reachable: format!("sent to the client (through `{sink}`)"),
         unreachable: "sent to the client".to_string(),

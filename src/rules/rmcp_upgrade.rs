@@ -159,18 +159,23 @@ fn bodiless_signatures(cx: &mut Cx<'_>, t: &syn::ItemTrait) {
     }
 }
 
-/// Whether the fn's text holds a name of the table: a byte scan, far cheaper than walking the
-/// signature and every pattern of the body again.
+/// Whether a name of the table that a path or a struct pattern can hit stands between the fn's
+/// `fn` and its closing brace: every report of [`Rule::check_fn`] is on such an identifier, so a fn
+/// without one has nothing to find. A lookup in the offsets the file's identifiers gave, not a
+/// scan of the fn's text (with too many names for the automaton's SIMD search).
 fn names_a_change(cx: &Cx<'_>, sig: &syn::Signature, block: &syn::Block) -> bool {
-    static NAMES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
-        std::sync::LazyLock::new(|| {
-            let names: Vec<&str> = crate::model::sdk::rmcp_upgrade::old_names().collect();
-            crate::model::prefilter::scanner(&names)
-        });
-    let text = cx
-        .line_index()
-        .text_between(sig.fn_token.span, block.brace_token.span.close());
-    NAMES.as_ref().is_none_or(|names| names.is_match(text))
+    let lines = cx.line_index();
+    let (from, to) = (
+        sig.fn_token.span.start(),
+        block.brace_token.span.close().end(),
+    );
+    let (start, end) = (
+        lines.offset(from.line, from.column),
+        lines.offset(to.line, to.column),
+    );
+    let at = &cx.facts().upgrade_names.path_or_struct_at;
+    at.get(at.partition_point(|&o| o < start))
+        .is_some_and(|&o| o < end)
 }
 
 /// Every type path under a node.

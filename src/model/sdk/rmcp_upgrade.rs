@@ -474,11 +474,6 @@ fn all_changes() -> &'static [Change] {
     &ALL
 }
 
-/// The old name of every row, the generated ones included.
-pub fn old_names() -> impl Iterator<Item = &'static str> {
-    all_changes().iter().map(|c| c.old)
-}
-
 /// Every change, oldest release first.
 pub static CHANGES: &[Change] = &[
     // 0.11: the SSE transport went (its features are in FEATURES).
@@ -956,6 +951,9 @@ pub struct NamesInFile {
     /// Names with a change a method call can hit (`Method`, `DropCall`, `Removed`, `CallArgs`,
     /// `MethodResult`).
     pub methods: Vec<&'static str>,
+    /// Where a name of `paths` or `structs` stands, in order (byte offsets): what the rule's
+    /// checks of a fn's signature and patterns can hit, so a fn holding none is not walked.
+    pub path_or_struct_at: Vec<usize>,
 }
 
 impl NamesInFile {
@@ -987,7 +985,9 @@ impl NamesInFile {
         let runs = match idents {
             Some(idents) => idents,
             None => {
-                scanned = ident_runs(text);
+                // Every run of identifier bytes, in code, strings and comments alike: a superset
+                // of the identifiers syn sees.
+                scanned = crate::reading::lexer::ident_runs(text).collect::<Vec<_>>();
                 &scanned
             }
         };
@@ -1038,29 +1038,12 @@ impl NamesInFile {
                 };
                 push_once(list, name);
             }
+            if out.paths.contains(&name) || out.structs.contains(&name) {
+                out.path_or_struct_at.push(r.start);
+            }
         }
         out
     }
-}
-
-/// Every maximal run of identifier bytes (in code, strings and comments alike: a superset of the
-/// identifiers syn sees).
-fn ident_runs(text: &[u8]) -> Vec<std::ops::Range<usize>> {
-    let is_ident = crate::reading::lexer::is_ident;
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        if !is_ident(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < text.len() && is_ident(text[i]) {
-            i += 1;
-        }
-        runs.push(start..i);
-    }
-    runs
 }
 
 fn push_once(list: &mut Vec<&'static str>, name: &'static str) {
@@ -1443,9 +1426,14 @@ pub fn builder(ty: &str) -> Option<&'static Builder> {
 /// A byte scan, with no parse: it may read a comment as code, which costs no more than a look
 /// the rules then make on their own.
 pub fn written_below(text: &[u8]) -> Option<Version> {
+    // The names are whole identifiers, so a name stands alone exactly where a run of identifier
+    // bytes equals it: one pass over the runs and a lookup each, not an automaton with too many
+    // patterns for its SIMD search (that scan was 28 instructions per byte of every package file).
     struct Evidence {
-        scanner: aho_corasick::AhoCorasick,
-        /// Per pattern: the releases it stopped compiling in, each with how to confirm it.
+        /// Each name's index in `rows`.
+        names: crate::model::fast_hash::HashMap<&'static [u8], usize>,
+        shapes: crate::reading::lexer::Shapes,
+        /// Per name: the releases it stopped compiling in, each with how to confirm it.
         rows: Vec<Vec<(Version, Shape)>>,
     }
     #[derive(Clone, Copy)]
@@ -1497,28 +1485,40 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
                 _ => {}
             }
         }
-        // Leftmost-longest: `CallToolRequestParams {` must be read as the literal, not as the
-        // shorter old name that is its prefix.
-        let scanner = aho_corasick::AhoCorasickBuilder::new()
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(&names)
-            .ok()?;
-        Some(Evidence { scanner, rows })
+        // Only identifier bytes: a name must be a whole run to match, so the run
+        // `CallToolRequestParams` is that literal, never the shorter old name that is its prefix.
+        debug_assert!(names
+            .iter()
+            .all(|n| n.bytes().all(crate::reading::lexer::is_ident)));
+        Some(Evidence {
+            shapes: crate::reading::lexer::Shapes::of(names.iter().map(|n| n.as_bytes())),
+            names: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_bytes(), i))
+                .collect(),
+            rows,
+        })
     });
     let ev = EVIDENCE.as_ref()?;
     let mut lowest: Option<Version> = None;
-    for m in ev.scanner.find_iter(text) {
-        if !crate::reading::lexer::stands_alone(text, m.start(), m.end()) {
+    for run in crate::reading::lexer::ident_runs(text) {
+        let word = &text[run.clone()];
+        if !ev.shapes.may_be(word) {
             continue;
         }
-        for &(since, shape) in &ev.rows[m.pattern().as_usize()] {
+        let Some(&i) = ev.names.get(word) else {
+            continue;
+        };
+        let (start, end) = (run.start, run.end);
+        for &(since, shape) in &ev.rows[i] {
             if lowest.is_some_and(|l| l <= since) {
                 continue;
             }
             let confirmed = match shape {
                 Shape::Name => true,
-                Shape::Literal => literal_at(text, m.start(), m.end()),
-                Shape::HandlerResult { method } => old_handler_result(text, m.start(), method),
+                Shape::Literal => literal_at(text, start, end),
+                Shape::HandlerResult { method } => old_handler_result(text, start, method),
             };
             if confirmed {
                 lowest = Some(since);
@@ -1582,7 +1582,12 @@ fn literal_at(text: &[u8], start: usize, end: usize) -> bool {
 fn old_handler_result(text: &[u8], at: usize, method: &str) -> bool {
     let from = at.saturating_sub(600);
     let window = &text[from..at];
-    let Some(fn_at) = memchr::memmem::rfind(window, b"fn ") else {
+    // The last `fn `: each `f` from the end, found with SIMD, and its next two bytes compared
+    // (a two-way search backwards took ten instructions a byte, on every window of every mention
+    // of a result type in every file of the package).
+    let Some(fn_at) =
+        memchr::memrchr_iter(b'f', window).find(|&i| window[i + 1..].starts_with(b"n "))
+    else {
         return false;
     };
     let sig = &window[fn_at + 3..];
