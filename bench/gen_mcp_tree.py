@@ -227,9 +227,11 @@ class Gen:
             )
         call = self.legacy_call(ctx, form)
         if r.random() < 0.25:
-            # Legacy call behind a capability check: a common real shape.
+            # Legacy call behind a capability check: a common real shape. The check is the one
+            # both 1.x and 3.x have (`supports_elicitation()` went in 0.15): the older spelling
+            # would mark every crate as code for an rmcp below 0.15, on either `--api`.
             call = (
-                f"        let confirmed = if {ctx}.peer.supports_elicitation() {{\n"
+                f"        let confirmed = if !{ctx}.peer.supported_elicitation_modes().is_empty() {{\n"
                 + "\n".join("    " + l for l in call.rstrip("\n").split("\n"))
                 + "\n            confirmed\n        } else {\n            String::new()\n        };\n"
             )
