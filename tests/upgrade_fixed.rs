@@ -426,13 +426,9 @@ fn squash(s: &str) -> String {
         .replace(",}", "}")
 }
 
-#[test]
-fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_s_row() {
-    // The crate re-exports rmcp's elicitation types under their 0.x names for its own modules;
-    // the upgrade keeps those names as aliases (`ElicitResult as CreateElicitationResult`), and
-    // a literal under the old name in another module is built with the renamed struct's
-    // constructor. The struct that became an enum's variant, written as the variant under the
-    // kept name, is then quiet.
+/// A package whose `answers.rs` builds an elicitation result through the crate's own re-export
+/// of rmcp's 0.x names, which `lib.rs` declares (and `kinds`, when given, holds as `kinds.rs`).
+fn re_exporting_package(lib: &str, kinds: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("Cargo.toml"),
@@ -440,22 +436,22 @@ fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_
     )
     .unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("src/lib.rs"),
-        "pub mod answers;\npub mod kinds;\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("src/kinds.rs"),
-        "pub use rmcp::model::{CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction};\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), lib).unwrap();
+    if let Some(kinds) = kinds {
+        std::fs::write(dir.path().join("src/kinds.rs"), kinds).unwrap();
+    }
     std::fs::write(
         dir.path().join("src/answers.rs"),
         "use crate::kinds::{CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction};\n\npub fn accepted() -> CreateElicitationResult {\n    CreateElicitationResult {\n        action: ElicitationAction::Accept,\n        content: Some(serde_json::json!({\"ok\": true})),\n    }\n}\n\npub fn form(p: CreateElicitationRequestParams) -> bool {\n    matches!(p, CreateElicitationRequestParams::FormElicitationParams { .. })\n}\n",
     )
     .unwrap();
-    let before = run(dir.path(), &["--format", "concise", "src"]);
+    dir
+}
+
+/// The upgrade of [`re_exporting_package`]: the literal is reported, then built with the renamed
+/// struct's constructor, and nothing of MCP20x is left.
+fn upgrades_the_re_exported_literal(dir: &Path) {
+    let before = run(dir, &["--format", "concise", "src"]);
     assert!(
         String::from_utf8_lossy(&before.stdout).contains(
             "answers.rs:4:5: error[MCP204] a struct literal of `CreateElicitationResult`"
@@ -463,11 +459,8 @@ fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_
         "{}",
         String::from_utf8_lossy(&before.stdout)
     );
-    let out = run(
-        dir.path(),
-        &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"],
-    );
-    let answers = read(dir.path().join("src/answers.rs"));
+    let out = run(dir, &["--fix", "--unsafe-fixes", "--upgrade-rmcp", "src"]);
+    let answers = read(dir.join("src/answers.rs"));
     assert!(
         answers.contains(
             "    CreateElicitationResult::new(ElicitationAction::Accept)\n        .with_content(serde_json::json!({\"ok\": true}))\n"
@@ -475,10 +468,33 @@ fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_
         "{answers}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let after = run(dir, &["--format", "concise", "src"]);
+    let left = String::from_utf8_lossy(&after.stdout);
+    assert!(!left.contains("MCP20"), "{left}");
+}
+
+const KINDS: &str = "pub use rmcp::model::{CreateElicitationRequestParams, CreateElicitationResult, ElicitationAction};\n";
+
+#[test]
+fn a_literal_of_an_old_name_the_crate_re_exports_is_built_by_the_renamed_struct_s_row() {
+    // The crate re-exports rmcp's elicitation types under their 0.x names for its own modules;
+    // the upgrade keeps those names as aliases (`ElicitResult as CreateElicitationResult`), and
+    // a literal under the old name in another module is built with the renamed struct's
+    // constructor. The struct that became an enum's variant, written as the variant under the
+    // kept name, is then quiet.
+    let dir = re_exporting_package("pub mod answers;\npub mod kinds;\n", Some(KINDS));
+    upgrades_the_re_exported_literal(dir.path());
     assert!(
         read(dir.path().join("src/kinds.rs")).contains("ElicitResult as CreateElicitationResult")
     );
-    let after = run(dir.path(), &["--format", "concise", "src"]);
-    let left = String::from_utf8_lossy(&after.stdout);
-    assert!(!left.contains("MCP20"), "{left}");
+}
+
+#[test]
+fn a_re_export_in_an_inline_module_is_followed_too() {
+    let dir = re_exporting_package(
+        &format!("pub mod answers;\npub mod kinds {{\n    {KINDS}}}\n"),
+        None,
+    );
+    upgrades_the_re_exported_literal(dir.path());
+    assert!(read(dir.path().join("src/lib.rs")).contains("ElicitResult as CreateElicitationResult"));
 }

@@ -35,6 +35,9 @@ pub struct FileItems {
     pub path: PathBuf,
     /// `use` imports at file level: local name → full path (`Peer` → `["rmcp", "Peer"]`).
     pub imports: HashMap<String, Vec<String>>,
+    /// The `use` imports of each inline module of the file (`mod kinds { pub use .. }`), by the
+    /// module's name: a module found by name may be one of these, not a file of its own.
+    pub inline_mods: HashMap<String, HashMap<String, Vec<String>>>,
 }
 
 /// What the items of a package's files declare.
@@ -133,6 +136,7 @@ impl ItemIndex {
             index.files.push(FileItems {
                 path: normalize(path),
                 imports: HashMap::default(),
+                inline_mods: HashMap::default(),
             });
             let mut scanner = Scanner::new(text, file, &mut index, &mut mods, &mut pending);
             scanner.items(&mut Vec::new(), Ctx::Module, false);
@@ -471,6 +475,8 @@ struct Scanner<'a> {
     /// Inside an `impl` whose methods may be asking wrappers: its type's name (see
     /// `wrappers::may_own_wrappers`).
     wrapper_owner: Option<String>,
+    /// The innermost inline module being scanned, whose imports are also kept by its name.
+    inline_mod: Option<String>,
 }
 
 impl<'a> Scanner<'a> {
@@ -532,6 +538,7 @@ impl<'a> Scanner<'a> {
             mods,
             pending,
             wrapper_owner: None,
+            inline_mod: None,
         }
     }
 
@@ -739,8 +746,10 @@ impl<'a> Scanner<'a> {
                         }
                         Some(b'{') => {
                             self.at = i + 3;
-                            nesting.push(name);
+                            nesting.push(name.clone());
+                            let outer = self.inline_mod.replace(name);
                             self.items(nesting, Ctx::Module, in_test || test);
+                            self.inline_mod = outer;
                             nesting.pop();
                         }
                         _ => self.at = i + 1,
@@ -772,6 +781,18 @@ impl<'a> Scanner<'a> {
         self.use_tree(from, end, &mut prefix);
     }
 
+    /// Records an import at file level, and in the inline module being scanned, if any.
+    fn import(&mut self, local: String, path: Vec<String>) {
+        let file = &mut self.index.files[self.file];
+        if let Some(module) = &self.inline_mod {
+            file.inline_mods
+                .entry(module.clone())
+                .or_default()
+                .insert(local.clone(), path.clone());
+        }
+        file.imports.insert(local, path);
+    }
+
     /// One use tree over tokens `from..to`: `a::b::{c, d as e, f::*}`.
     fn use_tree(&mut self, from: usize, to: usize, prefix: &mut Vec<String>) {
         let depth = prefix.len();
@@ -798,9 +819,7 @@ impl<'a> Scanner<'a> {
                 let mut path = prefix.clone();
                 path.push(w.to_string());
                 if rename != "_" {
-                    self.index.files[self.file]
-                        .imports
-                        .insert(rename.to_string(), path);
+                    self.import(rename.to_string(), path);
                 }
                 break;
             }
@@ -808,16 +827,12 @@ impl<'a> Scanner<'a> {
             if last {
                 if w == "self" {
                     if let Some(name) = prefix.last().cloned() {
-                        self.index.files[self.file]
-                            .imports
-                            .insert(name, prefix.clone());
+                        self.import(name, prefix.clone());
                     }
                 } else {
                     let mut path = prefix.clone();
                     path.push(w.to_string());
-                    self.index.files[self.file]
-                        .imports
-                        .insert(w.to_string(), path);
+                    self.import(w.to_string(), path);
                 }
                 break;
             }

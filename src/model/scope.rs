@@ -595,10 +595,16 @@ impl FileFacts {
                         .parent()
                         .and_then(|d| d.file_name())
                         .is_some_and(|d| *d == *module));
-            if !named {
-                continue;
-            }
-            let path = f.imports.get(&imp.name)?;
+            // Or an inline module of that name (`pub mod kinds { pub use rmcp::model::X; }`).
+            let imports = if named {
+                &f.imports
+            } else {
+                match f.inline_mods.get(module) {
+                    Some(imports) => imports,
+                    None => continue,
+                }
+            };
+            let path = imports.get(&imp.name)?;
             let root = path.first()?;
             if !SDKS.iter().any(|s| self.is_root_of(root, s)) {
                 return None;
