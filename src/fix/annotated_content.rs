@@ -24,23 +24,16 @@ pub fn plan(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Fix> {
         return None;
     };
     let found = chain(&call)?;
-    let text = |node: &dyn quote::ToTokens| -> Option<String> {
-        let (s, e) = crate::fix::rmcp::text::range_of_tokens(node.to_token_stream(), idx)?;
-        Some(idx.text()[s..e].to_string())
-    };
+    let text = |a: &syn::Expr| super::upgrade::expr_text(idx, a);
     let args: Vec<String> = found
         .constructor
         .args
         .iter()
-        .map(|a| text(a))
+        .map(text)
         .collect::<Option<_>>()?;
     let mut annotations = String::new();
     for (_, builder) in &found.builders {
-        let args: Vec<String> = builder
-            .args
-            .iter()
-            .map(|a| text(a))
-            .collect::<Option<_>>()?;
+        let args: Vec<String> = builder.args.iter().map(text).collect::<Option<_>>()?;
         annotations.push_str(&format!(".{}({})", builder.method, args.join(", ")));
     }
     let root = super::upgrade::rmcp_root(file).unwrap_or_else(|| "rmcp".into());

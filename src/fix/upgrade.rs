@@ -687,12 +687,6 @@ fn bound_block(idx: &LineIndex, at: usize, var: &str, init: &str, sets: &[String
     out
 }
 
-/// `Default::default()` or `T::default()`: what a constructor leaves in a field it is not given.
-fn any_default_call(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Call(c) if c.args.is_empty()
-        && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default")))
-}
-
 /// `X { a: e1, b: e2, c: e3 }` of a struct whose rmcp 3.x `new(a, b)` sets the fields of its
 /// parameters' names (the generated struct table) → `{ let mut x = X::new(e1, e2); x.c = e3; x }`.
 /// The fields the literal names must be public fields on 3.x (a field that went, left at `None`
@@ -729,7 +723,9 @@ fn constructed_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Op
         } else if row.fields.contains(&field.as_str()) {
             // The constructor leaves the other fields empty: `None`, or their type's default
             // (`meta: Meta::default()` in a test's `RequestContext`, whose type 3.x changed).
-            if option_literal(&f.expr).is_some_and(|v| v.is_none()) || any_default_call(&f.expr) {
+            if option_literal(&f.expr).is_some_and(|v| v.is_none())
+                || default_call(&f.expr).is_some()
+            {
                 continue;
             }
             let value = widened_value(idx, name, &field, &f.expr)?;
@@ -920,10 +916,22 @@ fn base_is_default(lit: &syn::ExprStruct) -> bool {
 
 /// `T::default()` for one of `types`.
 fn is_default_call(e: &syn::Expr, types: &[&str]) -> bool {
-    matches!(e, syn::Expr::Call(c) if c.args.is_empty()
-        && matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() == 2
-            && types.iter().any(|t| p.path.segments[0].ident == t)
-            && p.path.segments[1].ident == "default"))
+    default_call(e)
+        .is_some_and(|p| p.segments.len() == 2 && types.iter().any(|t| p.segments[0].ident == t))
+}
+
+/// The path of a `..::default()` call (`Default::default()`, `T::default()`): what a constructor
+/// leaves in a field it is not given.
+fn default_call(e: &syn::Expr) -> Option<&syn::Path> {
+    match e {
+        syn::Expr::Call(c) if c.args.is_empty() => match &*c.func {
+            syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => {
+                Some(&p.path)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An `Option` written out: `None` (also `Option::default()`, `Default::default()`) is

@@ -393,11 +393,12 @@ fn annotated_content(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     let end = cx.line_index().range(mc.paren_token.span.close()).end;
     let after = cx.line_index().text()[end..].trim_start();
     let continued = after.strip_prefix('.').is_some_and(|rest| {
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        changes_named(&name).any(|c| matches!(c.kind, Kind::AnnotationMethod { .. }))
+        let name = &rest[..rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())];
+        crate::model::sdk::rmcp_upgrade::annotation_builders()
+            .iter()
+            .any(|c| c.old == name)
     });
     let (change, _) = found.builders[found.builders.len() - 1];
     if !continued && applies(change, version, true) && is_rmcp(cx, &ty) {
@@ -413,9 +414,11 @@ fn macro_args(cx: &mut Cx<'_>, version: Option<Version>, attrs: &[syn::Attribute
         let Some(last) = attr.path().segments.last() else {
             continue;
         };
-        let name = last.ident.to_string();
-        let dropped: Vec<&Change> =
-            crate::model::sdk::rmcp_upgrade::dropped_macro_args(&name).collect();
+        let dropped: Vec<&Change> = crate::model::sdk::rmcp_upgrade::dropped_macro_args()
+            .iter()
+            .copied()
+            .filter(|c| matches!(c.kind, Kind::MacroArg { attr } if last.ident == attr))
+            .collect();
         if dropped.is_empty() || !is_rmcp(cx, attr.path()) {
             continue;
         }

@@ -136,12 +136,14 @@ pub fn edits_for(
     let mut given: Vec<&str> = Vec::new();
     for imp in impls.iter().filter(|i| !i.scoped) {
         let indent = indent_at(src, imp.at).to_string();
-        if attribute {
-            edits.push(idx.edit(imp.at, imp.at, format!("{ATTRIBUTE}\n{indent}")));
-        } else if has_mrtr_server(&imp.ty) || given.contains(&imp.ty.as_str()) {
+        let needs_impl = !has_mrtr_server(&imp.ty) && !given.contains(&imp.ty.as_str());
+        if !attribute && !needs_impl {
             continue;
         }
-        if !has_mrtr_server(&imp.ty) && !given.contains(&imp.ty.as_str()) {
+        if attribute {
+            edits.push(idx.edit(imp.at, imp.at, format!("{ATTRIBUTE}\n{indent}")));
+        }
+        if needs_impl {
             given.push(&imp.ty);
             edits.push(idx.edit(
                 imp.end,

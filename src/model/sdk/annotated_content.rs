@@ -2,7 +2,7 @@
 //! (`Content::text(x).with_audience(vec![Role::User])`, rmcp below 2.0): the chain the rule
 //! reports and the fix rewrites, read off the `Kind::AnnotationMethod` rows.
 
-use super::rmcp_upgrade::{changes_named, Change, Kind};
+use super::rmcp_upgrade::{annotation_builders, Change, Kind};
 
 /// The chain a reported call ends: the content constructor's call at its bottom (`Content::text`
 /// with its arguments), its row, and the builder calls above it in source order.
@@ -14,7 +14,10 @@ pub struct AnnotatedChain<'e> {
 }
 
 fn annotation_change(method: &syn::Ident) -> Option<&'static Change> {
-    changes_named(&method.to_string()).find(|c| matches!(c.kind, Kind::AnnotationMethod { .. }))
+    annotation_builders()
+        .iter()
+        .copied()
+        .find(|c| method == c.old)
 }
 
 /// The chain `call` ends, when `call` is an annotation builder whose receiver is, through more of
@@ -34,16 +37,9 @@ pub fn chain(call: &syn::ExprMethodCall) -> Option<AnnotatedChain<'_>> {
     let syn::Expr::Path(p) = &*constructor.func else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let [.., ty, name] = segs.as_slice() else {
-        return None;
-    };
-    if !["Content", "ContentBlock"].contains(&ty.as_str()) {
+    let mut segments = p.path.segments.iter().rev();
+    let (name, ty) = (&segments.next()?.ident, &segments.next()?.ident);
+    if !crate::reading::ident_is_one_of(ty, &["Content", "ContentBlock"]) {
         return None;
     }
     let Kind::AnnotationMethod {
@@ -53,7 +49,7 @@ pub fn chain(call: &syn::ExprMethodCall) -> Option<AnnotatedChain<'_>> {
     else {
         return None;
     };
-    let i = constructors.iter().position(|c| c == name)?;
+    let i = constructors.iter().position(|c| name == c)?;
     builders.reverse();
     Some(AnnotatedChain {
         constructor,

@@ -394,11 +394,27 @@ on one needs a `_` arm; handle what a later variant should do there";
 
 /// [`CHANGES`] and a struct-literal change for every generated struct row the hand-written
 /// table does not name.
-/// The dropped arguments of rmcp's attribute macro named `attr` (`Kind::MacroArg`).
-pub fn dropped_macro_args(attr: &str) -> impl Iterator<Item = &'static Change> + '_ {
-    all_changes()
-        .iter()
-        .filter(move |c| matches!(c.kind, Kind::MacroArg { attr: a } if a == attr))
+/// The rows of `Kind::MacroArg`: a handful, asked of every attribute of every fn, so kept as
+/// their own list rather than looked up by a name made into a `String` each time.
+pub fn dropped_macro_args() -> &'static [&'static Change] {
+    static ROWS: std::sync::LazyLock<Vec<&'static Change>> = std::sync::LazyLock::new(|| {
+        all_changes()
+            .iter()
+            .filter(|c| matches!(c.kind, Kind::MacroArg { .. }))
+            .collect()
+    });
+    &ROWS
+}
+
+/// The rows of `Kind::AnnotationMethod`, asked of every method call (as [`dropped_macro_args`]).
+pub fn annotation_builders() -> &'static [&'static Change] {
+    static ROWS: std::sync::LazyLock<Vec<&'static Change>> = std::sync::LazyLock::new(|| {
+        all_changes()
+            .iter()
+            .filter(|c| matches!(c.kind, Kind::AnnotationMethod { .. }))
+            .collect()
+    });
+    &ROWS
 }
 
 fn all_changes() -> &'static [Change] {
