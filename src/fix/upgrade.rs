@@ -73,6 +73,21 @@ fn mrtr_rewrites(idx: &LineIndex, file: &syn::File, findings: &[Finding], at: us
     })
 }
 
+/// Where a dropped link of a method chain (`.no_annotation()`, `.raw`) starts with the line
+/// break and indent before it, when it stands on a line of its own: dropping only the link would
+/// leave a blank line in the chain.
+fn chain_link_start(text: &str, dot: usize) -> usize {
+    let before = &text[..dot];
+    let kept = before.trim_end_matches([' ', '\t', '\n', '\r']);
+    // A line comment on the line before would swallow what follows the link.
+    let last_line = &kept[kept.rfind('\n').map_or(0, |i| i + 1)..];
+    if before[kept.len()..].contains('\n') && !last_line.contains("//") {
+        kept.len()
+    } else {
+        dot
+    }
+}
+
 /// The fix of one upgrade finding, or `None` when the text under it is not what the rule saw.
 pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
     let (start, end) = span_of(idx, f);
@@ -92,7 +107,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 return Some(Fix {
                     applicability: Applicability::Safe,
                     message: format!("drop `{text}`"),
-                    edits: vec![idx.edit(start, end, String::new())],
+                    edits: vec![idx.edit(chain_link_start(idx.text(), start), end, String::new())],
                 });
             }
             if let Some(call) = text.strip_prefix('.') {
@@ -101,7 +116,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 return Some(Fix {
                     applicability: Applicability::Safe,
                     message: format!("drop `.{name}()`"),
-                    edits: vec![idx.edit(start, end, String::new())],
+                    edits: vec![idx.edit(chain_link_start(idx.text(), start), end, String::new())],
                 });
             }
             if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {

@@ -191,6 +191,11 @@ pub struct FileFacts {
     pub statics: HashMap<String, syn::Type>,
     /// fn or method name → return type (last definition wins; files rarely reuse a peer getter name).
     pub fn_returns: HashMap<String, syn::Type>,
+    /// fn or method name → its parameters (by position, `self` not counted) whose type names an
+    /// old name of the rmcp upgrade table, with that name: a value handed to one is of the old
+    /// type (`describe(&content.raw)` into `fn describe(raw: &RawContent)`). Only gathered in a
+    /// file that names one.
+    pub old_typed_params: HashMap<String, Vec<(usize, &'static str)>>,
     /// Types with an `impl <HandlerTrait> for T` in this file, and the side of that trait.
     pub handler_impls: HashMap<String, Side>,
     /// Indices into `SDKS` of the SDKs whose crate name appears anywhere in the file text.
@@ -1058,6 +1063,24 @@ impl<'ast> Visit<'ast> for Gatherer<'_> {
     }
 
     fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+        let old_names = &self.facts.upgrade_names.paths;
+        if !old_names.is_empty() {
+            let typed = sig.inputs.iter().filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some(&*t.ty),
+                syn::FnArg::Receiver(_) => None,
+            });
+            let mut found = Vec::new();
+            for (i, ty) in typed.enumerate() {
+                if let Some(name) = old_name_in_type(ty, old_names) {
+                    found.push((i, name));
+                }
+            }
+            if !found.is_empty() {
+                self.facts
+                    .old_typed_params
+                    .insert(sig.ident.to_string(), found);
+            }
+        }
         if let syn::ReturnType::Type(_, ty) = &sig.output {
             self.facts
                 .fn_returns
@@ -1090,4 +1113,23 @@ pub fn use_names(tree: &syn::UseTree) -> Vec<String> {
     let mut out = Vec::new();
     collect(tree, &mut out);
     out
+}
+
+/// The first of `names` that a path segment of `ty` spells (`&RawContent`, `Vec<RawContent>`).
+fn old_name_in_type(ty: &syn::Type, names: &[&'static str]) -> Option<&'static str> {
+    struct Find<'n> {
+        names: &'n [&'static str],
+        hit: Option<&'static str>,
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+            if self.hit.is_none() {
+                self.hit = self.names.iter().copied().find(|n| seg.ident == n);
+            }
+            syn::visit::visit_path_segment(self, seg);
+        }
+    }
+    let mut f = Find { names, hit: None };
+    f.visit_type(ty);
+    f.hit
 }

@@ -29,6 +29,8 @@ pub trait Rule: Send + Sync {
     /// A macro invocation, in expression, statement or item position, before its body is walked.
     fn check_macro(&self, _cx: &mut Cx<'_>, _mac: &syn::Macro) {}
     fn check_type(&self, _cx: &mut Cx<'_>, _ty: &syn::Type) {}
+    /// A `let` with an initializer, before it is walked (its pattern against its value).
+    fn check_local(&self, _cx: &mut Cx<'_>, _local: &syn::Local) {}
     fn check_item(&self, _cx: &mut Cx<'_>, _item: &syn::Item) {}
     /// A fn or method with a body, once, before its body is walked: `cx.context()` is already the
     /// fn's own. For rules that need the whole body at once (what flows into what, what the fn

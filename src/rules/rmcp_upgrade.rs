@@ -12,6 +12,9 @@ use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind, RESU
 use crate::rules::engine::{Cx, Draft, Rule};
 
 mod gone;
+mod wrapper_raw;
+
+use wrapper_raw::{wrapper_argument, wrapper_field, wrapper_scrutinee};
 
 use gone::{
     dropped_field, exhaustive_match, infallible_call, newtyped_field, now_option,
@@ -53,6 +56,24 @@ impl Rule for RmcpUpgrade {
 
     fn check_macro(&self, cx: &mut Cx<'_>, mac: &syn::Macro) {
         now_option_logged(cx, &mac.tokens);
+        // `matches!(content.raw, RawContent::Text(_))`: a scrutinee and its pattern, as in `match`.
+        if mac.path.is_ident("matches") {
+            if let Ok((scrutinee, pat)) = mac.parse_body_with(|input: syn::parse::ParseStream| {
+                let e: syn::Expr = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let p = syn::Pat::parse_multi_with_leading_vert(input)?;
+                let _rest: proc_macro2::TokenStream = input.parse()?;
+                Ok((e, p))
+            }) {
+                wrapper_scrutinee(cx, &scrutinee, [&pat]);
+            }
+        }
+    }
+
+    fn check_local(&self, cx: &mut Cx<'_>, local: &syn::Local) {
+        if let Some(init) = &local.init {
+            wrapper_scrutinee(cx, &init.expr, [&local.pat]);
+        }
     }
 
     fn check_type(&self, cx: &mut Cx<'_>, ty: &syn::Type) {
@@ -81,14 +102,25 @@ impl Rule for RmcpUpgrade {
                 struct_literal(cx, s);
                 widened_read(cx, s);
             }
-            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => infallible_call(cx, c, false),
+            syn::Expr::Call(c) if !unwrapped_expr(cx, expr) => {
+                if let syn::Expr::Path(f) = &*c.func {
+                    if let Some(last) = f.path.segments.last() {
+                        wrapper_argument(cx, &last.ident, &c.args);
+                    }
+                }
+                infallible_call(cx, c, false)
+            }
             syn::Expr::Try(t) => {
                 if let syn::Expr::Call(c) = &*t.expr {
                     infallible_call(cx, c, true);
                 }
             }
             syn::Expr::Assign(a) => dropped_field(cx, a),
-            syn::Expr::Match(m) => exhaustive_match(cx, m),
+            syn::Expr::Match(m) => {
+                exhaustive_match(cx, m);
+                wrapper_scrutinee(cx, &m.expr, m.arms.iter().map(|a| &a.pat));
+            }
+            syn::Expr::Let(l) => wrapper_scrutinee(cx, &l.expr, [&*l.pat]),
             syn::Expr::Field(f) => {
                 if let syn::Member::Named(name) = &f.member {
                     if let Some(change) = now_option(cx, &name.to_string()) {
@@ -102,6 +134,7 @@ impl Rule for RmcpUpgrade {
             syn::Expr::MethodCall(mc) => {
                 annotated_content(cx, mc);
                 wrapper_field(cx, &mc.receiver, &mc.method);
+                wrapper_argument(cx, &mc.method, &mc.args);
                 newtyped_field(cx, mc);
                 if let syn::Expr::Call(c) = &*mc.receiver {
                     if crate::reading::ident_is_one_of(&mc.method, RESULT_HANDLERS) {
@@ -676,87 +709,6 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             _ => {}
         }
     }
-}
-
-/// `x.raw` read through (`x.raw.uri`, `x.raw.as_text()`) where `raw` is the field of a wrapper
-/// rmcp removed (`Annotated<T>`'s `raw`, 2.0 #927): the wrapped value's fields and methods are
-/// the value's own since. Called with the base of a field access or the receiver of a call, so
-/// a lone `x.raw` (another type's field, or the wrapped value handed on whole) is left alone,
-/// and so is what reads on with a name the wrapped types do not have (`frame.raw.len()`).
-/// Only in a package below the release (or whose code shows it is), in a file that names rmcp
-/// and a type that was wrapped.
-fn wrapper_field(cx: &mut Cx<'_>, base: &syn::Expr, next: &syn::Ident) {
-    // The fields of the resources and templates `Annotated` wrapped, and the accessors of its
-    // contents.
-    const WRAPPED: &[&str] = &[
-        "uri",
-        "uri_template",
-        "name",
-        "title",
-        "description",
-        "mime_type",
-        "size",
-        "icons",
-        "meta",
-        "as_text",
-        "as_image",
-        "as_resource",
-        "as_audio",
-        "as_resource_link",
-    ];
-    // The wrapped value taken whole (`resource.raw.clone()`): since the wrapper went, the value
-    // is that copy itself. A `raw` field of the file's own structs is another story.
-    const WHOLE: &[&str] = &["clone", "to_owned"];
-    let whole = WHOLE.iter().any(|w| next == w);
-    if !whole && !WRAPPED.iter().any(|w| next == w) {
-        return;
-    }
-    let syn::Expr::Field(inner) = base else {
-        return;
-    };
-    let syn::Member::Named(member) = &inner.member else {
-        return;
-    };
-    let Some(version) = rmcp_version(cx) else {
-        return;
-    };
-    let name = member.to_string();
-    let Some(change) = changes_named("Annotated")
-        .find(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == name))
-    else {
-        return;
-    };
-    // Where no struct of this file has a field of that name, `x.raw` read through is the code's
-    // own evidence of the old API, whatever the manifest now says (a bump by hand); a clone of
-    // it is only then the wrapper's.
-    let own_field = cx.facts().fields_by_name.contains_key(&name);
-    if (whole && own_field) || !applies(change, version, !own_field) || !cx.facts().mentions(&RMCP)
-    {
-        return;
-    }
-    let text = cx.line_index().text();
-    if !["Resource", "Content", "Annotated"]
-        .iter()
-        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
-    {
-        return;
-    }
-    let since = format!("{}.{}", change.since.0, change.since.1);
-    cx.emit(Draft {
-        code: RENAMED,
-        first: inner.dot_token.span,
-        last: member.span(),
-        message: format!(
-            "`.{name}` is gone in rmcp {since} and later: `{}<T>` went, and its `T`'s fields are the value's own",
-            change.old
-        ),
-        mcp_method: None,
-        sdk: Some(RMCP.name),
-        help: Some(format!(
-            "drop `.{name}` (rmcp PR #{}): read the field of the value itself",
-            change.pr
-        )),
-    });
 }
 
 /// Whether `receiver` is a client's handle: named like one (`client`, `conn.client`,

@@ -324,6 +324,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
                 .bind_pat(&l.pat, Value::of(Kind::Unknown, Origin::Unknown));
             return;
         };
+        self.ask(|r, cx| r.check_local(cx, l));
         // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
         let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&pi.ident.to_string()))
             && matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_));

@@ -23,6 +23,15 @@ pub static STRUCTS: &[StructRow] = &[
         new_into: &["name", "value"],
     },
     StructRow {
+        name: "AudioContent",
+        since: Version(2, 0, 0),
+        pr: 927,
+        default: false,
+        fields: &["data", "mime_type", "meta", "annotations"],
+        new: Some(&["data", "mime_type"]),
+        new_into: &["data", "mime_type"],
+    },
+    StructRow {
         name: "AuthClient",
         since: Version(1, 3, 0),
         pr: 768,
@@ -266,6 +275,15 @@ pub static STRUCTS: &[StructRow] = &[
         new_into: &[],
     },
     StructRow {
+        name: "EmbeddedResource",
+        since: Version(2, 0, 0),
+        pr: 927,
+        default: false,
+        fields: &["resource", "meta", "annotations"],
+        new: Some(&["resource"]),
+        new_into: &[],
+    },
+    StructRow {
         name: "ExponentialBackoff",
         since: Version(1, 3, 0),
         pr: 768,
@@ -333,6 +351,15 @@ pub static STRUCTS: &[StructRow] = &[
         fields: &["src", "mime_type", "sizes", "theme"],
         new: Some(&["src"]),
         new_into: &["src"],
+    },
+    StructRow {
+        name: "ImageContent",
+        since: Version(2, 0, 0),
+        pr: 927,
+        default: false,
+        fields: &["data", "mime_type", "meta", "annotations"],
+        new: Some(&["data", "mime_type"]),
+        new_into: &["data", "mime_type"],
     },
     StructRow {
         name: "Implementation",
@@ -954,6 +981,15 @@ pub static STRUCTS: &[StructRow] = &[
         new_into: &["task_id", "created_at", "last_updated_at"],
     },
     StructRow {
+        name: "TextContent",
+        since: Version(2, 0, 0),
+        pr: 927,
+        default: false,
+        fields: &["text", "meta", "annotations"],
+        new: Some(&["text"]),
+        new_into: &["text"],
+    },
+    StructRow {
         name: "TitledItems",
         since: Version(2, 0, 0),
         pr: 927,
@@ -1197,6 +1233,12 @@ pub static ENUMS: &[EnumRow] = &[
             "Cancelled",
             "LegacyFallbackFailed",
         ],
+    },
+    EnumRow {
+        name: "ContentBlock",
+        since: Version(2, 0, 0),
+        pr: 927,
+        variants: &["Text", "Image", "Audio", "Resource", "ResourceLink"],
     },
     EnumRow {
         name: "ContextInclusion",

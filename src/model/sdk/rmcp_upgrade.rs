@@ -557,6 +557,13 @@ pub static CHANGES: &[Change] = &[
     },
     item(V2, 927, "Content", "ContentBlock", MODEL_2_0),
     item(V2, 927, "PromptMessageRole", "Role", MODEL_2_0),
+    // `Content` was `Annotated<RawContent>`: the enum a content's `.raw` held is the content
+    // itself since, with the same variants (`.raw` in a scrutinee is dropped by the rule).
+    item(V2, 927, "RawContent", "ContentBlock", "renamed in 2.0 (#927): a content block is the enum itself, no longer an `Annotated<RawContent>`"),
+    item(V2, 927, "RawTextContent", "TextContent", "renamed in 2.0 (#927): `TextContent` is no longer an `Annotated<RawTextContent>`"),
+    item(V2, 927, "RawImageContent", "ImageContent", "renamed in 2.0 (#927): `ImageContent` is no longer an `Annotated<RawImageContent>`"),
+    item(V2, 927, "RawAudioContent", "AudioContent", "renamed in 2.0 (#927): `AudioContent` is no longer an `Annotated<RawAudioContent>`"),
+    item(V2, 927, "RawEmbeddedResource", "EmbeddedResource", "renamed in 2.0 (#927): `EmbeddedResource` is no longer an `Annotated<RawEmbeddedResource>`"),
     item(V2, 927, "RawResource", "Resource", "renamed in 2.0 (#927): `Resource` is no longer an `Annotated<RawResource>`"),
     item(V2, 927, "RawResourceTemplate", "ResourceTemplate", "renamed in 2.0 (#927): `ResourceTemplate` is no longer an `Annotated<RawResourceTemplate>`"),
     Change {

@@ -314,3 +314,57 @@ pub fn note_meta(title: &str) -> Meta {
     map.insert("title".into(), serde_json::json!(title));
     Meta(map)
 }
+
+// A client's look at a tool's result, in 1.x's content model (`Content` was
+// `Annotated<RawContent>`): what `.raw` held is the content block itself on 3.x.
+pub fn result_texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .filter_map(|c| match &c.raw {
+            RawContent::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn trim_texts(result: &mut CallToolResult) {
+    for block in &mut result.content {
+        if let RawContent::Text(ref mut t) = block.raw {
+            t.text = t.text.trim().to_string();
+        }
+    }
+}
+
+pub fn is_image(content: &Content) -> bool {
+    matches!(content.raw, RawContent::Image(_))
+}
+
+fn describe(raw: &RawContent) -> &'static str {
+    match raw {
+        RawContent::Text(_) => "text",
+        RawContent::Image(_) => "image",
+        RawContent::Resource(_) => "resource",
+        RawContent::Audio(_) => "audio",
+        RawContent::ResourceLink(_) => "link",
+    }
+}
+
+pub fn kind_of(content: &Content) -> &'static str {
+    describe(&content.raw)
+}
+
+pub fn owned_text(content: Content) -> String {
+    let RawContent::Text(text) = content.raw else {
+        return String::new();
+    };
+    text.text
+}
+
+pub fn greeting() -> Content {
+    RawContent::Text(RawTextContent {
+        text: "hello".into(),
+        meta: None,
+    })
+    .no_annotation()
+}
