@@ -1534,6 +1534,11 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
             continue;
         };
         let (start, end) = (run.start, run.end);
+        // A comment that names an old API (`// was Annotated<RawContent>`) is prose, not code:
+        // read as evidence it would lower the version for every rule of the package.
+        if crate::reading::lexer::in_line_comment(text, start) {
+            continue;
+        }
         for &(since, shape) in &ev.rows[i] {
             if lowest.is_some_and(|l| l <= since) {
                 continue;
@@ -1701,6 +1706,9 @@ mod tests {
             // Another method's result, the 3.x result type.
             "fn list_tools() -> Result<CallToolResult, E>;",
             "async fn call_tool(&self) -> Result<CallToolResponse, E> { CallToolResult::success(v) }",
+            // Prose: a comment that names the old API, a doc comment after code.
+            "// 1.x took a CallToolRequestParam here\nfn f() {}",
+            "let x = 1; /// was PromptMessageRole::User",
         ] {
             assert_eq!(below(text), None, "{text}");
         }
