@@ -323,7 +323,8 @@ fn names_a_struct(idx: &LineIndex, file: &syn::File, at: usize) -> bool {
     literal.is_some() || pats.found
 }
 
-/// Whether a `use` item of the file imports `name` under that name, other than the leaf at `at`.
+/// Whether a `use` item of the file imports `name` under that name, other than the leaf at `at`,
+/// or will once an earlier leaf of the same item is renamed to it.
 fn imported_elsewhere(idx: &LineIndex, file: &syn::File, name: &str, at: usize) -> bool {
     fn leaves(tree: &syn::UseTree, out: &mut Vec<syn::Ident>) {
         match tree {
@@ -333,14 +334,30 @@ fn imported_elsewhere(idx: &LineIndex, file: &syn::File, name: &str, at: usize) 
             _ => {}
         }
     }
-    let mut all = Vec::new();
+    let renamed_to = |old: &syn::Ident| {
+        let old = old.to_string();
+        changes_named(&old)
+            .find(|c| matches!(c.kind, Kind::Item | Kind::Variant { .. } | Kind::Method))
+            .map(|c| c.new)
+    };
     for item in &file.items {
-        if let syn::Item::Use(u) = item {
-            leaves(&u.tree, &mut all);
+        let syn::Item::Use(u) = item else { continue };
+        let mut all = Vec::new();
+        leaves(&u.tree, &mut all);
+        let ours = all.iter().any(|i| idx.range(i.span()).start == at);
+        for i in &all {
+            let start = idx.range(i.span()).start;
+            if start == at {
+                continue;
+            }
+            // The name itself, or an earlier leaf of the same `use` that this pass renames to it
+            // (`{Content, RawContent}`, both `ContentBlock` on 3.x): the first rename stands.
+            if i == name || (ours && start < at && renamed_to(i) == Some(name)) {
+                return true;
+            }
         }
     }
-    all.iter()
-        .any(|i| i == name && idx.range(i.span()).start != at)
+    false
 }
 
 /// The edit that removes the `use` leaf whose name starts at `at`: with its comma inside a group,

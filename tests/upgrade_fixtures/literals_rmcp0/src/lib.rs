@@ -29,6 +29,17 @@ pub fn implementation() -> Implementation {
     }
 }
 
+/// A client's hello under the model's own alias of its params (`ClientInfo` is
+/// `InitializeRequestParam`): the literal is built by the aliased struct's row.
+pub fn hello() -> ClientInfo {
+    ClientInfo {
+        meta: None,
+        protocol_version: Default::default(),
+        capabilities: ClientCapabilities::default(),
+        client_info: implementation(),
+    }
+}
+
 pub fn failed(message: String) -> CallToolResult {
     CallToolResult {
         content: vec![Content::text(message)],
