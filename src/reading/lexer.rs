@@ -38,10 +38,11 @@ pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
         && (end == start || !edge(end - 1) || !edge(end))
 }
 
-/// Whether `at` lies in a `//` comment (doc comments included) that opens on its own line: the
-/// line up to `at` is read as code and strings. A block comment, or a string that began on an
-/// earlier line, is not seen; for a byte scan that wants to skip prose cheaply, after a match.
-pub fn in_line_comment(bytes: &[u8], at: usize) -> bool {
+/// Whether `at` lies in prose on its line: a `//` comment (doc comments included), or a string
+/// literal that opens on that line. The line up to `at` is read as code, strings and chars. A
+/// block comment, or a string that began on an earlier line, is not seen; for a byte scan that
+/// wants to skip prose cheaply, after a match.
+pub fn in_line_prose(bytes: &[u8], at: usize) -> bool {
     let at = at.min(bytes.len());
     let line = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
     let (mut i, mut in_str) = (line, false);
@@ -56,7 +57,7 @@ pub fn in_line_comment(bytes: &[u8], at: usize) -> bool {
         }
         i += 1;
     }
-    false
+    in_str
 }
 
 /// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
@@ -427,14 +428,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_line_comment_is_told_from_slashes_in_strings_and_chars() {
-        let text = "let s = \"a // b\"; c('\"', d) // e\nf // g";
+    fn line_prose_is_comments_and_strings_told_from_code() {
+        let text = "let s = \"a // b\"; c('\"', d) // e\nf // g\nh(\"i \\\" j\", k)";
         let at = |w: &str| text.find(w).unwrap();
-        assert!(!in_line_comment(text.as_bytes(), at("b\"")));
-        assert!(!in_line_comment(text.as_bytes(), at("d)")));
-        assert!(in_line_comment(text.as_bytes(), at("e\n")));
-        assert!(!in_line_comment(text.as_bytes(), at("f ")));
-        assert!(in_line_comment(text.as_bytes(), at("g")));
+        let prose = |w: &str| in_line_prose(text.as_bytes(), at(w));
+        // In a string: prose, slashes and all.
+        assert!(prose("b\""));
+        assert!(prose("a /"));
+        // After the string closes, and after a '"' char: code.
+        assert!(!prose("c("));
+        assert!(!prose("d)"));
+        assert!(prose("e\n"));
+        assert!(!prose("f "));
+        assert!(prose("g"));
+        // An escaped quote does not close the string.
+        assert!(prose("j\""));
+        assert!(!prose("k)"));
     }
 
     #[test]

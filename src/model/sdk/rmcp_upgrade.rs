@@ -1547,9 +1547,10 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
             continue;
         };
         let (start, end) = (run.start, run.end);
-        // A comment that names an old API (`// was Annotated<RawContent>`) is prose, not code:
-        // read as evidence it would lower the version for every rule of the package.
-        if crate::reading::lexer::in_line_comment(text, start) {
+        // A comment or string that names an old API (`// was Annotated<RawContent>`, an error
+        // message quoting `CallToolRequestParam`) is prose, not code: read as evidence it would
+        // lower the version for every rule of the package.
+        if crate::reading::lexer::in_line_prose(text, start) {
             continue;
         }
         for &(since, shape) in &ev.rows[i] {
@@ -1703,6 +1704,11 @@ mod tests {
         );
         // A longer name of which an old one is a prefix is read whole.
         assert_eq!(below("fn f(p: CallToolRequestParams) {}"), None);
+        // Code after a string that closed on its line is code again.
+        assert_eq!(
+            below("let s = \"//\"; fn f(p: CallToolRequestParam) {}"),
+            Some(Version(3, 0, 0))
+        );
     }
 
     #[test]
@@ -1722,6 +1728,8 @@ mod tests {
             // Prose: a comment that names the old API, a doc comment after code.
             "// 1.x took a CallToolRequestParam here\nfn f() {}",
             "let x = 1; /// was PromptMessageRole::User",
+            // Prose in a string: an error message that quotes the old name.
+            "return Err(\"expected a CallToolRequestParam\".into());",
         ] {
             assert_eq!(below(text), None, "{text}");
         }
