@@ -531,7 +531,7 @@ fn a_custom_http_client_with_the_old_get_stream_signature_gets_guidance() {
 
 #[test]
 fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
-    let src = "use rmcp::service::{RequestContext, RunningService};\nuse rmcp::{RoleClient, RoleServer};\n\npub fn server(context: &RequestContext<RoleServer>) -> bool {\n    context.peer.peer_info().is_some()\n}\n\npub fn client(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().map(|i| i.server_info.name.clone())\n}\n";
+    let src = "use rmcp::service::{RequestContext, RunningService};\nuse rmcp::{RoleClient, RoleServer};\n\npub fn server(context: &RequestContext<RoleServer>) -> Option<&str> {\n    context.peer.peer_info().map(|i| i.client_info.name.as_str())\n}\n\npub fn client(client: &RunningService<RoleClient, ()>) -> Option<String> {\n    client.peer_info().map(|i| i.server_info.name.clone())\n}\n";
     let helps = |deps: &str| {
         let r = lint_text(deps, None, src);
         r.findings
@@ -551,6 +551,66 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
     // 2.x: only the client's change is ahead; the server's `peer_info()` is its client's info.
     assert_eq!(helps(r#"rmcp = "2.2""#), vec![(9, false, true)]);
     assert_eq!(helps(r#"rmcp = "3.11""#), vec![]);
+}
+
+#[test]
+fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
+    // On 1.x, each of these reads compiles on the `Arc` of 2.0 and later too: only whether there
+    // is one, a `bool` from a closure, or the `.as_deref()` the fix writes.
+    for read in [
+        "context.peer.peer_info().is_some()",
+        "context.peer\n        .peer_info()\n        .is_none()",
+        "context.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some())",
+        "context.peer.peer_info().as_deref().map(|i| i.client_info.name.as_str()) == Some(\"x\")",
+        "if let Some(info) = context.peer.peer_info() {\n        tracing::info!(\"{} {}\", info.client_info.name, info.client_info.version);\n    }\n    true",
+    ] {
+        let src = format!("use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> bool {{\n    {read}\n}}\n");
+        let r = lint_text(r#"rmcp = "1.7""#, None, &src);
+        assert!(
+            r.findings.iter().all(|f| f.code != "MCP205"),
+            "{read}: {:#?}",
+            r.findings
+        );
+    }
+    // An `if let` whose block lends out what it read does not compile on the `Arc` (E0515).
+    let src = "use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> &str {\n    if let Some(info) = context.peer.peer_info() {\n        return info.client_info.name.as_str();\n    }\n    \"\"\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    assert_eq!(
+        r.findings.iter().filter(|f| f.code == "MCP205").count(),
+        1,
+        "{:#?}",
+        r.findings
+    );
+    // A client's `server_info` became optional in 3.0: `.is_some_and(|i| i.server_info..)` and
+    // `.as_deref()` do not read it the new way, only asking whether there is one does.
+    let client = |read: &str| {
+        let src = format!("use rmcp::service::RunningService;\nuse rmcp::RoleClient;\n\npub fn f(client: &RunningService<RoleClient, ()>) -> bool {{\n    {read}\n}}\n");
+        lint_text(r#"rmcp = "2.2""#, None, &src)
+            .findings
+            .into_iter()
+            .filter(|f| f.code == "MCP205")
+            .count()
+    };
+    assert_eq!(
+        client("client.peer_info().is_some_and(|i| i.server_info.name == \"s\")"),
+        1
+    );
+    assert_eq!(
+        client("client.peer_info().as_deref().is_some_and(|i| i.server_info.name == \"s\")"),
+        1
+    );
+    assert_eq!(client("client.peer_info().is_some()"), 0);
+    // A file that is all client: its handle need not be named like one, nor the file name
+    // `RoleClient` (a `ClientInfo` served over a transport makes a client).
+    let src = "use rmcp::model::ClientInfo;\nuse rmcp::ServiceExt;\n\npub async fn connect(info: ClientInfo, t: T) -> anyhow::Result<()> {\n    let service = info.serve(t).await?;\n    if let Some(peer) = service.peer_info() {\n        println!(\"{}\", peer.server_info.name);\n    }\n    Ok(())\n}\n";
+    let helps: Vec<String> = lint_text(r#"rmcp = "2.2""#, None, src)
+        .findings
+        .into_iter()
+        .filter(|f| f.code == "MCP205")
+        .filter_map(|f| f.help)
+        .collect();
+    assert_eq!(helps.len(), 1);
+    assert!(helps[0].contains("#1065"), "{}", helps[0]);
 }
 
 #[test]
@@ -605,8 +665,10 @@ fn a_peer_info_borrowed_in_a_closure_borrows_through_as_deref_and_an_owned_one_i
             "peer.peer_info().as_deref().and_then"
         )
     );
-    // Both calls keep their finding: the rest of the change (an `Arc`) is the code's to follow.
-    assert_eq!(out.remaining.len(), 2, "{:#?}", out.remaining);
+    // The call read through `.as_deref()` compiles on both results and is not reported again;
+    // the owned one keeps its finding: the rest of the change (an `Arc`) is the code's to follow.
+    assert_eq!(out.remaining.len(), 1, "{:#?}", out.remaining);
+    assert_eq!(out.remaining[0].line, 6, "{:#?}", out.remaining);
 }
 
 #[test]

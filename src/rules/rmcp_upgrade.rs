@@ -12,6 +12,7 @@ use crate::model::sdk::rmcp_upgrade::{applies, changes_named, Change, Kind, RESU
 use crate::rules::engine::{Cx, Draft, Rule};
 
 mod gone;
+mod result_reads;
 mod wrapper_raw;
 
 use wrapper_raw::{wrapper_argument, wrapper_field, wrapper_scrutinee};
@@ -655,11 +656,17 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     // Same name before and after, so only a package below the release is known to expect the
     // old result; one finding names every change that applies (a 1.x client's `peer_info()` is
     // both an `Arc` now and a `ServerPeerInfo`).
+    let read = result_reads::Read::of(cx, mc);
     let result_changes: Vec<&Change> = changes_named(&name)
         .filter(|c| match c.kind {
-            Kind::MethodResult { client_only, .. } => {
+            Kind::MethodResult {
+                client_only,
+                borrow,
+                optional,
+            } => {
                 version.is_none_or(|v| v < c.since)
                     && (!client_only || on_a_client(cx, &mc.receiver))
+                    && !read.alike(borrow, optional.is_some())
             }
             _ => false,
         })
@@ -712,15 +719,27 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
 }
 
 /// Whether `receiver` is a client's handle: named like one (`client`, `conn.client`,
-/// `upstream_client`) in a file that uses `RoleClient`. A server's `context.peer` is not.
+/// `upstream_client`) in a file that uses `RoleClient`, or any handle in a file that is all
+/// client (it names a client's types, `ClientInfo` it serves with or `ClientHandler`, and
+/// nothing of a server's). A server's `context.peer` is not.
 fn on_a_client(cx: &Cx<'_>, receiver: &syn::Expr) -> bool {
     let text = cx.line_index().text();
+    let has = |name: &[u8]| memchr::memmem::find(text.as_bytes(), name).is_some();
     let named = {
         let r = cx.line_index().range(syn::spanned::Spanned::span(receiver));
         text.get(r.start..r.end)
             .is_some_and(|t| t.to_ascii_lowercase().contains("client"))
     };
-    named && memchr::memmem::find(text.as_bytes(), b"RoleClient").is_some()
+    if named && has(b"RoleClient") {
+        return true;
+    }
+    let server_side = [&b"RoleServer"[..], b"ServerHandler", b"RequestContext"]
+        .iter()
+        .any(|n| has(n));
+    let client_side = [&b"RoleClient"[..], b"ClientInfo", b"ClientHandler"]
+        .iter()
+        .any(|n| has(n));
+    client_side && !server_side
 }
 
 fn handler_impl(cx: &mut Cx<'_>, version: Option<Version>, i: &syn::ItemImpl) {
