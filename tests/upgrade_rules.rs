@@ -543,10 +543,11 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
             })
             .collect::<Vec<_>>()
     };
-    // 1.x: both sides see the Arc (#862); the client also sees `ServerPeerInfo` (#1065).
+    // 1.x: the server's borrowed name breaks on the Arc (#862); the client's owned clone does
+    // not, but its `server_info` became optional in `ServerPeerInfo` (#1065).
     assert_eq!(
         helps(r#"rmcp = "1.7""#),
-        vec![(5, true, false), (9, true, true)]
+        vec![(5, true, false), (9, false, true)]
     );
     // 2.x: only the client's change is ahead; the server's `peer_info()` is its client's info.
     assert_eq!(helps(r#"rmcp = "2.2""#), vec![(9, false, true)]);
@@ -563,6 +564,9 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
         "context.peer.peer_info().is_some_and(|i| i.capabilities.roots.is_some())",
         "context.peer.peer_info().as_deref().map(|i| i.client_info.name.as_str()) == Some(\"x\")",
         "if let Some(info) = context.peer.peer_info() {\n        tracing::info!(\"{} {}\", info.client_info.name, info.client_info.version);\n    }\n    true",
+        "if let Some(info) = context.peer.peer_info() && info.capabilities.sampling.is_some() {\n        return true;\n    }\n    false",
+        "context.peer.peer_info().map(|info| info.capabilities.sampling.is_some()).unwrap_or(false)",
+        "context.peer.peer_info().and_then(|info| info.client_info.title.clone()).is_some()",
     ] {
         let src = format!("use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> bool {{\n    {read}\n}}\n");
         let r = lint_text(r#"rmcp = "1.7""#, None, &src);
@@ -652,6 +656,25 @@ fn on_3_x_a_schema_call_is_stale_only_while_its_result_is_handled() {
     // Below 3.0 the call itself is reported once, handled or not.
     let r = lint_text(r#"rmcp = "2.2""#, None, &src(".unwrap()"));
     assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+}
+
+#[test]
+fn a_cloned_peer_info_is_cloned_through_as_deref() {
+    // `Option<Arc<T>>` has no `.cloned()` (E0599); through `.as_deref()` it is the old
+    // `Option<T>` again, owned, so nothing borrows past the statement.
+    let src = "use rmcp::{Peer, RoleServer};\n\npub fn info(peer: &Peer<RoleServer>) -> rmcp::model::ClientInfo {\n    peer.peer_info().cloned().unwrap_or_default()\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    assert_eq!(
+        r.findings.iter().filter(|f| f.code == "MCP205").count(),
+        1,
+        "{:#?}",
+        r.findings
+    );
+    let out = fix_unsafe(src);
+    assert_eq!(
+        out.text,
+        src.replace("peer_info().cloned()", "peer_info().as_deref().cloned()")
+    );
 }
 
 #[test]

@@ -455,6 +455,17 @@ fn impl_fn_at<'f>(
     })
 }
 
+/// The `Option` methods after which a `borrow` adapter gives the code the value it read before:
+/// a closure over the value, or `.cloned()` (which an `Option<Arc<T>>` does not have).
+const BORROWING_READS: [&str; 6] = [
+    "and_then",
+    "map",
+    "map_or",
+    "map_or_else",
+    "is_some_and",
+    "cloned",
+];
+
 /// `x.peer_info().and_then(|i| ..)` of the `Kind::MethodResult` rows the finding at `at` names
 /// (its help holds their notes): a `borrow` adapter goes after the call, so the closure borrows
 /// as it did from the old result, and an `optional` field read in an `and_then` closure goes
@@ -482,7 +493,7 @@ pub(super) fn borrowed(
     }
     let found = super::find_expr::find(file, &|e| {
         matches!(e, syn::Expr::MethodCall(outer)
-            if ["and_then", "map"].contains(&outer.method.to_string().as_str())
+            if BORROWING_READS.contains(&outer.method.to_string().as_str())
                 && matches!(&*outer.receiver, syn::Expr::MethodCall(m)
                     if m.args.is_empty() && idx.range(m.method.span()).start == at))
     });

@@ -666,7 +666,7 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             } => {
                 version.is_none_or(|v| v < c.since)
                     && (!client_only || on_a_client(cx, &mc.receiver))
-                    && !read.alike(borrow, optional.is_some())
+                    && !read.alike(borrow, optional)
             }
             _ => false,
         })

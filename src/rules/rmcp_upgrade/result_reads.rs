@@ -7,13 +7,16 @@
 //!
 //! The reads told apart are the ones whose value cannot borrow from the result:
 //! - asking only whether there is one: `.is_some()`, `.is_none()`;
-//! - where no field of the result became optional: `.is_some_and(..)` (its closure yields a
-//!   `bool`), the change's `borrow` adapter (`.as_deref()`, what the fix writes), and
-//!   `if let Some(info) = x.peer_info() { .. }` whose block reads `info` only through field
-//!   paths that end in a value owned or copied (`info.a.b.clone()`, a macro's argument
-//!   `info.a.b`, `info.a == b`).
+//! - a closure over the value (`.map(|info| ..)`, `.and_then`, `.is_some_and`, `.map_or(d, ..)`),
+//!   or the block (and the rest of the condition) of `if let Some(info) = x.peer_info()`, that
+//!   reads `info` only through field paths whose value is owned or copied (`info.a.b.clone()`,
+//!   `info.a.is_some()`, a macro's argument `info.a.b`, `info.a == b`);
+//! - where no field of the result became optional, the change's `borrow` adapter (`.as_deref()`,
+//!   what the fix writes).
 //!
-//! Anything else (`.map(|i| &i.name)`, `f(info)`, `&info.a`, `info.clone()`) may need the change.
+//! Where a field became optional (a 3.x client's `server_info`), a path through that field is
+//! not such a read. Anything else (`.map(|i| &i.name)`, `f(info)`, `&info.a`, `info.clone()`,
+//! `.cloned()`) may need the change.
 
 use crate::reading::lexer::{is_ident, Lexer, Token};
 use crate::rules::engine::Cx;
@@ -33,9 +36,20 @@ const OWNED: [&str; 7] = [
 pub(super) struct Read<'a> {
     /// The call's first method call after it, compacted (`is_some()`, `map(`), or empty.
     next: String,
-    /// The text of the block of `if let Some(binding) = call { .. }`, with its binding.
-    if_let: Option<(&'a str, &'a str)>,
+    /// Where the value is bound, and the text that reads the binding: a closure's parameter
+    /// and body, or `if let Some(binding) = call`'s binding and the rest of its condition and
+    /// its block.
+    bound: Option<(&'a str, &'a str)>,
 }
+
+/// Methods of an `Option` whose closure gets the value (the last argument).
+const WITH_CLOSURE: [&str; 5] = [
+    "map(",
+    "and_then(",
+    "is_some_and(",
+    "map_or(",
+    "map_or_else(",
+];
 
 impl<'a> Read<'a> {
     pub(super) fn of(cx: &Cx<'a>, mc: &syn::ExprMethodCall) -> Read<'a> {
@@ -47,26 +61,26 @@ impl<'a> Read<'a> {
             text.get(..start).unwrap_or_default(),
             text.get(end..).unwrap_or_default(),
         );
-        Read {
-            next: compact_method_call(after),
-            if_let: if_let_block(text, before, end),
-        }
+        let next = compact_method_call(after);
+        let bound = if WITH_CLOSURE.contains(&next.as_str()) {
+            closure_of(after)
+        } else {
+            if_let_region(text, before, end)
+        };
+        Read { next, bound }
     }
 
     /// Whether this read compiles on both results of a change whose result has a `borrow`
-    /// adapter, and some field of which may have become optional.
-    pub(super) fn alike(&self, borrow: Option<&str>, field_became_optional: bool) -> bool {
+    /// adapter, and whose field `optional` became an `Option`.
+    pub(super) fn alike(&self, borrow: Option<&str>, optional: Option<&str>) -> bool {
         if ["is_some()", "is_none()"].contains(&self.next.as_str()) {
             return true;
         }
-        if field_became_optional {
-            return false;
+        if let Some((binding, reads)) = self.bound {
+            return reads_owned_fields_only(binding, reads, optional);
         }
-        self.next == "is_some_and("
-            || borrow.is_some_and(|b| b.strip_prefix('.') == Some(self.next.as_str()))
-            || self
-                .if_let
-                .is_some_and(|(binding, block)| reads_owned_fields_only(binding, block))
+        optional.is_none()
+            && borrow.is_some_and(|b| b.strip_prefix('.') == Some(self.next.as_str()))
     }
 }
 
@@ -90,9 +104,44 @@ fn compact_method_call(text: &str) -> String {
     }
 }
 
-/// For a call that is the whole scrutinee of `if let Some(binding) = CALL {`, the binding and the
-/// block's text, braces included; `end` is where the call ends in `text`.
-fn if_let_block<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str, &'a str)> {
+/// For `text` that opens with `.method(.., |param| body)`: the closure's parameter and body (up
+/// to the call's closing parenthesis). None for a closure with a pattern or a typed parameter,
+/// or a function passed by name.
+fn closure_of(text: &str) -> Option<(&str, &str)> {
+    let open = text.find('(')?;
+    let mut lexer = Lexer::new(text.as_bytes());
+    lexer.seek(open + 1);
+    let (mut depth, mut arg_start) = (0usize, open + 1);
+    let close = loop {
+        match lexer.next()? {
+            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Token::Punct(b')') if depth == 0 => break lexer.start(),
+            Token::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            // The closure is the last argument (`map_or(default, |info| ..)`).
+            Token::Punct(b',') if depth == 0 => arg_start = lexer.offset(),
+            _ => {}
+        }
+    };
+    let arg = text[arg_start..close].trim_start();
+    let arg = arg.strip_prefix("move").map_or(arg, str::trim_start);
+    let rest = arg.strip_prefix('|')?;
+    let bar = rest.find('|')?;
+    let param = rest[..bar].trim();
+    plain_binding(param).then(|| (param, &rest[bar + 1..]))
+}
+
+/// A binding that is one identifier (not `mut`, `_` or a pattern).
+fn plain_binding(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(is_ident)
+        && !name.as_bytes()[0].is_ascii_digit()
+        && !["mut", "ref", "_"].contains(&name)
+}
+
+/// For a call that is the whole scrutinee of `if let Some(binding) = CALL`: the binding, and the
+/// text from the call's end (`end` in `text`) through the block's closing brace: the rest of a
+/// let chain's condition (`&& binding.a.is_some()`) and the block.
+fn if_let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str, &'a str)> {
     let rest = before.trim_end().strip_suffix('=')?.trim_end();
     // Not `==`, `<=`, `>=` or `!=`.
     if rest.ends_with(['=', '<', '>', '!']) {
@@ -101,22 +150,29 @@ fn if_let_block<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a s
     let rest = rest.strip_suffix(')')?.trim_end();
     let name_len = rest.bytes().rev().take_while(|b| is_ident(*b)).count();
     let (rest, binding) = rest.split_at(rest.len() - name_len);
-    if binding.is_empty() || binding.as_bytes()[0].is_ascii_digit() || binding == "mut" {
+    if !plain_binding(binding) {
         return None;
     }
     let rest = rest.trim_end().strip_suffix('(')?.trim_end();
     let rest = whole_word_suffix(rest, "Some")?.trim_end();
     let rest = whole_word_suffix(rest, "let")?.trim_end();
     whole_word_suffix(rest, "if")?;
-    let after = &text[end..];
-    let open = end + (after.len() - after.trim_start().len());
-    if text.as_bytes().get(open) != Some(&b'{') {
-        return None;
-    }
+    // The block opens at the first `{` outside the condition's own brackets.
     let mut lexer = Lexer::new(text.as_bytes());
-    lexer.seek(open + 1);
+    lexer.seek(end);
+    let mut depth = 0usize;
+    loop {
+        match lexer.next()? {
+            Token::Punct(b'(' | b'[') => depth += 1,
+            Token::Punct(b')' | b']') => depth = depth.checked_sub(1)?,
+            Token::Punct(b'{') if depth == 0 => break,
+            // The end of a statement, or a closure's block in the condition: not an `if let`'s.
+            Token::Punct(b';' | b'}' | b'{') => return None,
+            _ => {}
+        }
+    }
     let close = lexer.skip_block()?;
-    Some((binding, &text[open..=close]))
+    Some((binding, &text[end..=close]))
 }
 
 /// `text` without `word` at its end, when `word` stands there whole.
@@ -126,9 +182,10 @@ fn whole_word_suffix<'a>(text: &'a str, word: &str) -> Option<&'a str> {
 }
 
 /// Whether every use of `binding` in `block` is a field path (`binding.a.b`) whose value is
-/// owned or copied: it ends the path where a value is taken or compared (`,` `)` `;` `}` `==`
-/// `!=`), or in a call of one of [`OWNED`]. A field of a field (`other.binding`) is not a use.
-fn reads_owned_fields_only(binding: &str, block: &str) -> bool {
+/// owned or copied: it ends in a call of one of [`OWNED`], or where a value is taken or compared
+/// (`,` `)` `;` `}` `==` `!=` `&&` `||`). A path through `optional` (a field that became an
+/// `Option`) is not. A field of a field (`other.binding`) is not a use.
+fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -> bool {
     let bytes = block.as_bytes();
     let tokens: Vec<Token> = Lexer::new(bytes).collect();
     let word = |t: Option<&Token>| match t {
@@ -151,12 +208,14 @@ fn reads_owned_fields_only(binding: &str, block: &str) -> bool {
         {
             continue;
         }
-        // `&binding..` or `*binding..` takes the result itself, not a field's value.
-        if k > 0 && matches!(punct(tokens.get(k - 1)), Some(b'&' | b'*')) {
+        // `&binding..` or `*binding..` takes the result itself, not a field's value (`&&` before
+        // it is a condition's `and`).
+        let and = k > 1 && punct(tokens.get(k - 2)) == Some(b'&');
+        if matches!(before, Some(b'*')) || (matches!(before, Some(b'&')) && !and) {
             return false;
         }
         let mut i = k + 1;
-        let mut fields = 0;
+        let (mut fields, mut owned) = (0, false);
         loop {
             if punct(tokens.get(i)) != Some(b'.') {
                 break;
@@ -164,14 +223,16 @@ fn reads_owned_fields_only(binding: &str, block: &str) -> bool {
             let Some(name) = word(tokens.get(i + 1)) else {
                 return false;
             };
+            if fields == 0 && optional == Some(name) {
+                return false;
+            }
             if punct(tokens.get(i + 2)) == Some(b'(') {
                 // A call on the result itself (`info.clone()`) changes with its type.
                 let empty_args = punct(tokens.get(i + 3)) == Some(b')');
                 if fields == 0 || !OWNED.contains(&name) || !empty_args {
                     return false;
                 }
-                i += 4;
-                // What an owned value is read through afterwards is no borrow of the result.
+                owned = true;
                 break;
             }
             fields += 1;
@@ -180,11 +241,15 @@ fn reads_owned_fields_only(binding: &str, block: &str) -> bool {
         if fields == 0 {
             return false;
         }
-        let ends_a_value = match punct(tokens.get(i)) {
-            Some(b',' | b')' | b';' | b'}' | b'.') => true,
-            Some(b'=' | b'!') => punct(tokens.get(i + 1)) == Some(b'='),
-            _ => tokens.get(i).is_none(),
-        };
+        // An owned value may be used any way at all; a field's value where it is taken whole.
+        let ends_a_value = owned
+            || match punct(tokens.get(i)) {
+                Some(b',' | b')' | b';' | b'}') => true,
+                Some(b'=' | b'!') => punct(tokens.get(i + 1)) == Some(b'='),
+                Some(b'&') => punct(tokens.get(i + 1)) == Some(b'&'),
+                Some(b'|') => punct(tokens.get(i + 1)) == Some(b'|'),
+                _ => tokens.get(i).is_none(),
+            };
         if !ends_a_value {
             return false;
         }
@@ -216,12 +281,14 @@ mod tests {
             "{ tracing::info!(\"{} {}\", info.client_info.name, info.client_info.version); }",
             "{ let n = info.client_info.name.clone(); self.name = n; }",
             "{ if info.protocol_version == v { return true; } }",
+            "{ if info.capabilities.sampling.is_some() { go() } }",
+            "&& info.capabilities.sampling.is_some() && info.ok || x { go() }",
             "{ names.push(info.client_info.name.to_string()) }",
             "{ other.info.x(); }",
             "{ log::info!(\"{}\", info.a); Foo { info: info.b.clone() }; }",
             "{ }",
         ] {
-            assert!(reads_owned_fields_only("info", quiet), "{quiet}");
+            assert!(reads_owned_fields_only("info", quiet, None), "{quiet}");
         }
         for borrowing in [
             "{ return &info.client_info.name; }",
@@ -230,30 +297,62 @@ mod tests {
             "{ info.client_info.name.as_str() }",
             "{ let r = &*info; }",
             "{ info.client_info.name.trim() }",
+            "{ match info.a { Some(ref x) => x, None => y } }",
         ] {
-            assert!(!reads_owned_fields_only("info", borrowing), "{borrowing}");
+            assert!(
+                !reads_owned_fields_only("info", borrowing, None),
+                "{borrowing}"
+            );
         }
+        // A field that became optional is read the old way through any path.
+        let through = "{ println!(\"{}\", info.server_info.name); }";
+        assert!(reads_owned_fields_only("info", through, None));
+        assert!(!reads_owned_fields_only(
+            "info",
+            through,
+            Some("server_info")
+        ));
+        let beside = "{ println!(\"{}\", info.instructions.clone()); }";
+        assert!(reads_owned_fields_only("info", beside, Some("server_info")));
     }
 
     #[test]
-    fn only_the_whole_scrutinee_of_an_if_let_some_has_a_block() {
-        let text = "fn f() { if let Some(info) = p.peer_info() { x(info.a) } }";
-        let call_end = text.find("peer_info()").unwrap() + "peer_info()".len();
-        let call_start = text.find("p.peer").unwrap();
-        let (binding, block) = if_let_block(text, &text[..call_start], call_end).unwrap();
-        assert_eq!((binding, block), ("info", "{ x(info.a) }"));
+    fn a_closure_s_parameter_and_body_are_found_in_the_last_argument() {
+        assert_eq!(
+            closure_of(".map(|info| info.a.is_some()).unwrap_or(false)"),
+            Some(("info", " info.a.is_some()"))
+        );
+        assert_eq!(
+            closure_of(".map_or(f(a, b), move |i| { i.x.clone() })"),
+            Some(("i", " { i.x.clone() }"))
+        );
+        assert_eq!(closure_of(".map(ToString::to_string)"), None);
+        assert_eq!(closure_of(".map(|(a, b)| a)"), None);
+        assert_eq!(closure_of(".map(|i: &Info| i.a)"), None);
+    }
+
+    #[test]
+    fn only_the_whole_scrutinee_of_an_if_let_some_has_a_region() {
+        let region = |text: &'static str| {
+            let start = text.find("p.peer").unwrap();
+            let end = start + "p.peer_info()".len();
+            if_let_region(text, &text[..start], end)
+        };
+        assert_eq!(
+            region("fn f() { if let Some(info) = p.peer_info() { x(info.a) } }"),
+            Some(("info", " { x(info.a) }"))
+        );
+        assert_eq!(
+            region("fn f() { if let Some(info) = p.peer_info() && info.a.is_some() { y() } }"),
+            Some(("info", " && info.a.is_some() { y() }"))
+        );
         for other in [
             "fn f() { while let Some(info) = p.peer_info() { x(info.a) } }",
-            "fn f() { if let Some(info) = p.peer_info() && y { x(info.a) } }",
             "fn f() { if let Some(mut) = p.peer_info() { } }",
             "fn f() { if a == p.peer_info() { } }",
+            "fn f() { let Some(info) = p.peer_info() else { return }; }",
         ] {
-            let start = other.find("p.peer").unwrap();
-            let end = start + "p.peer_info()".len();
-            assert!(
-                if_let_block(other, &other[..start], end).is_none(),
-                "{other}"
-            );
+            assert!(region(other).is_none(), "{other}");
         }
     }
 }
