@@ -567,6 +567,7 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
         "if let Some(info) = context.peer.peer_info() && info.capabilities.sampling.is_some() {\n        return true;\n    }\n    false",
         "context.peer.peer_info().map(|info| info.capabilities.sampling.is_some()).unwrap_or(false)",
         "context.peer.peer_info().and_then(|info| info.client_info.title.clone()).is_some()",
+        "let info = context.peer.peer_info();\n    println!(\"{info:?}\");\n    true",
     ] {
         let src = format!("use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> bool {{\n    {read}\n}}\n");
         let r = lint_text(r#"rmcp = "1.7""#, None, &src);
@@ -576,6 +577,15 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
             r.findings
         );
     }
+    // A `let` whose value is handed on whole may need the change.
+    let src = "use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> Option<&rmcp::model::ClientInfo> {\n    let info = context.peer.peer_info();\n    info\n}\n";
+    let r = lint_text(r#"rmcp = "1.7""#, None, src);
+    assert_eq!(
+        r.findings.iter().filter(|f| f.code == "MCP205").count(),
+        1,
+        "{:#?}",
+        r.findings
+    );
     // An `if let` whose block lends out what it read does not compile on the `Arc` (E0515).
     let src = "use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> &str {\n    if let Some(info) = context.peer.peer_info() {\n        return info.client_info.name.as_str();\n    }\n    \"\"\n}\n";
     let r = lint_text(r#"rmcp = "1.7""#, None, src);

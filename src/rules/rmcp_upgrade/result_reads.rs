@@ -8,9 +8,10 @@
 //! The reads told apart are the ones whose value cannot borrow from the result:
 //! - asking only whether there is one: `.is_some()`, `.is_none()`;
 //! - a closure over the value (`.map(|info| ..)`, `.and_then`, `.is_some_and`, `.map_or(d, ..)`),
-//!   or the block (and the rest of the condition) of `if let Some(info) = x.peer_info()`, that
-//!   reads `info` only through field paths whose value is owned or copied (`info.a.b.clone()`,
-//!   `info.a.is_some()`, a macro's argument `info.a.b`, `info.a == b`);
+//!   the block (and the rest of the condition) of `if let Some(info) = x.peer_info()`, or the
+//!   rest of the block of `let info = x.peer_info();`, that reads `info` only through field paths
+//!   whose value is owned or copied (`info.a.b.clone()`, `info.a.is_some()`, a macro's argument
+//!   `info.a.b`, `info.a == b`) or in a format string (`"{info:?}"`: `Debug` of either);
 //! - where no field of the result became optional, the change's `borrow` adapter (`.as_deref()`,
 //!   what the fix writes).
 //!
@@ -65,7 +66,7 @@ impl<'a> Read<'a> {
         let bound = if WITH_CLOSURE.contains(&next.as_str()) {
             closure_of(after)
         } else {
-            if_let_region(text, before, end)
+            if_let_region(text, before, end).or_else(|| let_region(text, before, end))
         };
         Read { next, bound }
     }
@@ -171,6 +172,30 @@ fn if_let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a 
             _ => {}
         }
     }
+    let close = lexer.skip_block()?;
+    Some((binding, &text[end..=close]))
+}
+
+/// For a call that is the whole value of `let binding = CALL;`: the binding, and the rest of the
+/// block it is declared in (its uses). A `let mut` is not followed: what is assigned later is
+/// another value.
+fn let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str, &'a str)> {
+    let rest = before.trim_end().strip_suffix('=')?.trim_end();
+    if rest.ends_with(['=', '<', '>', '!']) {
+        return None;
+    }
+    let name_len = rest.bytes().rev().take_while(|b| is_ident(*b)).count();
+    let (rest, binding) = rest.split_at(rest.len() - name_len);
+    if !plain_binding(binding) {
+        return None;
+    }
+    whole_word_suffix(rest.trim_end(), "let")?;
+    let after = &text[end..];
+    if !after.trim_start().starts_with(';') {
+        return None;
+    }
+    let mut lexer = Lexer::new(text.as_bytes());
+    lexer.seek(end);
     let close = lexer.skip_block()?;
     Some((binding, &text[end..=close]))
 }
@@ -329,6 +354,29 @@ mod tests {
         assert_eq!(closure_of(".map(ToString::to_string)"), None);
         assert_eq!(closure_of(".map(|(a, b)| a)"), None);
         assert_eq!(closure_of(".map(|i: &Info| i.a)"), None);
+    }
+
+    #[test]
+    fn a_let_binding_s_region_is_the_rest_of_its_block() {
+        let region = |text: &'static str| {
+            let start = text.find("p.peer").unwrap();
+            let end = start + "p.peer_info()".len();
+            let_region(text, &text[..start], end)
+        };
+        assert_eq!(
+            region("fn f() { let info = p.peer_info(); log!(\"{info:?}\"); } fn g() {}"),
+            Some(("info", "; log!(\"{info:?}\"); }"))
+        );
+        for other in [
+            "fn f() { let mut info = p.peer_info(); }",
+            "fn f() { let info = p.peer_info().unwrap(); }",
+            "fn f() { let (a, info) = p.peer_info(); }",
+            "fn f() { x = p.peer_info(); }",
+        ] {
+            let start = other.find("p.peer").unwrap();
+            let end = start + "p.peer_info()".len();
+            assert!(let_region(other, &other[..start], end).is_none(), "{other}");
+        }
     }
 
     #[test]
