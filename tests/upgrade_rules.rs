@@ -685,6 +685,9 @@ fn a_cloned_peer_info_is_cloned_through_as_deref() {
         out.text,
         src.replace("peer_info().cloned()", "peer_info().as_deref().cloned()")
     );
+    // A client's clone is a `ServerPeerInfo` on 3.x whatever the adapter: left to the guidance.
+    let client = "use rmcp::service::RunningService;\nuse rmcp::RoleClient;\n\npub fn info(client: &RunningService<RoleClient, ()>) -> rmcp::model::ServerInfo {\n    client.peer_info().cloned().unwrap_or_default()\n}\n";
+    assert_eq!(fix_unsafe(client).text, client);
 }
 
 #[test]
