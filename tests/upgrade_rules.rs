@@ -568,6 +568,7 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
         "context.peer.peer_info().map(|info| info.capabilities.sampling.is_some()).unwrap_or(false)",
         "context.peer.peer_info().and_then(|info| info.client_info.title.clone()).is_some()",
         "let info = context.peer.peer_info();\n    println!(\"{info:?}\");\n    true",
+        "let info = context.peer.peer_info();\n    if let Some(i) = &info {\n        return i.client_info.name.is_empty();\n    }\n    false",
     ] {
         let src = format!("use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> bool {{\n    {read}\n}}\n");
         let r = lint_text(r#"rmcp = "1.7""#, None, &src);

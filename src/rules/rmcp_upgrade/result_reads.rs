@@ -211,8 +211,12 @@ fn whole_word_suffix<'a>(text: &'a str, word: &str) -> Option<&'a str> {
 /// (`,` `)` `;` `}` `==` `!=` `&&` `||`). A path through `optional` (a field that became an
 /// `Option`) is not. A field of a field (`other.binding`) is not a use.
 fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -> bool {
-    let bytes = block.as_bytes();
-    let tokens: Vec<Token> = Lexer::new(bytes).collect();
+    let mut lexer = Lexer::new(block.as_bytes());
+    let (mut tokens, mut starts) = (Vec::new(), Vec::new());
+    while let Some(t) = lexer.next() {
+        tokens.push(t);
+        starts.push(lexer.start());
+    }
     let word = |t: Option<&Token>| match t {
         Some(Token::Ident(r)) => Some(&block[r.clone()]),
         _ => None,
@@ -231,6 +235,13 @@ fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -
         if matches!(before, Some(b'.' | b':'))
             || matches!(punct(tokens.get(k + 1)), Some(b'!' | b':'))
         {
+            continue;
+        }
+        // `if let Some(x) = &binding {` (or `= binding {`) reads it again as `x`, in that block.
+        if let Some((x, inner)) = rebound(block, &tokens, &starts, k) {
+            if !reads_owned_fields_only(x, inner, optional) {
+                return false;
+            }
             continue;
         }
         // `&binding..` or `*binding..` takes the result itself, not a field's value (`&&` before
@@ -282,6 +293,57 @@ fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -
     true
 }
 
+/// For the use of a binding at token `k` that is the whole scrutinee of `if let Some(x) =
+/// binding {` or `= &binding {`: `x`, and the block's text.
+fn rebound<'a>(
+    text: &'a str,
+    tokens: &[Token],
+    starts: &[usize],
+    k: usize,
+) -> Option<(&'a str, &'a str)> {
+    let punct = |i: usize| match tokens.get(i) {
+        Some(Token::Punct(p)) => Some(*p),
+        _ => None,
+    };
+    let word = |i: usize| match tokens.get(i) {
+        Some(Token::Ident(r)) => Some(&text[r.clone()]),
+        _ => None,
+    };
+    if punct(k + 1) != Some(b'{') {
+        return None;
+    }
+    let mut j = k.checked_sub(1)?;
+    if punct(j) == Some(b'&') {
+        j = j.checked_sub(1)?;
+    }
+    let head = j.checked_sub(6)?;
+    let shape = punct(j) == Some(b'=')
+        && !matches!(punct(j.checked_sub(1)?), Some(b'=' | b'!' | b'<' | b'>'))
+        && punct(j - 1) == Some(b')')
+        && punct(j - 3) == Some(b'(')
+        && word(j - 4) == Some("Some")
+        && word(j - 5) == Some("let")
+        && word(head) == Some("if");
+    let x = word(j - 2).filter(|x| plain_binding(x))?;
+    if !shape {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(k + 1) {
+        match t {
+            Token::Punct(b'{') => depth += 1,
+            Token::Punct(b'}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((x, &text[starts[k + 1]..=starts[i]]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +373,8 @@ mod tests {
             "{ names.push(info.client_info.name.to_string()) }",
             "{ other.info.x(); }",
             "{ log::info!(\"{}\", info.a); Foo { info: info.b.clone() }; }",
+            "; if let Some(i) = &info { go(i.instructions.len()) }",
+            "; if let Some(i) = info { log!(\"{}\", i.a); }",
             "{ }",
         ] {
             assert!(reads_owned_fields_only("info", quiet, None), "{quiet}");
@@ -323,6 +387,8 @@ mod tests {
             "{ let r = &*info; }",
             "{ info.client_info.name.trim() }",
             "{ match info.a { Some(ref x) => x, None => y } }",
+            "; if let Some(i) = &info { return &i.name; }",
+            "; if let Some(i) = &info { keep(i) }",
         ] {
             assert!(
                 !reads_owned_fields_only("info", borrowing, None),
