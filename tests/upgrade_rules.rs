@@ -557,7 +557,8 @@ fn peer_info_changes_are_named_for_the_side_and_version_that_see_them() {
 #[test]
 fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
     // On 1.x, each of these reads compiles on the `Arc` of 2.0 and later too: only whether there
-    // is one, a `bool` from a closure, or the `.as_deref()` the fix writes.
+    // is one, the `.as_deref()` the fix writes, or owned field values (through a closure, an
+    // `if let`, a `let` and its reborrow) or a format string.
     for read in [
         "context.peer.peer_info().is_some()",
         "context.peer\n        .peer_info()\n        .is_none()",
@@ -578,24 +579,27 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
             r.findings
         );
     }
-    // A `let` whose value is handed on whole may need the change.
-    let src = "use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> Option<&rmcp::model::ClientInfo> {\n    let info = context.peer.peer_info();\n    info\n}\n";
-    let r = lint_text(r#"rmcp = "1.7""#, None, src);
-    assert_eq!(
-        r.findings.iter().filter(|f| f.code == "MCP205").count(),
-        1,
-        "{:#?}",
-        r.findings
-    );
-    // An `if let` whose block lends out what it read does not compile on the `Arc` (E0515).
-    let src = "use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> &str {\n    if let Some(info) = context.peer.peer_info() {\n        return info.client_info.name.as_str();\n    }\n    \"\"\n}\n";
-    let r = lint_text(r#"rmcp = "1.7""#, None, src);
-    assert_eq!(
-        r.findings.iter().filter(|f| f.code == "MCP205").count(),
-        1,
-        "{:#?}",
-        r.findings
-    );
+    // Reads that may need the change still fire: a `let` whose value is handed on whole, and an
+    // `if let` whose block lends out what it read (E0515 on the `Arc`).
+    for (ret, body) in [
+        (
+            "Option<&rmcp::model::ClientInfo>",
+            "let info = context.peer.peer_info();\n    info",
+        ),
+        (
+            "&str",
+            "if let Some(info) = context.peer.peer_info() {\n        return info.client_info.name.as_str();\n    }\n    \"\"",
+        ),
+    ] {
+        let src = format!("use rmcp::service::RequestContext;\nuse rmcp::RoleServer;\n\npub fn f(context: &RequestContext<RoleServer>) -> {ret} {{\n    {body}\n}}\n");
+        let r = lint_text(r#"rmcp = "1.7""#, None, &src);
+        assert_eq!(
+            r.findings.iter().filter(|f| f.code == "MCP205").count(),
+            1,
+            "{body}: {:#?}",
+            r.findings
+        );
+    }
     // A client's `server_info` became optional in 3.0: `.is_some_and(|i| i.server_info..)` and
     // `.as_deref()` do not read it the new way, only asking whether there is one does.
     let client = |read: &str| {

@@ -422,13 +422,17 @@ mod tests {
         assert_eq!(closure_of(".map(|i: &Info| i.a)"), None);
     }
 
+    type Region = for<'t> fn(&'t str, &'t str, usize) -> Option<(&'t str, &'t str)>;
+
+    /// `region` asked, as `Read::of` asks it, of the call `p.peer_info()` in `text`.
+    fn at_call(text: &str, region: Region) -> Option<(&str, &str)> {
+        let start = text.find("p.peer").unwrap();
+        region(text, &text[..start], start + "p.peer_info()".len())
+    }
+
     #[test]
     fn a_let_binding_s_region_is_the_rest_of_its_block() {
-        let region = |text: &'static str| {
-            let start = text.find("p.peer").unwrap();
-            let end = start + "p.peer_info()".len();
-            let_region(text, &text[..start], end)
-        };
+        let region = |text| at_call(text, let_region);
         assert_eq!(
             region("fn f() { let info = p.peer_info(); log!(\"{info:?}\"); } fn g() {}"),
             Some(("info", "; log!(\"{info:?}\"); }"))
@@ -439,19 +443,13 @@ mod tests {
             "fn f() { let (a, info) = p.peer_info(); }",
             "fn f() { x = p.peer_info(); }",
         ] {
-            let start = other.find("p.peer").unwrap();
-            let end = start + "p.peer_info()".len();
-            assert!(let_region(other, &other[..start], end).is_none(), "{other}");
+            assert!(region(other).is_none(), "{other}");
         }
     }
 
     #[test]
     fn only_the_whole_scrutinee_of_an_if_let_some_has_a_region() {
-        let region = |text: &'static str| {
-            let start = text.find("p.peer").unwrap();
-            let end = start + "p.peer_info()".len();
-            if_let_region(text, &text[..start], end)
-        };
+        let region = |text| at_call(text, if_let_region);
         assert_eq!(
             region("fn f() { if let Some(info) = p.peer_info() { x(info.a) } }"),
             Some(("info", " { x(info.a) }"))
