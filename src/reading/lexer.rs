@@ -38,26 +38,26 @@ pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
         && (end == start || !edge(end - 1) || !edge(end))
 }
 
-/// Whether `at` lies in prose on its line: a `//` comment (doc comments included), or a string
-/// literal that opens on that line. The line up to `at` is read as code, strings and chars. A
-/// block comment, or a string that began on an earlier line, is not seen; for a byte scan that
+/// Whether `at` lies in prose: a `//` comment (doc comments included) or a string literal
+/// (plain, byte, C or raw) that opens on `at`'s line, lexed from the line's start by [`Lexer`].
+/// A block comment, or a string that began on an earlier line, is not seen; for a byte scan that
 /// wants to skip prose cheaply, after a match.
 pub fn in_line_prose(bytes: &[u8], at: usize) -> bool {
     let at = at.min(bytes.len());
     let line = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-    let (mut i, mut in_str) = (line, false);
-    while i < at {
-        match bytes[i] {
-            b'\\' if in_str => i += 1,
-            // `'"'` is a char, not a string's start.
-            b'\'' if !in_str && bytes.get(i + 2) == Some(&b'\'') => i += 2,
-            b'"' => in_str = !in_str,
-            b'/' if !in_str && bytes.get(i + 1) == Some(&b'/') => return true,
-            _ => {}
+    let mut lexer = Lexer::with_comments(bytes);
+    lexer.seek(line);
+    while let Some(token) = lexer.next() {
+        if lexer.start() > at {
+            return false;
         }
-        i += 1;
+        if let Token::Literal(r) | Token::LineComment(r) = token {
+            if r.contains(&at) {
+                return true;
+            }
+        }
     }
-    in_str
+    false
 }
 
 /// The first byte and length of each of a set of names, a bit per pair: most identifiers of a
@@ -444,6 +444,14 @@ mod tests {
         // An escaped quote does not close the string.
         assert!(prose("j\""));
         assert!(!prose("k)"));
+        // A raw string's quotes, an escaped quote char and a lifetime are the lexer's to read.
+        let text = "f(r#\"a \" b\"#, '\\'', x::<'s>, y) // z";
+        let at = |w: &str| text.find(w).unwrap();
+        let prose = |w: &str| in_line_prose(text.as_bytes(), at(w));
+        assert!(prose("b\""));
+        assert!(!prose("x::"));
+        assert!(!prose("y)"));
+        assert!(prose("z"));
     }
 
     #[test]
