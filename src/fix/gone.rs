@@ -455,16 +455,14 @@ fn impl_fn_at<'f>(
     })
 }
 
-/// The `Option` methods after which a `borrow` adapter gives the code the value it read before:
-/// a closure over the value, or `.cloned()` (which an `Option<Arc<T>>` does not have).
-const BORROWING_READS: [&str; 6] = [
-    "and_then",
-    "map",
-    "map_or",
-    "map_or_else",
-    "is_some_and",
-    "cloned",
-];
+/// After a call whose result changed, a method that the `borrow` adapter gives the value the
+/// code read before: a closure over the value, or `.cloned()` (which `Option<Arc<T>>` lacks).
+fn reads_through_the_adapter(method: &syn::Ident) -> bool {
+    method == "cloned"
+        || crate::model::sdk::rmcp_upgrade::OPTION_CLOSURE_READS
+            .iter()
+            .any(|m| method == m)
+}
 
 /// `x.peer_info().and_then(|i| ..)` of the `Kind::MethodResult` rows the finding at `at` names
 /// (its help holds their notes): a `borrow` adapter goes after the call, so the closure borrows
@@ -493,7 +491,7 @@ pub(super) fn borrowed(
     }
     let found = super::find_expr::find(file, &|e| {
         matches!(e, syn::Expr::MethodCall(outer)
-            if BORROWING_READS.contains(&outer.method.to_string().as_str())
+            if reads_through_the_adapter(&outer.method)
                 && matches!(&*outer.receiver, syn::Expr::MethodCall(m)
                     if m.args.is_empty() && idx.range(m.method.span()).start == at))
     });

@@ -656,7 +656,8 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
     // Same name before and after, so only a package below the release is known to expect the
     // old result; one finding names every change that applies (a 1.x client's `peer_info()` is
     // both an `Arc` now and a `ServerPeerInfo`).
-    let read = result_reads::Read::of(cx, mc);
+    // How the result is read is worked out only for a change that applies, once.
+    let mut read = None;
     let result_changes: Vec<&Change> = changes_named(&name)
         .filter(|c| match c.kind {
             Kind::MethodResult {
@@ -666,7 +667,9 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
             } => {
                 version.is_none_or(|v| v < c.since)
                     && (!client_only || on_a_client(cx, &mc.receiver))
-                    && !read.alike(borrow, optional)
+                    && !read
+                        .get_or_insert_with(|| result_reads::Read::of(cx, mc))
+                        .alike(borrow, optional)
             }
             _ => false,
         })

@@ -175,6 +175,11 @@ pub const RESULT_HANDLERS: &[&str] = &[
     "unwrap_or_default",
 ];
 
+/// The methods of an `Option` whose closure (their last argument) gets the value: a method's
+/// changed result is read there (`peer_info().map(|info| ..)`).
+pub const OPTION_CLOSURE_READS: [&str; 5] =
+    ["map", "and_then", "is_some_and", "map_or", "map_or_else"];
+
 /// One change of rmcp's API.
 #[derive(Debug, Clone, Copy)]
 pub struct Change {

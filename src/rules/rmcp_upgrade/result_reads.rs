@@ -19,6 +19,7 @@
 //! not such a read. Anything else (`.map(|i| &i.name)`, `f(info)`, `&info.a`, `info.clone()`,
 //! `.cloned()`) may need the change.
 
+use crate::model::sdk::rmcp_upgrade::OPTION_CLOSURE_READS;
 use crate::reading::lexer::{is_ident, Lexer, Token};
 use crate::rules::engine::Cx;
 
@@ -38,19 +39,10 @@ pub(super) struct Read<'a> {
     /// The call's first method call after it, compacted (`is_some()`, `map(`), or empty.
     next: String,
     /// Where the value is bound, and the text that reads the binding: a closure's parameter
-    /// and body, or `if let Some(binding) = call`'s binding and the rest of its condition and
-    /// its block.
+    /// and body, `if let Some(binding) = call`'s binding and the rest of its condition and its
+    /// block, or `let binding = call;`'s binding and the rest of its block.
     bound: Option<(&'a str, &'a str)>,
 }
-
-/// Methods of an `Option` whose closure gets the value (the last argument).
-const WITH_CLOSURE: [&str; 5] = [
-    "map(",
-    "and_then(",
-    "is_some_and(",
-    "map_or(",
-    "map_or_else(",
-];
 
 impl<'a> Read<'a> {
     pub(super) fn of(cx: &Cx<'a>, mc: &syn::ExprMethodCall) -> Read<'a> {
@@ -63,7 +55,10 @@ impl<'a> Read<'a> {
             text.get(end..).unwrap_or_default(),
         );
         let next = compact_method_call(after);
-        let bound = if WITH_CLOSURE.contains(&next.as_str()) {
+        let with_closure = next
+            .strip_suffix('(')
+            .is_some_and(|m| OPTION_CLOSURE_READS.contains(&m));
+        let bound = if with_closure {
             closure_of(after)
         } else {
             if_let_region(text, before, end).or_else(|| let_region(text, before, end))
@@ -139,25 +134,75 @@ fn plain_binding(name: &str) -> bool {
         && !["mut", "ref", "_"].contains(&name)
 }
 
+/// A stretch of text, lexed and read by token index.
+struct Tokens<'t> {
+    text: &'t str,
+    tokens: Vec<Token>,
+    starts: Vec<usize>,
+}
+
+impl<'t> Tokens<'t> {
+    fn of(text: &'t str) -> Tokens<'t> {
+        let mut lexer = Lexer::new(text.as_bytes());
+        let (mut tokens, mut starts) = (Vec::new(), Vec::new());
+        while let Some(t) = lexer.next() {
+            tokens.push(t);
+            starts.push(lexer.start());
+        }
+        Tokens {
+            text,
+            tokens,
+            starts,
+        }
+    }
+
+    fn word(&self, i: usize) -> Option<&'t str> {
+        match self.tokens.get(i) {
+            Some(Token::Ident(r)) => Some(&self.text[r.clone()]),
+            _ => None,
+        }
+    }
+
+    fn punct(&self, i: usize) -> Option<u8> {
+        match self.tokens.get(i) {
+            Some(Token::Punct(p)) => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// `x` when the tokens before `end` are `if let Some(x) =`.
+    fn if_let_some(&self, end: usize) -> Option<&'t str> {
+        let j = end.checked_sub(7)?;
+        let shape = self.word(j) == Some("if")
+            && self.word(j + 1) == Some("let")
+            && self.word(j + 2) == Some("Some")
+            && self.punct(j + 3) == Some(b'(')
+            && self.punct(j + 5) == Some(b')')
+            && self.punct(j + 6) == Some(b'=');
+        self.word(j + 4).filter(|x| shape && plain_binding(x))
+    }
+
+    /// `x` when the tokens before `end` are `let x =`.
+    fn let_plain(&self, end: usize) -> Option<&'t str> {
+        let j = end.checked_sub(3)?;
+        let shape = self.word(j) == Some("let") && self.punct(j + 2) == Some(b'=');
+        self.word(j + 1).filter(|x| shape && plain_binding(x))
+    }
+}
+
+/// The statement `before` ends in: its text after the last `;`, `{` or `}` (a brace in a string
+/// there cuts it short, and the shapes read from it then do not match).
+fn statement_tail(before: &str) -> Tokens<'_> {
+    let from = memchr::memrchr3(b';', b'{', b'}', before.as_bytes()).map_or(0, |i| i + 1);
+    Tokens::of(&before[from..])
+}
+
 /// For a call that is the whole scrutinee of `if let Some(binding) = CALL`: the binding, and the
 /// text from the call's end (`end` in `text`) through the block's closing brace: the rest of a
 /// let chain's condition (`&& binding.a.is_some()`) and the block.
 fn if_let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str, &'a str)> {
-    let rest = before.trim_end().strip_suffix('=')?.trim_end();
-    // Not `==`, `<=`, `>=` or `!=`.
-    if rest.ends_with(['=', '<', '>', '!']) {
-        return None;
-    }
-    let rest = rest.strip_suffix(')')?.trim_end();
-    let name_len = rest.bytes().rev().take_while(|b| is_ident(*b)).count();
-    let (rest, binding) = rest.split_at(rest.len() - name_len);
-    if !plain_binding(binding) {
-        return None;
-    }
-    let rest = rest.trim_end().strip_suffix('(')?.trim_end();
-    let rest = whole_word_suffix(rest, "Some")?.trim_end();
-    let rest = whole_word_suffix(rest, "let")?.trim_end();
-    whole_word_suffix(rest, "if")?;
+    let tail = statement_tail(before);
+    let binding = tail.if_let_some(tail.tokens.len())?;
     // The block opens at the first `{` outside the condition's own brackets.
     let mut lexer = Lexer::new(text.as_bytes());
     lexer.seek(end);
@@ -180,18 +225,9 @@ fn if_let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a 
 /// block it is declared in (its uses). A `let mut` is not followed: what is assigned later is
 /// another value.
 fn let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str, &'a str)> {
-    let rest = before.trim_end().strip_suffix('=')?.trim_end();
-    if rest.ends_with(['=', '<', '>', '!']) {
-        return None;
-    }
-    let name_len = rest.bytes().rev().take_while(|b| is_ident(*b)).count();
-    let (rest, binding) = rest.split_at(rest.len() - name_len);
-    if !plain_binding(binding) {
-        return None;
-    }
-    whole_word_suffix(rest.trim_end(), "let")?;
-    let after = &text[end..];
-    if !after.trim_start().starts_with(';') {
+    let tail = statement_tail(before);
+    let binding = tail.let_plain(tail.tokens.len())?;
+    if !text[end..].trim_start().starts_with(';') {
         return None;
     }
     let mut lexer = Lexer::new(text.as_bytes());
@@ -200,45 +236,24 @@ fn let_region<'a>(text: &'a str, before: &'a str, end: usize) -> Option<(&'a str
     Some((binding, &text[end..=close]))
 }
 
-/// `text` without `word` at its end, when `word` stands there whole.
-fn whole_word_suffix<'a>(text: &'a str, word: &str) -> Option<&'a str> {
-    let rest = text.strip_suffix(word)?;
-    (!rest.bytes().last().is_some_and(is_ident)).then_some(rest)
-}
-
 /// Whether every use of `binding` in `block` is a field path (`binding.a.b`) whose value is
 /// owned or copied: it ends in a call of one of [`OWNED`], or where a value is taken or compared
 /// (`,` `)` `;` `}` `==` `!=` `&&` `||`). A path through `optional` (a field that became an
-/// `Option`) is not. A field of a field (`other.binding`) is not a use.
+/// `Option`) is not. A field of a field (`other.binding`) is not a use; a reborrow
+/// (`if let Some(x) = &binding {`) is read again as `x`, in its block.
 fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -> bool {
-    let mut lexer = Lexer::new(block.as_bytes());
-    let (mut tokens, mut starts) = (Vec::new(), Vec::new());
-    while let Some(t) = lexer.next() {
-        tokens.push(t);
-        starts.push(lexer.start());
-    }
-    let word = |t: Option<&Token>| match t {
-        Some(Token::Ident(r)) => Some(&block[r.clone()]),
-        _ => None,
-    };
-    let punct = |t: Option<&Token>| match t {
-        Some(Token::Punct(p)) => Some(*p),
-        _ => None,
-    };
-    for (k, t) in tokens.iter().enumerate() {
-        if word(Some(t)) != Some(binding) {
+    let t = Tokens::of(block);
+    for k in 0..t.tokens.len() {
+        if t.word(k) != Some(binding) {
             continue;
         }
         // Not the binding: another value's field (`other.info`), a path's segment
         // (`tracing::info!`, `info::x`), a macro's name, a field's name in a literal.
-        let before = (k > 0).then(|| punct(tokens.get(k - 1))).flatten();
-        if matches!(before, Some(b'.' | b':'))
-            || matches!(punct(tokens.get(k + 1)), Some(b'!' | b':'))
-        {
+        let before = k.checked_sub(1).and_then(|i| t.punct(i));
+        if matches!(before, Some(b'.' | b':')) || matches!(t.punct(k + 1), Some(b'!' | b':')) {
             continue;
         }
-        // `if let Some(x) = &binding {` (or `= binding {`) reads it again as `x`, in that block.
-        if let Some((x, inner)) = rebound(block, &tokens, &starts, k) {
+        if let Some((x, inner)) = rebound(&t, k) {
             if !reads_owned_fields_only(x, inner, optional) {
                 return false;
             }
@@ -246,96 +261,68 @@ fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -
         }
         // `&binding..` or `*binding..` takes the result itself, not a field's value (`&&` before
         // it is a condition's `and`).
-        let and = k > 1 && punct(tokens.get(k - 2)) == Some(b'&');
+        let and = k > 1 && t.punct(k - 2) == Some(b'&');
         if matches!(before, Some(b'*')) || (matches!(before, Some(b'&')) && !and) {
             return false;
         }
-        let mut i = k + 1;
-        let (mut fields, mut owned) = (0, false);
-        loop {
-            if punct(tokens.get(i)) != Some(b'.') {
-                break;
-            }
-            let Some(name) = word(tokens.get(i + 1)) else {
-                return false;
-            };
-            if fields == 0 && optional == Some(name) {
-                return false;
-            }
-            if punct(tokens.get(i + 2)) == Some(b'(') {
-                // A call on the result itself (`info.clone()`) changes with its type.
-                let empty_args = punct(tokens.get(i + 3)) == Some(b')');
-                if fields == 0 || !OWNED.contains(&name) || !empty_args {
-                    return false;
-                }
-                owned = true;
-                break;
-            }
-            fields += 1;
-            i += 2;
-        }
-        if fields == 0 {
-            return false;
-        }
-        // An owned value may be used any way at all; a field's value where it is taken whole.
-        let ends_a_value = owned
-            || match punct(tokens.get(i)) {
-                Some(b',' | b')' | b';' | b'}') => true,
-                Some(b'=' | b'!') => punct(tokens.get(i + 1)) == Some(b'='),
-                Some(b'&') => punct(tokens.get(i + 1)) == Some(b'&'),
-                Some(b'|') => punct(tokens.get(i + 1)) == Some(b'|'),
-                _ => tokens.get(i).is_none(),
-            };
-        if !ends_a_value {
+        if !owned_field_path(&t, k + 1, optional) {
             return false;
         }
     }
     true
 }
 
+/// Whether the tokens from `i`, right after a use of the binding, are a field path whose value
+/// is owned: `.a.b` taken whole where a value ends, or `.a.b.clone()` (one of [`OWNED`]).
+fn owned_field_path(t: &Tokens<'_>, mut i: usize, optional: Option<&str>) -> bool {
+    let mut fields = 0;
+    while t.punct(i) == Some(b'.') {
+        let Some(name) = t.word(i + 1) else {
+            return false;
+        };
+        if fields == 0 && optional == Some(name) {
+            return false;
+        }
+        if t.punct(i + 2) == Some(b'(') {
+            // A call on the result itself (`info.clone()`) changes with its type; an owned
+            // value may be used any way at all.
+            let empty_args = t.punct(i + 3) == Some(b')');
+            return fields > 0 && OWNED.contains(&name) && empty_args;
+        }
+        fields += 1;
+        i += 2;
+    }
+    // A field's value, where it is taken whole.
+    fields > 0
+        && match t.punct(i) {
+            Some(b',' | b')' | b';' | b'}') => true,
+            Some(b'=' | b'!') => t.punct(i + 1) == Some(b'='),
+            Some(b'&') => t.punct(i + 1) == Some(b'&'),
+            Some(b'|') => t.punct(i + 1) == Some(b'|'),
+            _ => i >= t.tokens.len(),
+        }
+}
+
 /// For the use of a binding at token `k` that is the whole scrutinee of `if let Some(x) =
 /// binding {` or `= &binding {`: `x`, and the block's text.
-fn rebound<'a>(
-    text: &'a str,
-    tokens: &[Token],
-    starts: &[usize],
-    k: usize,
-) -> Option<(&'a str, &'a str)> {
-    let punct = |i: usize| match tokens.get(i) {
-        Some(Token::Punct(p)) => Some(*p),
-        _ => None,
-    };
-    let word = |i: usize| match tokens.get(i) {
-        Some(Token::Ident(r)) => Some(&text[r.clone()]),
-        _ => None,
-    };
-    if punct(k + 1) != Some(b'{') {
+fn rebound<'t>(t: &Tokens<'t>, k: usize) -> Option<(&'t str, &'t str)> {
+    if t.punct(k + 1) != Some(b'{') {
         return None;
     }
-    let mut j = k.checked_sub(1)?;
-    if punct(j) == Some(b'&') {
-        j = j.checked_sub(1)?;
-    }
-    let head = j.checked_sub(6)?;
-    let shape = punct(j) == Some(b'=')
-        && !matches!(punct(j.checked_sub(1)?), Some(b'=' | b'!' | b'<' | b'>'))
-        && punct(j - 1) == Some(b')')
-        && punct(j - 3) == Some(b'(')
-        && word(j - 4) == Some("Some")
-        && word(j - 5) == Some("let")
-        && word(head) == Some("if");
-    let x = word(j - 2).filter(|x| plain_binding(x))?;
-    if !shape {
-        return None;
-    }
+    let end = if k > 0 && t.punct(k - 1) == Some(b'&') {
+        k - 1
+    } else {
+        k
+    };
+    let x = t.if_let_some(end)?;
     let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(k + 1) {
-        match t {
+    for i in k + 1..t.tokens.len() {
+        match t.tokens[i] {
             Token::Punct(b'{') => depth += 1,
             Token::Punct(b'}') => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some((x, &text[starts[k + 1]..=starts[i]]));
+                    return Some((x, &t.text[t.starts[k + 1]..=t.starts[i]]));
                 }
             }
             _ => {}
