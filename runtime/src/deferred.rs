@@ -402,6 +402,18 @@ pub fn awaiting_answer() -> bool {
     })
 }
 
+/// True when an ask made here would be answered by the deferred scope of the request running this
+/// code (rather than sent): the same test [`poll_on_session`] makes before it builds the ask, on
+/// this task only.
+pub(crate) fn asks_here() -> bool {
+    CURRENT.with(|current| {
+        current
+            .borrow()
+            .as_ref()
+            .is_some_and(|scope| !scope.inner.mrtr.carries_in_process())
+    })
+}
+
 /// Looks up `ask` in the deferred scope of the handler running this code.
 pub fn poll<T>(ask: &Ask<T>) -> Deferred<T> {
     poll_with(|| ask.clone())

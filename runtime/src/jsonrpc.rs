@@ -201,6 +201,43 @@ impl RequestScope {
     }
 }
 
+/// The scope of one request *message*, for a server whose handler maps the whole JSON-RPC request
+/// message to its whole response message (`async fn handle(&self, request: Value) -> Value`):
+/// the scope reads the method, params and id from the message itself, and writes the response
+/// message of a round that waits for the client, or is refused, as JSON-RPC has it.
+pub struct MessageScope {
+    scope: RequestScope,
+    id: Value,
+}
+
+impl RequestScope {
+    /// Opens the scope of the request `message` (see [`MessageScope`]); anything but a 2026-07-28
+    /// `tools/call`, `prompts/get` or `resources/read` runs as it always did.
+    pub fn for_message(server_name: &'static str, message: &Value) -> MessageScope {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        MessageScope {
+            scope: RequestScope::open(server_name, method, message.get("params").cloned()),
+            id: message.get("id").cloned().unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl MessageScope {
+    /// Runs the handler's future in this scope: its own response message, or the response
+    /// message this round ends with.
+    pub async fn serve<F: Future<Output = Value>>(self, handler: F) -> Value {
+        let id = self.id;
+        self.scope.run(handler).await.respond(
+            |response| response,
+            |result| json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+            |error| json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+        )
+    }
+}
+
 /// Polls `body` in `deferred` until it completes, or stops on an unanswered (or failed) ask:
 /// its response if it completed, and the error of a failed ask.
 async fn run_parking<F: Future>(
@@ -307,6 +344,38 @@ impl<P: Serialize> Question<P> {
             Deferred::Pending => park(None).await,
             Deferred::Failed(error) => park(Some(error)).await,
         }
+    }
+}
+
+impl Question<Value> {
+    /// The question a whole request message holds (`{"jsonrpc", "id", "method", "params"}`, a
+    /// `Value` or a struct that serializes to one), for a server that writes the message itself
+    /// and reads the answer from its own channel: [`Question::sends`] guards its write, and
+    /// [`Question::or_send`] stands at its receive (`or_send(|_| receiver)`).
+    pub fn message(message: &impl Serialize) -> Question<Value> {
+        let json = serde_json::to_value(message).map_err(|e| e.to_string());
+        let field = |key: &str| json.as_ref().ok().and_then(|m| m.get(key)).cloned();
+        let method = field("method")
+            .and_then(|m| m.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let params = field("params").unwrap_or(Value::Null);
+        Question {
+            method,
+            as_json: json.map(|_| params.clone()),
+            params,
+        }
+    }
+}
+
+impl<P> Question<P> {
+    /// Whether this question goes out as the server's own request: on a pre-2026 request, and
+    /// wherever no scope runs the code. When false, a 2026-07-28 scope asks it in
+    /// `inputRequests` (its [`Question::or_send`] never calls the send), so the code that would
+    /// write it to the client must not run.
+    pub fn sends(&self) -> bool {
+        !(PARKING.with(|p| p.borrow().is_some())
+            && capability_of(&self.method, &self.as_json).is_some()
+            && scope::asks_here())
     }
 }
 
