@@ -579,7 +579,9 @@ fn run_fix(
             EXIT_CLEAN
         });
     }
-    // What is left, reported like a plain run over the files as they are now.
+    // What is left, reported like a plain run over the files as they are now: the packages'
+    // indexes are those of the files as they were.
+    crate::model::item_index::forget_all();
     let rest = LintArgs {
         fix: false,
         upgrade_rmcp: false,

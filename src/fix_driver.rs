@@ -363,7 +363,11 @@ pub fn run_with_baseline(
             let left: Vec<Finding> = result
                 .remaining
                 .iter()
-                .filter(|f| crate::fix::rmcp::wants(f))
+                .filter(|f| {
+                    crate::fix::rmcp::wants(f)
+                        || (settings.tiers.deferred
+                            && crate::fix::jsonrpc::exchange::wanted(f).is_some())
+                })
                 .cloned()
                 .collect();
             if !left.is_empty() {
@@ -505,7 +509,8 @@ pub fn run_with_baseline(
         out,
         err,
     )?;
-    pending.1 = pending.1.saturating_sub(across);
+    pending.1 = pending.1.saturating_sub(across.display_only);
+    pending.2 = pending.2.saturating_sub(across.without_fix);
     // Deferred asks written by this run need their servers' request scope.
     if settings.tiers.deferred {
         now.extend(written);
@@ -546,10 +551,18 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// How many findings the pass across files fixed, by how the file-by-file report counted them.
+#[derive(Debug, Default)]
+struct AcrossFixed {
+    display_only: usize,
+    without_fix: usize,
+}
+
 /// The pass across files (`fix::rmcp::across`): per package with rmcp findings left, its
 /// `src/` files as this run leaves them, planned together; the files a plan changes (and the
 /// manifest, for the runtime) are written as one all-or-none set, or printed as diffs. Returns
-/// how many findings it fixed, and the texts it wrote (by shown path).
+/// how many findings it fixed (those with a display-only suggestion, and those without a fix),
+/// and the texts it wrote (by shown path).
 #[allow(clippy::too_many_arguments)]
 fn fix_across(
     leftover: &[(String, Vec<Finding>)],
@@ -560,7 +573,7 @@ fn fix_across(
     outcome: &mut RunOutcome,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
-) -> Result<(usize, std::collections::HashMap<String, String>), String> {
+) -> Result<(AcrossFixed, std::collections::HashMap<String, String>), String> {
     let base = &settings.base_dir;
     // Per package (by manifest): its name and its findings left.
     let mut by_package: std::collections::BTreeMap<std::path::PathBuf, (String, Vec<Finding>)> =
@@ -595,7 +608,7 @@ fn fix_across(
             }
         })
         .collect();
-    let mut fixed_total = 0;
+    let mut fixed_total = AcrossFixed::default();
     let mut gave_up: Vec<String> = Vec::new();
     loop {
         let mut progressed = false;
@@ -617,9 +630,17 @@ fn fix_across(
             );
             match planned {
                 Ok(Some(planned)) => {
+                    // Of the findings it fixes, those the file-by-file report counted without
+                    // a fix (an exchange's) rather than display-only (an rmcp helper's).
+                    let fixless = planned
+                        .fixed
+                        .iter()
+                        .filter(|(f, _)| f.fix.is_none())
+                        .count();
                     if let Some(fixed) = put_across(&planned, base, opts, outcome, out, err)? {
                         progressed = true;
-                        fixed_total += fixed;
+                        fixed_total.display_only += fixed.saturating_sub(fixless);
+                        fixed_total.without_fix += fixed.min(fixless);
                         for (path, _, new) in planned.set {
                             written.insert(crate::reading::source::display_path(&path, base), new);
                         }
@@ -697,6 +718,14 @@ fn scope_servers(
             }
             let files = package_sources(&m, base, &|shown| texts.get(shown).cloned());
             let all: String = files.iter().map(|(_, _, t)| t.as_str()).collect();
+            // Handlers that map a request message to a response message take the scope where
+            // they are called, which may be any file of the package.
+            let message_handlers = if jsonrpc_asks {
+                let texts: Vec<&str> = files.iter().map(|(_, _, t)| t.as_str()).collect();
+                crate::fix::jsonrpc::message_scope::handlers(&texts)
+            } else {
+                Vec::new()
+            };
             let mut set: Vec<(std::path::PathBuf, String, String)> = Vec::new();
             let mut scoped = Vec::new();
             for (path, shown, text) in &files {
@@ -705,7 +734,10 @@ fn scope_servers(
                     && (text.contains("\"tools/call\"")
                         || text.contains("\"prompts/get\"")
                         || text.contains("\"resources/read\""));
-                if !serves_rmcp && !dispatches {
+                let calls_handler = message_handlers
+                    .iter()
+                    .any(|h| text.contains(&format!("{h}(")));
+                if !serves_rmcp && !dispatches && !calls_handler {
                     continue;
                 }
                 let Ok(file) = syn::parse_file(text) else {
@@ -719,13 +751,24 @@ fn scope_servers(
                 };
                 let given = |ty: &str| scope::text_implements_mrtr_server(&all, ty);
                 let (mut edits, mut tys) = scope::edits_for(&impls, &idx, &given, rmcp_asks);
+                let (calls, handlers, bodies) =
+                    crate::fix::jsonrpc::message_scope::edits(&file, &idx, &message_handlers);
+                edits.extend(calls);
+                tys.extend(handlers);
                 if dispatches {
-                    // A server with its own JSON-RPC dispatch: its arms take the scope.
+                    // A server with its own JSON-RPC dispatch: its arms take the scope, except
+                    // inside a message handler, whose calls took it already.
                     let (more, arms, left) =
                         crate::fix::jsonrpc::dispatch::edits(&file, &idx, &all);
-                    edits.extend(more);
-                    tys.extend(arms);
-                    for why in left {
+                    let inside = |e: &crate::finding::Edit| {
+                        bodies.iter().any(|(s, end)| *s <= e.start && e.end <= *end)
+                    };
+                    if !more.iter().any(inside) {
+                        edits.extend(more);
+                        tys.extend(arms);
+                    }
+                    // A dispatch inside a message handler needs no scope of its own.
+                    for why in left.iter().filter(|_| bodies.is_empty()) {
                         writeln!(err, "{shown}: {why}").map_err(output_error)?;
                     }
                 }
@@ -916,10 +959,11 @@ fn put_across(
     let verb = if opts.diff_only { "would fix" } else { "fixed" };
     writeln!(
         err,
-        "{verb} {} finding{} across {} files ({})",
+        "{verb} {} finding{} across {} file{} ({})",
         fixed.len(),
         plural(fixed.len()),
         set.len(),
+        plural(set.len()),
         shown_files.join(", ")
     )
     .map_err(output_error)?;
@@ -1028,9 +1072,9 @@ pub fn plan_package_across(
             owner.push(m);
         }
     }
-    let plan = match crate::fix::rmcp::across::plan(&files, findings, tiers) {
+    let mut plan = match crate::fix::rmcp::across::plan(&files, findings, tiers) {
         Ok(Some(plan)) => plan,
-        Ok(None) => return Ok(None),
+        Ok(None) => crate::fix::rmcp::across::Across::default(),
         Err(e) => {
             let shown = crate::reading::source::display_path(manifest, base);
             return Err(format!(
@@ -1038,6 +1082,12 @@ pub fn plan_package_across(
             ));
         }
     };
+    if tiers.deferred {
+        exchanges_across(&files, findings, &mut plan);
+    }
+    if plan.texts.is_empty() {
+        return Ok(None);
+    }
     if let Some((path, _)) = plan.texts.iter().find(|(_, t)| syn::parse_file(t).is_err()) {
         return Err(format!(
             "{}: the rewrite across files would leave it unparsable; left unchanged",
@@ -1083,6 +1133,44 @@ pub fn plan_package_across(
         set,
         fixed: plan.fixed,
     }))
+}
+
+/// The exchanges a hand-rolled server runs itself (`fix::jsonrpc::exchange`), planned over the
+/// package's files as the rmcp pass leaves them: a request built in one file is often written
+/// and received in another.
+fn exchanges_across(
+    files: &[(String, String)],
+    findings: &[Finding],
+    plan: &mut crate::fix::rmcp::across::Across,
+) {
+    let current: Vec<(String, String)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (shown, text))| {
+            let now = plan.texts.iter().find(|(j, _)| *j == i).map(|(_, t)| t);
+            (shown.clone(), now.unwrap_or(text).clone())
+        })
+        .collect();
+    let planned = crate::fix::jsonrpc::exchange::plan_package(&current, findings);
+    for (i, mut edits) in planned.edits {
+        edits.sort_by_key(|e| e.start);
+        let fix = crate::finding::Fix {
+            applicability: crate::finding::Applicability::Unsafe,
+            message: String::new(),
+            edits,
+        };
+        let new = crate::fix::apply::apply_fixes(&current[i].1, &[&fix]).text;
+        match plan.texts.iter_mut().find(|(j, _)| *j == i) {
+            Some((_, t)) => *t = new,
+            None => plan.texts.push((i, new)),
+        }
+    }
+    plan.fixed.extend(
+        planned
+            .fixed
+            .into_iter()
+            .map(|f| (f, crate::fix::jsonrpc::exchange::MESSAGE.to_string())),
+    );
 }
 
 fn plural_es(n: usize) -> &'static str {

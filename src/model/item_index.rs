@@ -311,6 +311,13 @@ pub fn for_package_with(manifest: &Path, held: Held<'_>) -> Arc<ItemIndex> {
         .clone()
 }
 
+/// Forgets every package's index: the files changed under them (a `--fix` run wrote them), so
+/// the next use reads the packages again. Facts of a package (where a built request is written,
+/// which wrappers ask) are otherwise those of the files before the fix.
+pub fn forget_all() {
+    indexes().lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
 /// The package's index when this process has built it already; `None` (nothing is built)
 /// otherwise.
 pub fn built(manifest: &Path) -> Option<Arc<ItemIndex>> {

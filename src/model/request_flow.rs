@@ -22,7 +22,7 @@ use crate::model::fast_hash::{HashMap, HashSet};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::model::request_helpers::RequestHelpers;
+use crate::model::request_helpers::{guarded_write, RequestHelpers};
 use crate::model::scan::RawScan;
 use crate::model::scope::{spawn_args, spawned_locals};
 use crate::model::sdk::{raw, McpMethod, Side, SDKS};
@@ -416,6 +416,14 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if let Some(i) = guarded_write(e) {
+            // The write the migration guarded sends nothing on 2026-07-28.
+            self.visit_expr(&i.cond);
+            if let Some((_, other)) = &i.else_branch {
+                self.visit_expr(other);
+            }
+            return;
+        }
         let Some(args) = spawn_args(e) else {
             return syn::visit::visit_expr(self, e);
         };

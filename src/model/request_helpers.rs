@@ -88,6 +88,29 @@ impl RequestHelpers {
     }
 }
 
+/// `if mrtr::jsonrpc::Question::message(&request).sends() { .. }`: the runtime's
+/// guard around a hand-built request the server writes itself. What the block writes is the
+/// fallback for older requests (on 2026-07-28 the guard is false and the question is asked in
+/// `inputRequests`), so the migration already took that write (see `fix::jsonrpc::exchange`).
+pub fn guarded_write(e: &syn::Expr) -> Option<&syn::ExprIf> {
+    let syn::Expr::If(i) = e else { return None };
+    let syn::Expr::MethodCall(sends) = &*i.cond else {
+        return None;
+    };
+    if sends.method != "sends" || !sends.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::Call(c) = &*sends.receiver else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let mut names = p.path.segments.iter().rev().map(|s| &s.ident);
+    (names.next().is_some_and(|n| n == "message") && names.next().is_some_and(|n| n == "Question"))
+        .then_some(i)
+}
+
 /// Whether a callee's name says it sends its arguments as a request.
 pub fn is_method_sender(name: &str) -> bool {
     raw::METHOD_SENDERS.contains(&name)

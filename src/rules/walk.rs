@@ -9,6 +9,7 @@ use syn::visit::Visit;
 
 use crate::model::callgraph::CallGraph;
 use crate::model::prefilter::Prefilter;
+use crate::model::request_helpers::guarded_write;
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
 use crate::reading::macro_body::{parse_macro_body, Piece};
@@ -346,6 +347,14 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             // The send in `or_send`'s closure is the runtime's fallback for older requests:
             // the migration already took this ask (see `fix::jsonrpc::ask`).
             self.visit_expr(question);
+            return;
+        }
+        if let Some(i) = guarded_write(e) {
+            // Likewise the write under `Question::message(..).sends()` (`fix::jsonrpc::exchange`).
+            self.visit_expr(&i.cond);
+            if let Some((_, other)) = &i.else_branch {
+                self.visit_expr(other);
+            }
             return;
         }
         syn::visit::visit_expr(self, e);

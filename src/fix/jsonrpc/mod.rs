@@ -7,3 +7,5 @@
 
 pub mod ask;
 pub mod dispatch;
+pub mod exchange;
+pub mod message_scope;

@@ -16,6 +16,7 @@ use crate::finding::{Applicability, Edit, Finding};
 use crate::reading::source::LineIndex;
 
 /// What the plan over the crate changes.
+#[derive(Default)]
 pub struct Across {
     /// The new text of each file that changes, by its index in the files given.
     pub texts: Vec<(usize, String)>,

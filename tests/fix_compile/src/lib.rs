@@ -217,6 +217,16 @@ pub mod hand_rolled;
 #[path = "../../fix_fixtures/src/hand_rolled.rs"]
 pub mod hand_rolled_legacy;
 
+// A server that writes its own request messages and reads the answers from a oneshot per id:
+// its write is guarded, its receive asked, and its message handler's call runs in the scope.
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/hand_rolled_exchange.fixed"]
+pub mod hand_rolled_exchange;
+
+#[rustfmt::skip]
+#[path = "../../fix_fixtures/src/hand_rolled_exchange.rs"]
+pub mod hand_rolled_exchange_legacy;
+
 // The originals of the fixtures above that no test drives, built only for the warnings
 // comparison (`--cfg fix_warnings`, scripts/fix-warnings.py): a fix may not add a warning its
 // original did not have.

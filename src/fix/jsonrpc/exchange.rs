@@ -1,0 +1,775 @@
+//! The exchange a hand-rolled server runs itself: it builds the request message, writes it to
+//! the client with its own writer, and awaits the answer its read loop hands back on a channel
+//! registered for the request's id. There is no one send to rewrite (see [`super::ask`]): the
+//! send is the write, the answer comes from the receive. So both are rewritten, each in place:
+//!
+//! ```text
+//! let (id, request) = self.manager.create_request(message, schema);
+//! let rx = self.manager.register_pending(id).await;
+//! if mrtr::jsonrpc::Question::message(&request).sends() {   // the write, guarded
+//!     let line = serde_json::to_string(&request)?;
+//!     stdout.write_all(line.as_bytes()).await?;
+//!     stdout.flush().await?;
+//! }
+//! let result = timeout(limit, mrtr::jsonrpc::Question::message(&request).or_send(|_| rx)).await;
+//! ```
+//!
+//! On a pre-2026 request, and wherever no scope runs the code, the guard is true and `or_send`
+//! awaits the receiver: the exchange is what it was. In the scope of a 2026-07-28 request nothing
+//! is written, and the receive yields the client's answer from the retry (or parks the handler,
+//! which ends the round with an `InputRequiredResult`).
+//!
+//! What the code must show, else the exchange is left with its finding's advice:
+//! - the request bound by a `let` (a `json!` object, a struct, or a builder's return value),
+//!   then written by the statements that follow its first use, which bind nothing used later;
+//! - after them, a receiver bound between the build and the write, used as a future (awaited,
+//!   or handed to `timeout`), in an `async fn`;
+//! - the receiver made by a fn of the package that returns a `oneshot::Receiver<T>`, with `T`
+//!   a `serde_json::Value` or a type the package derives `Deserialize` for: the answer must come
+//!   back in the type the receiver yields (`Result<T, _>`), and no other is proven here.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::visit::Visit;
+
+use crate::finding::{Edit, Finding};
+use crate::fix::rmcp::text::{indent_at, range_of, stmt_range};
+use crate::model::sdk::raw;
+use crate::reading::source::LineIndex;
+
+/// The methods a 2026-07-28 server asks in `inputRequests` instead of sending.
+const ASKS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/list"];
+
+/// The fix's message: one line (the rule's documentation has the rest).
+pub const MESSAGE: &str = "the write of the request is guarded by \
+`mrtr::jsonrpc::Question::message(..).sends()` and its receive becomes `.or_send(|_| receiver)` \
+(on 2026-07-28 answered in the client's retry, the code before it runs again; written and \
+received as before elsewhere)";
+
+/// Where the finding says the request goes: a builder's value written in another fn
+/// (`returned by `b` and sent to the client by `w` (src/x.rs:9)`), or a literal written in its
+/// own fn (`(through `writeln!`)`).
+#[derive(Debug, PartialEq)]
+pub enum Anchor {
+    Written {
+        builder: String,
+        path: String,
+        line: usize,
+    },
+    InPlace,
+}
+
+/// The anchor of an MCP004 finding this tier may fix.
+pub fn wanted(f: &Finding) -> Option<Anchor> {
+    if f.code != "MCP004"
+        || f.fix.is_some()
+        || !f.mcp_method.as_deref().is_some_and(|m| ASKS.contains(&m))
+    {
+        return None;
+    }
+    let m = &f.message;
+    if let Some(rest) = m.split("returned by `").nth(1) {
+        let builder = rest.split('`').next()?.to_string();
+        let sent = rest.split("sent to the client by `").nth(1)?;
+        let place = sent.split("` (").nth(1)?.split(')').next()?;
+        let (path, line) = place.rsplit_once(':')?;
+        return Some(Anchor::Written {
+            builder,
+            path: path.to_string(),
+            line: line.parse().ok()?,
+        });
+    }
+    m.contains("sent to the client (through `")
+        .then_some(Anchor::InPlace)
+}
+
+/// The edits of the exchange in `text` (a file of the package, parsed as `file`): at the
+/// finding's own position (`at`, for [`Anchor::InPlace`]) or at the write on `line` of a
+/// builder's value. `package` holds the package's files, where the receiver's fn is looked up.
+pub fn edits(
+    idx: &LineIndex,
+    file: &syn::File,
+    anchor: &Anchor,
+    at: usize,
+    package: &[&str],
+) -> Result<Vec<Edit>, String> {
+    let mut fns = AsyncBlocks {
+        idx,
+        found: Vec::new(),
+        asyncs: Vec::new(),
+    };
+    fns.visit_file(file);
+    let point = match anchor {
+        Anchor::InPlace => at,
+        Anchor::Written { line, .. } => {
+            let start = idx.line_start(*line);
+            let text = idx.line_text(*line);
+            start + (text.len() - text.trim_start().len())
+        }
+    };
+    // The innermost block of an fn with a statement over the point.
+    let (block, is_async) = fns
+        .found
+        .iter()
+        .filter(|(b, _)| {
+            b.stmts
+                .iter()
+                .any(|s| stmt_range(s, idx).is_some_and(|(s, e)| s <= point && point < e))
+        })
+        .min_by_key(|(b, _)| range_of(*b, idx).map_or(usize::MAX, |(s, e)| e - s))
+        .ok_or("no statement of an fn holds the request")?;
+    if !is_async {
+        return Err(
+            "the exchange runs in a blocking fn: a receive there has no future the \
+                    request's round can drop"
+                .into(),
+        );
+    }
+    let stmts = &block.stmts;
+    let here = stmts
+        .iter()
+        .position(|s| stmt_range(s, idx).is_some_and(|(s, e)| s <= point && point < e))
+        .ok_or("no statement holds the request")?;
+    let (build, request) = match anchor {
+        Anchor::InPlace => {
+            let names = let_names(&stmts[here]);
+            match names.as_slice() {
+                [one] => (here, one.clone()),
+                _ => return Err("the request is not bound by one `let` name".into()),
+            }
+        }
+        Anchor::Written { builder, .. } => built_before(stmts, here, builder)?,
+    };
+    let first_use = (build + 1..stmts.len())
+        .find(|&i| mentions(&stmts[i], &request))
+        .ok_or("the request is not used after it is built")?;
+    // What the receive is keyed by: the names the build binds besides the request (its id),
+    // those bound between the build and the write (the receiver), and the earlier names the
+    // build reads (an id made before it).
+    let mut keys: Vec<String> = let_names(&stmts[build])
+        .into_iter()
+        .filter(|n| *n != request)
+        .collect();
+    for s in &stmts[build + 1..first_use] {
+        keys.extend(let_names(s));
+    }
+    for s in &stmts[..build] {
+        keys.extend(
+            let_names(s)
+                .into_iter()
+                .filter(|n| mentions(&stmts[build], n)),
+        );
+    }
+    let receive = (first_use..stmts.len())
+        .find(|&i| keys.iter().any(|k| mentions(&stmts[i], k)))
+        .ok_or("no receive of the answer follows the write")?;
+    let group = &stmts[first_use..receive];
+    if !group.iter().any(writes) {
+        return Err("the statements after the build write nothing".into());
+    }
+    for s in group {
+        for n in let_names(s) {
+            if stmts[receive..].iter().any(|later| mentions(later, &n)) {
+                return Err(format!(
+                    "`{n}`, bound while the request is written, is used after it"
+                ));
+            }
+        }
+        if moved(s, &request) {
+            return Err("the write moves the request, which the receive reads again".into());
+        }
+    }
+    // The receiver: a name bound before the write, used bare in the receive.
+    let receiver = keys
+        .iter()
+        .filter(|k| {
+            stmts[build + 1..first_use]
+                .iter()
+                .any(|s| let_names(s).contains(k))
+        })
+        .find_map(|k| bare_use(&stmts[receive], k).map(|e| (k, e)))
+        .ok_or("the receive reads no receiver bound before the write")?;
+    let made_by = stmts[build + 1..first_use]
+        .iter()
+        .rev()
+        .find(|s| let_names(s).contains(receiver.0))
+        .and_then(maker)
+        .ok_or("the receiver is not made by a call of a named fn")?;
+    answers_in_type(idx.text(), package, &made_by)?;
+
+    let src = idx.text();
+    let question = format!("mrtr::jsonrpc::Question::message(&{request})");
+    let (gs, _) = stmt_range(&group[0], idx).ok_or("a statement without a position")?;
+    let (_, ge) =
+        stmt_range(&group[group.len() - 1], idx).ok_or("a statement without a position")?;
+    let indent = indent_at(src, gs);
+    // The group one level in: its first line starts after the indentation the guard takes.
+    let body: Vec<String> = src[gs..ge]
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| match (i, l.trim().is_empty()) {
+            (0, _) => format!("{indent}    {l}"),
+            (_, true) => String::new(),
+            _ => format!("    {l}"),
+        })
+        .collect();
+    let guard = format!("if {question}.sends() {{\n{}\n{indent}}}", body.join("\n"));
+    let (rs, re) = range_of(receiver.1, idx).ok_or("a receiver without a position")?;
+    let asked = format!("{question}.or_send(|_| {})", &src[rs..re]);
+    Ok(vec![idx.edit(gs, ge, guard), idx.edit(rs, re, asked)])
+}
+
+/// The exchanges planned over a package.
+#[derive(Debug, Default)]
+pub struct Exchanges {
+    /// The edits of each file that changes, by its index in the files given.
+    pub edits: Vec<(usize, Vec<Edit>)>,
+    /// The findings they fix.
+    pub fixed: Vec<Finding>,
+    /// Why the others are left, one line each.
+    pub left: Vec<String>,
+}
+
+/// The exchanges of `findings` over a package's `files` (path as findings show it, text).
+pub fn plan_package(files: &[(String, String)], findings: &[Finding]) -> Exchanges {
+    let package: Vec<&str> = files.iter().map(|(_, t)| t.as_str()).collect();
+    let mut per_file: Vec<(usize, Vec<Edit>)> = Vec::new();
+    let (mut fixed, mut left) = (Vec::new(), Vec::new());
+    for f in findings {
+        let Some(anchor) = wanted(f) else { continue };
+        let Some(i) = file_of(files, f, &anchor) else {
+            continue;
+        };
+        let text = &files[i].1;
+        let Ok(file) = syn::parse_file(text) else {
+            continue;
+        };
+        let idx = LineIndex::new(text);
+        let at = idx.offset(f.line, f.column.saturating_sub(1));
+        match edits(&idx, &file, &anchor, at, &package) {
+            Ok(e) => {
+                let slot = match per_file.iter().position(|(j, _)| *j == i) {
+                    Some(k) => k,
+                    None => {
+                        per_file.push((i, Vec::new()));
+                        per_file.len() - 1
+                    }
+                };
+                let taken = &mut per_file[slot].1;
+                // One exchange per write: a second finding of the same request adds nothing.
+                if e.iter()
+                    .all(|e| !taken.iter().any(|t| t.start < e.end && e.start < t.end))
+                {
+                    taken.extend(e);
+                }
+                fixed.push(f.clone());
+            }
+            Err(why) => left.push(format!(
+                "{}:{}: exchange not rewritten: {why}",
+                f.path, f.line
+            )),
+        }
+    }
+    Exchanges {
+        edits: per_file,
+        fixed,
+        left,
+    }
+}
+
+/// The file the exchange of `f` is rewritten in: its own, or the one its write is in (the
+/// finding names it relative to its package: of the files ending so, the one sharing most of
+/// the finding's own path).
+fn file_of(files: &[(String, String)], f: &Finding, anchor: &Anchor) -> Option<usize> {
+    match anchor {
+        Anchor::InPlace => files.iter().position(|(p, _)| *p == f.path),
+        Anchor::Written { path, .. } => files
+            .iter()
+            .enumerate()
+            .filter(|(_, (p, _))| p == path || p.ends_with(&format!("/{path}")))
+            .max_by_key(|(_, (p, _))| {
+                p.chars()
+                    .zip(f.path.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .map(|(i, _)| i),
+    }
+}
+
+/// The blocks of every fn body and of the blocks inside them, each with whether its fn is async.
+struct AsyncBlocks<'a, 'ast> {
+    idx: &'a LineIndex<'a>,
+    found: Vec<(&'ast syn::Block, bool)>,
+    asyncs: Vec<bool>,
+}
+
+impl<'ast> Visit<'ast> for AsyncBlocks<'_, 'ast> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.asyncs.push(f.sig.asyncness.is_some());
+        syn::visit::visit_item_fn(self, f);
+        self.asyncs.pop();
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.asyncs.push(f.sig.asyncness.is_some());
+        syn::visit::visit_impl_item_fn(self, f);
+        self.asyncs.pop();
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        // A closure's body is not its fn's: an await there is the closure's own.
+        self.asyncs.push(c.asyncness.is_some());
+        syn::visit::visit_expr_closure(self, c);
+        self.asyncs.pop();
+    }
+
+    fn visit_expr_async(&mut self, a: &'ast syn::ExprAsync) {
+        self.asyncs.push(true);
+        syn::visit::visit_expr_async(self, a);
+        self.asyncs.pop();
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        if let Some(&is_async) = self.asyncs.last() {
+            let _ = self.idx;
+            self.found.push((b, is_async));
+        }
+        syn::visit::visit_block(self, b);
+    }
+}
+
+/// The statement before `here` (or `here` itself) that binds the value of a call of `builder`,
+/// and the name of it the write reads.
+fn built_before(
+    stmts: &[syn::Stmt],
+    here: usize,
+    builder: &str,
+) -> Result<(usize, String), String> {
+    let build = (0..=here)
+        .rev()
+        .find(|&i| {
+            let syn::Stmt::Local(l) = &stmts[i] else {
+                return false;
+            };
+            l.init
+                .as_ref()
+                .is_some_and(|init| calls(&init.expr, builder))
+        })
+        .ok_or_else(|| format!("no `let` before the write binds what `{builder}` returns"))?;
+    // Of the names it binds, the one whose first use starts the statements that reach the
+    // write without reading the others (`let (id, request) = ..`: `request`).
+    let names = let_names(&stmts[build]);
+    names
+        .iter()
+        .find(|n| {
+            let Some(first) = (build + 1..=here).find(|&i| mentions(&stmts[i], n)) else {
+                return false;
+            };
+            stmts[first..=here]
+                .iter()
+                .all(|s| names.iter().filter(|o| o != n).all(|o| !mentions(s, o)))
+        })
+        .map(|n| (build, n.clone()))
+        .ok_or_else(|| format!("which name of `{builder}`'s value is written is not clear"))
+}
+
+/// Whether `e` calls a fn or method named `name`.
+fn calls(e: &syn::Expr, name: &str) -> bool {
+    struct Calls<'n>(&'n str, bool);
+    impl<'ast> Visit<'ast> for Calls<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.1 |= m.method == self.0;
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                self.1 |= p.path.segments.last().is_some_and(|s| s.ident == self.0);
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut v = Calls(name, false);
+    v.visit_expr(e);
+    v.1
+}
+
+/// The names a `let` statement binds.
+fn let_names(s: &syn::Stmt) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let syn::Stmt::Local(l) = s else {
+        return Vec::new();
+    };
+    let mut n = Names(Vec::new());
+    n.visit_pat(&l.pat);
+    n.0
+}
+
+/// Whether the tokens of `s` hold the identifier `name` (macro arguments included, and a format
+/// string's inline argument: `"{name}"`).
+fn mentions(s: &syn::Stmt, name: &str) -> bool {
+    fn walk(ts: TokenStream, name: &str) -> bool {
+        ts.into_iter().any(|t| match t {
+            TokenTree::Ident(i) => i == name,
+            TokenTree::Group(g) => walk(g.stream(), name),
+            TokenTree::Literal(l) => {
+                let l = l.to_string();
+                l.starts_with('"')
+                    && [format!("{{{name}}}"), format!("{{{name}:")]
+                        .iter()
+                        .any(|arg| l.contains(arg.as_str()))
+            }
+            _ => false,
+        })
+    }
+    walk(s.to_token_stream(), name)
+}
+
+/// Whether `s` may move `name`: a use that is neither borrowed (`&name`), a method's receiver
+/// (`name.len()`, which borrows for every method a request value has that a write calls), nor
+/// a macro's argument (which formats by reference).
+fn moved(s: &syn::Stmt, name: &str) -> bool {
+    fn walk(ts: TokenStream, name: &str, in_macro: bool) -> bool {
+        let tokens: Vec<TokenTree> = ts.into_iter().collect();
+        tokens.iter().enumerate().any(|(i, t)| match t {
+            TokenTree::Ident(id) if id == name => {
+                let borrowed =
+                    i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '&');
+                let receiver =
+                    matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+                !(borrowed || receiver || in_macro)
+            }
+            TokenTree::Group(g) => {
+                let is_macro_args =
+                    i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '!');
+                walk(g.stream(), name, in_macro || is_macro_args)
+            }
+            _ => false,
+        })
+    }
+    walk(s.to_token_stream(), name, false)
+}
+
+/// Whether `s` writes to the client: a call of a sink method or macro.
+fn writes(s: &syn::Stmt) -> bool {
+    struct Sinks(bool);
+    impl<'ast> Visit<'ast> for Sinks {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.0 |= raw::SINK_METHODS.contains(&m.method.to_string().as_str());
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.0 |= m
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| raw::SINK_MACROS.contains(&s.ident.to_string().as_str()));
+        }
+    }
+    let mut v = Sinks(false);
+    v.visit_stmt(s);
+    v.0
+}
+
+/// The place in `s` where `name` is used bare as a future: awaited (`name.await`) or passed as
+/// an argument (`timeout(limit, name)`).
+fn bare_use<'a>(s: &'a syn::Stmt, name: &str) -> Option<&'a syn::Expr> {
+    struct Use<'a, 'n> {
+        name: &'n str,
+        found: Option<&'a syn::Expr>,
+    }
+    impl<'a> Use<'a, '_> {
+        fn take(&mut self, e: &'a syn::Expr) {
+            if let syn::Expr::Path(p) = e {
+                if self.found.is_none() && p.path.is_ident(self.name) {
+                    self.found = Some(e);
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Use<'a, '_> {
+        fn visit_expr_await(&mut self, a: &'a syn::ExprAwait) {
+            self.take(&a.base);
+            syn::visit::visit_expr_await(self, a);
+        }
+        fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+            for arg in &c.args {
+                self.take(arg);
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut v = Use { name, found: None };
+    v.visit_stmt(s);
+    v.found
+}
+
+/// The name of the fn whose call (awaited or not) makes the value a `let` binds.
+fn maker(s: &syn::Stmt) -> Option<String> {
+    let syn::Stmt::Local(l) = s else { return None };
+    let mut e = &*l.init.as_ref()?.expr;
+    if let syn::Expr::Await(a) = e {
+        e = &a.base;
+    }
+    match e {
+        syn::Expr::MethodCall(m) => Some(m.method.to_string()),
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) => Some(p.path.segments.last()?.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the package's fn `name` returns a `oneshot::Receiver<T>` whose `T` an answer
+/// deserializes into: then the receiver's output, `Result<T, _>`, is what `or_send` makes of the
+/// client's answer (`mrtr::jsonrpc::FromAnswer`).
+/// The fn is the one of that name in the exchange's own file (`own`), else the package's only
+/// one: a name the package gives several fns, none of them here, is not resolved.
+fn answers_in_type(own: &str, package: &[&str], name: &str) -> Result<(), String> {
+    let gather = |texts: &[&str]| {
+        let mut sigs = Sigs {
+            name,
+            found: Vec::new(),
+            deserialized: Vec::new(),
+        };
+        for text in texts {
+            if let Ok(f) = syn::parse_file(text) {
+                sigs.visit_file(&f);
+            }
+        }
+        sigs
+    };
+    let here = gather(&[own]);
+    let sigs = gather(package);
+    let unproven = || {
+        format!("`{name}` is not seen to return a `oneshot::Receiver` of a type an answer deserializes into")
+    };
+    let ret = match (here.found.as_slice(), sigs.found.as_slice()) {
+        ([ret], _) | ([], [ret]) => ret,
+        _ => return Err(unproven()),
+    };
+    let syn::Type::Path(tp) = ret else {
+        return Err(unproven());
+    };
+    let segs: Vec<&syn::PathSegment> = tp.path.segments.iter().collect();
+    let oneshot = segs.iter().any(|s| s.ident == "oneshot");
+    let Some(last) = segs.last().filter(|s| s.ident == "Receiver" && oneshot) else {
+        return Err(unproven());
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return Err(unproven());
+    };
+    let Some(syn::GenericArgument::Type(syn::Type::Path(item))) = args.args.first() else {
+        return Err(unproven());
+    };
+    let item = item
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    if item == "Value" || sigs.deserialized.contains(&item) {
+        Ok(())
+    } else {
+        Err(unproven())
+    }
+}
+
+/// The return types of the package's fns named `name`, and the types it derives `Deserialize`
+/// for.
+struct Sigs<'n> {
+    name: &'n str,
+    found: Vec<syn::Type>,
+    deserialized: Vec<String>,
+}
+
+impl Sigs<'_> {
+    fn sig(&mut self, s: &syn::Signature) {
+        if s.ident == self.name {
+            if let syn::ReturnType::Type(_, t) = &s.output {
+                self.found.push((**t).clone());
+            }
+        }
+    }
+
+    fn derives(&mut self, attrs: &[syn::Attribute], ident: &syn::Ident) {
+        let deserializes = attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.meta.to_token_stream().to_string().contains("Deserialize")
+        });
+        if deserializes {
+            self.deserialized.push(ident.to_string());
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Sigs<'_> {
+    fn visit_signature(&mut self, s: &'ast syn::Signature) {
+        self.sig(s);
+    }
+
+    fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
+        self.derives(&i.attrs, &i.ident);
+    }
+
+    fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
+        self.derives(&i.attrs, &i.ident);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed(src: &str, anchor: Anchor, at: &str) -> Result<String, String> {
+        let file = syn::parse_file(src).unwrap();
+        let idx = LineIndex::new(src);
+        let at = src.find(at).unwrap();
+        let mut edits = edits(&idx, &file, &anchor, at, &[src])?;
+        edits.sort_by_key(|e| std::cmp::Reverse(e.start));
+        let mut out = src.to_string();
+        for e in edits {
+            out.replace_range(e.start..e.end, &e.replacement);
+        }
+        Ok(out)
+    }
+
+    const SERVER: &str = r#"
+#[derive(serde::Deserialize)]
+struct Answer { action: String }
+impl Server {
+    fn register(&self, id: u64) -> tokio::sync::oneshot::Receiver<Answer> { todo!() }
+    async fn confirm(&self, out: &mut Out) -> Result<String, Error> {
+        let id = self.next();
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": "elicitation/create" });
+        let rx = self.register(id);
+        let line = serde_json::to_string(&request)?;
+        out.write_all(line.as_bytes()).await?;
+        out.flush().await?;
+        let answer = timeout(LIMIT, rx).await??;
+        Ok(answer.action)
+    }
+}
+"#;
+
+    #[test]
+    fn the_write_is_guarded_and_the_receiver_asked() {
+        let out = fixed(SERVER, Anchor::InPlace, "let request").unwrap();
+        assert!(
+            out.contains(
+                "        if mrtr::jsonrpc::Question::message(&request).sends() {\n            let line = serde_json::to_string(&request)?;\n            out.write_all(line.as_bytes()).await?;\n            out.flush().await?;\n        }\n        let answer"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("timeout(LIMIT, mrtr::jsonrpc::Question::message(&request).or_send(|_| rx)).await??"),
+            "{out}"
+        );
+        syn::parse_file(&out).unwrap();
+    }
+
+    #[test]
+    fn a_builders_value_is_followed_to_its_write() {
+        let src = SERVER.replace(
+            r#"let request = json!({ "jsonrpc": "2.0", "id": id, "method": "elicitation/create" });"#,
+            "let (id, request) = self.manager.build_request(id);",
+        );
+        let line = src
+            .lines()
+            .position(|l| l.contains("out.write_all"))
+            .unwrap()
+            + 1;
+        let anchor = Anchor::Written {
+            builder: "build_request".into(),
+            path: "src/server.rs".into(),
+            line,
+        };
+        let out = fixed(&src, anchor, "let (id, request)").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            out.contains("if mrtr::jsonrpc::Question::message(&request).sends() {"),
+            "{out}"
+        );
+        assert!(out.contains(".or_send(|_| rx)"), "{out}");
+    }
+
+    #[test]
+    fn an_exchange_the_code_does_not_prove_is_left() {
+        let cases = [
+            // A blocking fn: no future to drop.
+            (SERVER.replace("async fn confirm", "fn confirm"), "blocking"),
+            // The receiver's item is not seen to deserialize.
+            (
+                SERVER.replace("#[derive(serde::Deserialize)]", "#[derive(Debug)]"),
+                "deserializes",
+            ),
+            // Not a oneshot: an mpsc receiver is no future.
+            (
+                SERVER.replace("oneshot::Receiver<Answer>", "mpsc::Receiver<Answer>"),
+                "oneshot",
+            ),
+            // A name the write binds is read after it.
+            (
+                SERVER.replace(
+                    "Ok(answer.action)",
+                    "Ok(format!(\"{line}{}\", answer.action))",
+                ),
+                "`line`",
+            ),
+            // The write moves the request.
+            (
+                SERVER.replace("serde_json::to_string(&request)?", "encode(request)?"),
+                "moves",
+            ),
+            // Nothing is written.
+            (
+                SERVER
+                    .replace("out.write_all(line.as_bytes()).await?;", "")
+                    .replace("out.flush().await?;", ""),
+                "write nothing",
+            ),
+        ];
+        for (src, why) in cases {
+            let e = fixed(&src, Anchor::InPlace, "let request").unwrap_err();
+            assert!(e.contains(why), "{why}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_anchor_is_read_from_the_finding() {
+        let mut f = Finding {
+            code: "MCP004".into(),
+            name: "raw-server-request".into(),
+            level: crate::finding::Level::Error,
+            path: "src/elicitation.rs".into(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 2,
+            message: String::new(),
+            mcp_method: Some("elicitation/create".into()),
+            sdk: Some("raw".into()),
+            help: None,
+            fix: None,
+        };
+        f.message = "a hand-written `elicitation/create` JSON-RPC request is built here, returned by `create_request` and sent to the client by `write_all` (src/server.rs:926); on 2026-07-28 ..".into();
+        assert_eq!(
+            wanted(&f),
+            Some(Anchor::Written {
+                builder: "create_request".into(),
+                path: "src/server.rs".into(),
+                line: 926
+            })
+        );
+        f.message = "a hand-written `sampling/createMessage` JSON-RPC request is sent to the client (through `writeln!`); on ..".into();
+        assert_eq!(wanted(&f), Some(Anchor::InPlace));
+        f.mcp_method = Some("ping".into());
+        assert_eq!(wanted(&f), None);
+    }
+}
