@@ -23,6 +23,7 @@ import collections
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -153,7 +154,14 @@ def main():
             for f in findings(lint, root, pkg):
                 rel = os.path.normpath(os.path.join(pkg, f["path"]))
                 before[(rel, f["line"], f["code"])] = f
-        run_lint(lint, root, ["--fix", "--unsafe-fixes", *(p or "." for p in listed_pkgs + users)])
+        run = run_lint(lint, root, ["--fix", "--unsafe-fixes", *(p or "." for p in listed_pkgs + users)])
+        # What the run says it did at each site (`  path:line:col CODE message`): the pass across
+        # files rewrites findings the JSON report shows without a fix of their own.
+        said_by_run = {}
+        for line in run.stderr.splitlines():
+            m = re.match(r"^\s+(\S+):(\d+):\d+ (MCP\d+) (.*)$", line)
+            if m:
+                said_by_run.setdefault((os.path.normpath(m.group(1)), int(m.group(2))), m.group(4))
         if users:
             print(f"  (with the packages that depend on it: {', '.join(users)})")
         # A finding whose fix waited for another one (a helper's callers first) is rewritten in a
@@ -178,7 +186,8 @@ def main():
                 removed[key] -= 1
                 fixed += 1
                 said = fix["message"] if fix.get("applicability") in ("safe", "unsafe") else (
-                    f"rewritten in a later pass of the run (first: {fix.get('message')})"
+                    said_by_run.get((path, lineno))
+                    or f"rewritten in a later pass of the run (first: {fix.get('message')})"
                 )
                 print(f"  fixed  {path}:{lineno} {method}: {said}")
             else:
