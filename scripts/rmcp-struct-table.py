@@ -9,7 +9,9 @@ own sources at every minor release since 0.8 (and the newest one):
   `match` that names them all needs a `_` arm);
 - GONE: public items (structs, enums, traits, type aliases, fns, macros) that a release took away,
   the release and pull request, and the name a deprecated alias pointed to before (a rename);
-- FEATURES_GONE: Cargo features of rmcp that a release dropped.
+- FEATURES_GONE: Cargo features of rmcp that a release dropped;
+- MODEL_ALIASES: the newest release's plain type aliases of those structs (`pub type ServerInfo =
+  InitializeResult;`): a literal under the alias is a literal of the struct.
 
 The upgrade rules read these tables (MCP201-205 and `--upgrade-rmcp`); the hand-written rows of
 `rmcp_upgrade.rs` say more where they know more (a fix, a note), and take precedence.
@@ -44,6 +46,7 @@ RELEASES = [
 KNOWN_PR = {"1.0.0": 715, "2.0.0": 927, "3.0.0": 1066}
 ITEM = re.compile(r"^[ \t]*pub (struct|enum|trait|type|fn|async fn|const fn|unsafe fn) (\w+)", re.M)
 MACRO = re.compile(r"#\[macro_export\]\s*macro_rules!\s*(\w+)")
+PLAIN_ALIAS = re.compile(r"^[ \t]*pub type (\w+)\s*=\s*([\w:]+)\s*;", re.M)
 ALIAS = re.compile(r"#\[deprecated[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*pub type (\w+)\s*(?:<[^>]*>)?\s*=\s*([\w:]+)")
 
 
@@ -84,7 +87,7 @@ def constructor(text, name, fields):
 
 
 def read_release(root):
-    structs, enums, items, words, aliases = {}, {}, set(), set(), {}
+    structs, enums, items, words, aliases, plain = {}, {}, set(), set(), {}, {}
     for _, text in sources(root):
         for attrs, name, body in bodies(text, "struct"):
             fields = re.findall(r"^\s*pub (?:r#)?(\w+)\s*:", body, re.M)
@@ -100,6 +103,8 @@ def read_release(root):
         words.update(re.findall(r"\b\w+\b", text))
         for old, new in ALIAS.findall(text):
             aliases[old] = new.split("::")[-1]
+        for alias, of in PLAIN_ALIAS.findall(text):
+            plain[alias] = of.split("::")[-1]
     features = set()
     manifest = os.path.join(root, "Cargo.toml")
     in_features = False
@@ -111,7 +116,7 @@ def read_release(root):
         if in_features and m:
             features.add(m.group(1))
     return {"structs": structs, "enums": enums, "items": items, "words": words,
-            "aliases": aliases, "features": features}
+            "aliases": aliases, "plain": plain, "features": features}
 
 
 def unpack(git, version, into):
@@ -194,11 +199,13 @@ def main():
         return f"Version({a}, {b}, 0)"
 
     print("pub static STRUCTS: &[StructRow] = &[")
+    rows = set()
     for name in sorted(latest["structs"]):
         ne, default, fields, ctor = latest["structs"][name]
         i = became("structs", name)
         if not ne or i is None:
             continue
+        rows.add(name)
         quoted = ", ".join(f'"{f}"' for f in fields)
         new = "None" if ctor is None else "Some(&[" + ", ".join(f'"{a}"' for a in ctor[0]) + "])"
         into = "" if ctor is None else ", ".join(f'"{a}"' for a in ctor[1])
@@ -236,6 +243,12 @@ def main():
         pr = pr_for(i, rf"\b{name}\b")
         new = f'Some("{alias}")' if alias and alias in latest["words"] else "None"
         print(f"    GoneRow {{ name: \"{name}\", since: {version_of(i)}, pr: {pr}, renamed_to: {new} }},")
+    print("];")
+    print()
+    print("pub static MODEL_ALIASES: &[(&str, &str)] = &[")
+    for alias in sorted(latest["plain"]):
+        if latest["plain"][alias] in rows:
+            print(f'    ("{alias}", "{latest["plain"][alias]}"),')
     print("];")
     print()
     print("pub static FEATURES_GONE: &[FeatureGone] = &[")

@@ -2202,6 +2202,13 @@ pub static GONE: &[GoneRow] = &[
     },
 ];
 
+pub static MODEL_ALIASES: &[(&str, &str)] = &[
+    ("ClientConfig", "InitializeRequestParams"),
+    ("ClientInfo", "InitializeRequestParams"),
+    ("ServerConfig", "InitializeResult"),
+    ("ServerInfo", "InitializeResult"),
+];
+
 pub static FEATURES_GONE: &[FeatureGone] = &[
     FeatureGone {
         name: "transport-sse-client",
