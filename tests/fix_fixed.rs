@@ -126,11 +126,11 @@ fn every_fixture_has_its_fixed_file_and_the_fix_writes_it_byte_for_byte() {
     );
     // The exchange a server runs itself, planned over the package: its write and its receive.
     assert!(
-        err.contains("fixed 1 finding across 1 file (src/hand_rolled_exchange.rs)"),
+        err.contains("fixed 2 findings across 1 file (src/hand_rolled_exchange.rs)"),
         "{err}"
     );
     assert!(
-        err.contains("src/hand_rolled_exchange.rs: `handle_request (line 78)`"),
+        err.contains("src/hand_rolled_exchange.rs: `handle_request (line 84)`"),
         "{err}"
     );
     assert!(
@@ -199,10 +199,10 @@ fn without_unsafe_fixes_the_rewrite_is_only_offered() {
     // the near misses of nonresult_helpers.rs; two (`confirm_change` of across_helpers.rs and
     // `draft_query` of task_local_context.rs) only the pass across files rewrites; one is progress_helpers.rs's second helper,
     // rewritten in the pass after its caller's. hand_rolled.rs adds two (its sends). The second
-    // without a fix is hand_rolled_exchange.rs's request, whose write and receive only the pass
-    // across files rewrites (its build is in another fn than its exchange).
+    // and third without a fix are hand_rolled_exchange.rs's two requests, whose writes and
+    // receives only the pass over the package rewrites (one is built in another fn).
     assert!(
-        err.contains("remaining: 59 with an unsafe fix (add --unsafe-fixes), 1 with a display-only suggestion, 2 without a fix"),
+        err.contains("remaining: 59 with an unsafe fix (add --unsafe-fixes), 1 with a display-only suggestion, 3 without a fix"),
         "{err}"
     );
 }

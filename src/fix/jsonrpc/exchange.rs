@@ -22,11 +22,14 @@
 //! What the code must show, else the exchange is left with its finding's advice:
 //! - the request bound by a `let` (a `json!` object, a struct, or a builder's return value),
 //!   then written by the statements that follow its first use, which bind nothing used later;
-//! - after them, a receiver bound between the build and the write, used as a future (awaited,
-//!   or handed to `timeout`), in an `async fn`;
-//! - the receiver made by a fn of the package that returns a `oneshot::Receiver<T>`, with `T`
-//!   a `serde_json::Value` or a type the package derives `Deserialize` for: the answer must come
-//!   back in the type the receiver yields (`Result<T, _>`), and no other is proven here.
+//! - after them, in an `async fn`, the receive: a receiver bound between the build and the
+//!   write, used as a future (awaited, or handed to `timeout`), or an awaited call that reads
+//!   the request's id (`self.wait_for(id).await`);
+//! - the receiver made by a fn of the package that returns a `oneshot::Receiver<T>`, or the
+//!   call's `async fn` returning `Result<T, _>`, `Option<T>` or `Value`, with `T` a
+//!   `serde_json::Value` or a type the package derives `Deserialize` for: the answer must come
+//!   back in the type the receive yields (`mrtr::jsonrpc::FromAnswer`), and no other is proven
+//!   here.
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
@@ -179,23 +182,37 @@ pub fn edits(
             return Err("the write moves the request, which the receive reads again".into());
         }
     }
-    // The receiver: a name bound before the write, used bare in the receive.
-    let receiver = keys
+    // The receive: a receiver bound before the write, used bare (`timeout(limit, rx)`), or an
+    // awaited call that reads the request's id (`self.wait_for(id).await`).
+    let bound_before: Vec<&String> = keys
         .iter()
         .filter(|k| {
             stmts[build + 1..first_use]
                 .iter()
                 .any(|s| let_names(s).contains(k))
         })
-        .find_map(|k| bare_use(&stmts[receive], k).map(|e| (k, e)))
-        .ok_or("the receive reads no receiver bound before the write")?;
-    let made_by = stmts[build + 1..first_use]
+        .collect();
+    let receiver = bound_before
         .iter()
-        .rev()
-        .find(|s| let_names(s).contains(receiver.0))
-        .and_then(maker)
-        .ok_or("the receiver is not made by a call of a named fn")?;
-    answers_in_type(idx.text(), package, &made_by)?;
+        .find_map(|k| bare_use(&stmts[receive], k).map(|e| (*k, e)));
+    let received = match receiver {
+        Some((name, at)) => {
+            let made_by = stmts[build + 1..first_use]
+                .iter()
+                .rev()
+                .find(|s| let_names(s).contains(name))
+                .and_then(maker)
+                .ok_or("the receiver is not made by a call of a named fn")?;
+            answers_in_type(idx.text(), package, &made_by, Receive::Receiver)?;
+            at
+        }
+        None => {
+            let (at, callee) = keyed_call(&stmts[receive], &keys)
+                .ok_or("the receive reads no receiver bound before the write, and awaits no call of the request's id")?;
+            answers_in_type(idx.text(), package, &callee, Receive::Call)?;
+            at
+        }
+    };
 
     let src = idx.text();
     let question = format!("mrtr::jsonrpc::Question::message(&{request})");
@@ -214,7 +231,7 @@ pub fn edits(
         })
         .collect();
     let guard = format!("if {question}.sends() {{\n{}\n{indent}}}", body.join("\n"));
-    let (rs, re) = range_of(receiver.1, idx).ok_or("a receiver without a position")?;
+    let (rs, re) = range_of(received, idx).ok_or("a receive without a position")?;
     let asked = format!("{question}.or_send(|_| {})", &src[rs..re]);
     Ok(vec![idx.edit(gs, ge, guard), idx.edit(rs, re, asked)])
 }
@@ -532,7 +549,51 @@ fn maker(s: &syn::Stmt) -> Option<String> {
 /// client's answer (`mrtr::jsonrpc::FromAnswer`).
 /// The fn is the one of that name in the exchange's own file (`own`), else the package's only
 /// one: a name the package gives several fns, none of them here, is not resolved.
-fn answers_in_type(own: &str, package: &[&str], name: &str) -> Result<(), String> {
+/// How the answer is received: a receiver made by the fn, or the fn's own awaited call.
+#[derive(Clone, Copy, PartialEq)]
+enum Receive {
+    Receiver,
+    Call,
+}
+
+/// The awaited call in `s` with an argument that reads one of `keys` (the request's id), and
+/// the name of its fn.
+fn keyed_call<'a>(s: &'a syn::Stmt, keys: &[String]) -> Option<(&'a syn::Expr, String)> {
+    struct Awaited<'a, 'k> {
+        keys: &'k [String],
+        found: Option<(&'a syn::Expr, String)>,
+    }
+    impl<'a> Visit<'a> for Awaited<'a, '_> {
+        fn visit_expr_await(&mut self, a: &'a syn::ExprAwait) {
+            let (name, args) = match &*a.base {
+                syn::Expr::MethodCall(m) => (Some(m.method.to_string()), Some(&m.args)),
+                syn::Expr::Call(c) => match &*c.func {
+                    syn::Expr::Path(p) => (
+                        p.path.segments.last().map(|s| s.ident.to_string()),
+                        Some(&c.args),
+                    ),
+                    _ => (None, None),
+                },
+                _ => (None, None),
+            };
+            if let (Some(name), Some(args), None) = (name, args, &self.found) {
+                let reads_key = args.iter().any(|arg| {
+                    let stmt = syn::Stmt::Expr(arg.clone(), None);
+                    self.keys.iter().any(|k| mentions(&stmt, k))
+                });
+                if reads_key {
+                    self.found = Some((&a.base, name));
+                }
+            }
+            syn::visit::visit_expr_await(self, a);
+        }
+    }
+    let mut v = Awaited { keys, found: None };
+    v.visit_stmt(s);
+    v.found
+}
+
+fn answers_in_type(own: &str, package: &[&str], name: &str, how: Receive) -> Result<(), String> {
     let gather = |texts: &[&str]| {
         let mut sigs = Sigs {
             name,
@@ -548,10 +609,17 @@ fn answers_in_type(own: &str, package: &[&str], name: &str) -> Result<(), String
     };
     let here = gather(&[own]);
     let sigs = gather(package);
-    let unproven = || {
-        format!("`{name}` is not seen to return a `oneshot::Receiver` of a type an answer deserializes into")
+    let unproven = || match how {
+        Receive::Receiver => format!(
+            "`{name}` is not seen to return a `oneshot::Receiver` of a type an answer \
+             deserializes into"
+        ),
+        Receive::Call => format!(
+            "`{name}` is not seen to be an `async fn` returning a `Result`, an `Option` or a \
+             `Value` of a type an answer deserializes into"
+        ),
     };
-    let ret = match (here.found.as_slice(), sigs.found.as_slice()) {
+    let (ret, is_async) = match (here.found.as_slice(), sigs.found.as_slice()) {
         ([ret], _) | ([], [ret]) => ret,
         _ => return Err(unproven()),
     };
@@ -559,10 +627,19 @@ fn answers_in_type(own: &str, package: &[&str], name: &str) -> Result<(), String
         return Err(unproven());
     };
     let segs: Vec<&syn::PathSegment> = tp.path.segments.iter().collect();
-    let oneshot = segs.iter().any(|s| s.ident == "oneshot");
-    let Some(last) = segs.last().filter(|s| s.ident == "Receiver" && oneshot) else {
-        return Err(unproven());
+    let last = segs.last().ok_or_else(unproven)?;
+    // The type the answer is read into: what the receiver yields (`Result<T, RecvError>`), or
+    // what the call returns (`mrtr::jsonrpc::FromAnswer`).
+    let fits = match how {
+        Receive::Receiver => last.ident == "Receiver" && segs.iter().any(|s| s.ident == "oneshot"),
+        Receive::Call => *is_async && (last.ident == "Result" || last.ident == "Option"),
     };
+    if how == Receive::Call && *is_async && last.ident == "Value" {
+        return Ok(());
+    }
+    if !fits {
+        return Err(unproven());
+    }
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
         return Err(unproven());
     };
@@ -582,11 +659,11 @@ fn answers_in_type(own: &str, package: &[&str], name: &str) -> Result<(), String
     }
 }
 
-/// The return types of the package's fns named `name`, and the types it derives `Deserialize`
-/// for.
+/// The return types of the package's fns named `name` (with whether each is async), and the
+/// types it derives `Deserialize` for.
 struct Sigs<'n> {
     name: &'n str,
-    found: Vec<syn::Type>,
+    found: Vec<(syn::Type, bool)>,
     deserialized: Vec<String>,
 }
 
@@ -594,7 +671,7 @@ impl Sigs<'_> {
     fn sig(&mut self, s: &syn::Signature) {
         if s.ident == self.name {
             if let syn::ReturnType::Type(_, t) = &s.output {
-                self.found.push((**t).clone());
+                self.found.push(((**t).clone(), s.asyncness.is_some()));
             }
         }
     }
@@ -697,6 +774,55 @@ impl Server {
             "{out}"
         );
         assert!(out.contains(".or_send(|_| rx)"), "{out}");
+    }
+
+    /// The cousin: no receiver, the answer awaited through a call of the request's id.
+    const KEYED: &str = r#"
+#[derive(serde::Deserialize)]
+struct Answer { action: String }
+impl Server {
+    async fn wait_for(&self, id: u64) -> Result<Answer, Error> { todo!() }
+    async fn confirm(&self, out: &mut Out) -> Result<String, Error> {
+        let id = self.next();
+        let request = Request { id, method: "elicitation/create", params: None };
+        let line = serde_json::to_string(&request)?;
+        writeln!(out, "{line}")?;
+        let answer = self.wait_for(id).await?;
+        Ok(answer.action)
+    }
+}
+"#;
+
+    #[test]
+    fn an_awaited_call_of_the_requests_id_is_the_receive() {
+        let out = fixed(KEYED, Anchor::InPlace, "let request").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            out.contains("let answer = mrtr::jsonrpc::Question::message(&request).or_send(|_| self.wait_for(id)).await?;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("if mrtr::jsonrpc::Question::message(&request).sends() {"),
+            "{out}"
+        );
+        for (from, to, why) in [
+            ("async fn wait_for", "fn wait_for", "`async fn`"),
+            (
+                "Result<Answer, Error>",
+                "Result<String, Error>",
+                "`async fn`",
+            ),
+            ("Result<Answer, Error>", "Vec<Answer>", "`async fn`"),
+            ("self.wait_for(id)", "self.wait_for(7)", "no receive"),
+        ] {
+            let e = fixed(&KEYED.replace(from, to), Anchor::InPlace, "let request").unwrap_err();
+            assert!(e.contains(why), "{to}: {e}");
+        }
+        // An awaited `Value` is the answer itself.
+        let src = KEYED
+            .replace("Result<Answer, Error>", "serde_json::Value")
+            .replace("self.wait_for(id).await?", "self.wait_for(id).await")
+            .replace("Ok(answer.action)", "Ok(answer.to_string())");
+        assert!(fixed(&src, Anchor::InPlace, "let request").is_ok());
     }
 
     #[test]

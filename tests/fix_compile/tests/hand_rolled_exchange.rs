@@ -8,8 +8,12 @@ use fix_compile::{hand_rolled_exchange as fixed, hand_rolled_exchange_legacy as 
 use serde_json::{json, Value};
 
 fn call(revision: &str, extra: Value) -> String {
+    call_tool("drop_table", revision, extra)
+}
+
+fn call_tool(tool: &str, revision: &str, extra: Value) -> String {
     let mut params = json!({
-        "name": "drop_table", "arguments": {},
+        "name": tool, "arguments": {},
         "_meta": {
             "io.modelcontextprotocol/protocolVersion": revision,
             "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
@@ -130,4 +134,47 @@ async fn a_forged_state_is_refused_with_a_json_rpc_error() {
     let response = server.serve_line(&forged).await.unwrap();
     assert_eq!(response["error"]["code"], -32602, "{response}");
     assert!(written!(server).is_empty());
+}
+
+#[tokio::test]
+async fn an_answer_awaited_through_a_call_of_the_id_is_asked_too() {
+    // Older request: written, then answered through the read loop.
+    let server = fixed::Server::default();
+    let client = async {
+        loop {
+            if let Some(request) = written!(server).first() {
+                assert_eq!(request["params"]["message"], "Truncate?");
+                let response = json!({ "jsonrpc": "2.0", "id": request["id"], "result": { "action": "decline" } });
+                server.serve_line(&response.to_string()).await;
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let line = call_tool("truncate_table", "2025-11-25", json!({}));
+    let (response, ()) = tokio::join!(server.serve_line(&line), client);
+    assert_eq!(response.unwrap()["result"]["content"][0]["text"], "decline");
+
+    // 2026-07-28: nothing written, the retry's answer read in the call's type.
+    let first = server
+        .serve_line(&call_tool("truncate_table", "2026-07-28", json!({})))
+        .await
+        .unwrap();
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let key = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    assert!(written!(server).is_empty());
+    let retry = call_tool(
+        "truncate_table",
+        "2026-07-28",
+        json!({ "requestState": result["requestState"], "inputResponses": { key: { "action": "cancel" } } }),
+    );
+    let second = server.serve_line(&retry).await.unwrap();
+    assert_eq!(second["result"]["content"][0]["text"], "cancel", "{second}");
 }

@@ -49,6 +49,12 @@ impl Pending {
         rx
     }
 
+    /// Waits for the answer to request `id`.
+    pub async fn wait_for(&self, id: u64) -> Result<ElicitAnswer, String> {
+        let rx = self.register(id);
+        rx.await.map_err(|_| "the client went away".to_string())
+    }
+
     /// A client's response to one of the server's requests.
     pub fn answer(&self, response: &Value) {
         let Some(id) = response["id"].as_u64() else { return };
@@ -94,6 +100,9 @@ impl Server {
     }
 
     async fn call_tool(&self, params: &Value) -> Result<Value, String> {
+        if params["name"] == "truncate_table" {
+            return self.truncate().await;
+        }
         if params["name"] != "drop_table" {
             return Err("unknown tool".to_string());
         }
@@ -112,5 +121,21 @@ impl Server {
             && answer.content.as_ref().is_some_and(|c| c["confirm"] == true);
         let text = if confirmed { "dropped" } else { "kept" };
         Ok(json!({ "content": [{ "type": "text", "text": text }] }))
+    }
+
+    /// The same exchange, its request built here and its answer awaited through a call of the
+    /// request's id.
+    async fn truncate(&self) -> Result<Value, String> {
+        let id = self.pending.next.fetch_add(1, Ordering::SeqCst);
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "elicitation/create",
+            "params": { "message": "Truncate?", "requestedSchema": { "type": "object", "properties": {} } }
+        });
+        let line = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+        writeln!(self.out.lock().unwrap(), "{line}").map_err(|e| e.to_string())?;
+        let answer = self.pending.wait_for(id).await?;
+        Ok(json!({ "content": [{ "type": "text", "text": answer.action }] }))
     }
 }
