@@ -59,6 +59,7 @@ pub fn file_pass(
     mrtr_pass(lines, file, findings, tiers);
     if tiers.deferred {
         jsonrpc::ask::plan(lines, file, findings);
+        jsonrpc::exchange::plan_file(lines, file, findings);
     }
     // After the MRTR rewrite is planned: a handler it rewrites keeps its old result type.
     upgrade::attach(lines, file, findings);

@@ -44,10 +44,10 @@ use crate::reading::source::LineIndex;
 const ASKS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/list"];
 
 /// The fix's message: one line (the rule's documentation has the rest).
-pub const MESSAGE: &str = "the write of the request is guarded by \
-`mrtr::jsonrpc::Question::message(..).sends()` and its receive becomes `.or_send(|_| receiver)` \
-(on 2026-07-28 answered in the client's retry, the code before it runs again; written and \
-received as before elsewhere)";
+pub const MESSAGE: &str =
+    "the receive becomes `mrtr::jsonrpc::Question::message(..).or_send(..)`, \
+the write runs only for older requests (on 2026-07-28 the code before it runs again); the dispatch \
+arm gets `mrtr::jsonrpc::RequestScope`; adds `mrtr` to `[dependencies]`";
 
 /// Where the finding says the request goes: a builder's value written in another fn
 /// (`returned by `b` and sent to the client by `w` (src/x.rs:9)`), or a literal written in its
@@ -291,6 +291,25 @@ pub fn plan_package(files: &[(String, String)], findings: &[Finding]) -> Exchang
         edits: per_file,
         fixed,
         left,
+    }
+}
+
+/// The exchanges of `file` whose request is built where it is written ([`Anchor::InPlace`]),
+/// proven from this file alone: their fixes, in every report (the JSON one and the editor's
+/// included). The others wait for the pass over the package ([`plan_package`]).
+pub fn plan_file(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    for f in findings.iter_mut() {
+        if wanted(f) != Some(Anchor::InPlace) {
+            continue;
+        }
+        let at = idx.offset(f.line, f.column.saturating_sub(1));
+        if let Ok(edits) = edits(idx, file, &Anchor::InPlace, at, &[idx.text()]) {
+            f.fix = Some(crate::finding::Fix {
+                applicability: crate::finding::Applicability::Unsafe,
+                message: MESSAGE.to_string(),
+                edits,
+            });
+        }
     }
 }
 
