@@ -1547,3 +1547,33 @@ fn a_content_value_annotated_with_the_wrapper_s_builders_is_built_as_typed_conte
         r.findings
     );
 }
+
+#[test]
+fn a_literal_under_a_generated_model_alias_is_its_structs_and_a_namesake_is_not() {
+    // `ServerConfig` is rmcp's alias of `InitializeResult` (MODEL_ALIASES, generated with the
+    // struct rows); russh has a `Config` imported under the same name.
+    let body = "\npub fn a() -> ServerConfig {\n    ServerConfig { instructions: None, ..Default::default() }\n}\n";
+    let of_rmcp = lint_text(
+        "rmcp = \"0.14\"",
+        None,
+        &format!("use rmcp::model::ServerConfig;\n{body}"),
+    );
+    let hits: Vec<&str> = of_rmcp
+        .findings
+        .iter()
+        .filter(|f| f.code == "MCP204")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(hits.len(), 1, "{:#?}", of_rmcp.findings);
+    assert!(hits[0].contains("`ServerConfig`"), "{hits:?}");
+    let namesake = lint_text(
+        "rmcp = \"0.14\"",
+        None,
+        &format!("use rmcp::model::Tool;\nuse russh::server::Config as ServerConfig;\n{body}"),
+    );
+    assert!(
+        !namesake.findings.iter().any(|f| f.code == "MCP204"),
+        "{:#?}",
+        namesake.findings
+    );
+}

@@ -452,6 +452,29 @@ fn all_changes() -> &'static [Change] {
                 },
             });
         }
+        // The model's plain aliases of those structs (`ServerConfig` = `InitializeResult`): a
+        // literal under one is a literal of the struct. Not bare: `ServerConfig` is a word other
+        // crates have (russh's), so only an alias imported from rmcp counts.
+        for (alias, of) in super::rmcp_structs::MODEL_ALIASES {
+            if all
+                .iter()
+                .any(|c| c.old == *alias && c.kind == Kind::StructLiteral)
+            {
+                continue;
+            }
+            let Some(row) = all
+                .iter()
+                .find(|c| c.old == *of && c.kind == Kind::StructLiteral)
+                .cloned()
+            else {
+                continue;
+            };
+            all.push(Change {
+                old: alias,
+                bare: false,
+                ..row
+            });
+        }
         // Items a release took away that the hand-written rows do not name: a rename where a
         // deprecated alias said where it went, else guidance. Not bare: a generated name counts
         // only imported by name or under a path from rmcp (`Sealed`, `TaskList` are words other
@@ -1153,6 +1176,13 @@ pub fn trigger_names() -> impl Iterator<Item = &'static str> {
                     _ => &[],
                 })
                 .copied(),
+        )
+        // The model's aliases admit a file (its literal may be all it shows of rmcp), though
+        // only one imported from rmcp is claimed.
+        .chain(
+            super::rmcp_structs::MODEL_ALIASES
+                .iter()
+                .map(|(alias, _)| *alias),
         )
 }
 
