@@ -1,5 +1,6 @@
-//! MCP007 effect-before-deferred-ask: a deferred ask (`mrtr::rmcp::deferred::*`) preceded in
-//! its function by an effect that is not idempotent. On a 2026-07-28 request a deferred ask ends
+//! MCP007 effect-before-deferred-ask: a deferred ask (`mrtr::rmcp::deferred::*`, or a hand-rolled
+//! server's `mrtr::jsonrpc::Question::..(..).or_send(..)`) preceded in its function by an effect
+//! that is not idempotent. On a 2026-07-28 request a deferred ask ends
 //! the round, and the client's retry runs the request again from the top: every statement
 //! before the ask runs once per round. A read or a validation may; a write, a send, a spawned
 //! task or a counter then happens twice.
@@ -123,7 +124,11 @@ impl Rule for Replay {
 request the retry replays the request up to the ask, so this runs again in every round"
                 ),
                 mcp_method: None,
-                sdk: Some("rmcp"),
+                sdk: Some(if ask.starts_with("Question") {
+                    "raw"
+                } else {
+                    "rmcp"
+                }),
                 help: Some(
                     "move the effect after the ask (ask first, then act), make it idempotent \
 (keyed by the request), or migrate the handler to `#[mrtr_handler]`, whose finished steps never \
@@ -149,7 +154,24 @@ fn names_a_deferred_ask(cx: &Cx<'_>, block: &syn::Block) -> bool {
     let end = idx.offset(e.line, e.column);
     idx.text()
         .get(start..end)
-        .is_some_and(|body| body.contains("deferred::"))
+        .is_some_and(|body| body.contains("deferred::") || body.contains("Question::"))
+}
+
+/// `Question::new(..).or_send(..)` or `Question::message(..).or_send(..)`: the deferred ask of
+/// `mrtr::jsonrpc`.
+fn is_jsonrpc_ask(mc: &syn::ExprMethodCall) -> bool {
+    if mc.method != "or_send" {
+        return false;
+    }
+    let syn::Expr::Call(c) = &*mc.receiver else {
+        return false;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let mut names = p.path.segments.iter().rev().map(|s| s.ident.to_string());
+    matches!(names.next().as_deref(), Some("new" | "message"))
+        && names.next().as_deref() == Some("Question")
 }
 
 #[derive(Default)]
@@ -181,6 +203,9 @@ impl<'ast> Visit<'ast> for Seen {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
+        if is_jsonrpc_ask(mc) {
+            self.asks.push(("Question::or_send".into(), mc.span()));
+        }
         let name = mc.method.to_string();
         if ALWAYS_EFFECTS.contains(&name.as_str())
             || (SHARED_EFFECTS.contains(&name.as_str()) && is_shared(&mc.receiver))
@@ -208,6 +233,18 @@ impl<'ast> Visit<'ast> for Seen {
             self.effects.push(("a counter".into(), b.span()));
         }
         syn::visit::visit_expr_binary(self, b);
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        // The write a migrated exchange guards runs on older requests only: no round repeats it.
+        if let Some(i) = crate::model::request_helpers::guarded_write(e) {
+            self.visit_expr(&i.cond);
+            if let Some((_, other)) = &i.else_branch {
+                self.visit_expr(other);
+            }
+            return;
+        }
+        syn::visit::visit_expr(self, e);
     }
 
     // Closures and nested fns run elsewhere (or not at all): not before the ask.

@@ -170,6 +170,14 @@ pub fn edits(
     if !group.iter().any(writes) {
         return Err("the statements after the build write nothing".into());
     }
+    // The receive ends the exchange: a statement found by a name the build reads (a log of the
+    // message, say) before the write is done would leave the rest of the write unguarded.
+    if stmts[receive..]
+        .iter()
+        .any(|later| mentions(later, &request))
+    {
+        return Err("the request is used again at or after what would be its receive".into());
+    }
     for s in group {
         for n in let_names(s) {
             if stmts[receive..].iter().any(|later| mentions(later, &n)) {
@@ -871,6 +879,15 @@ impl Server {
             (
                 SERVER.replace("serde_json::to_string(&request)?", "encode(request)?"),
                 "moves",
+            ),
+            // A statement that reads the id mid-write is not the receive: the write goes on
+            // after it.
+            (
+                SERVER.replace(
+                    "out.flush().await?;",
+                    "self.audit(id).await?;\n        out.write_all(request.to_string().as_bytes()).await?;",
+                ),
+                "used again",
             ),
             // Nothing is written.
             (
