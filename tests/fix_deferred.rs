@@ -284,3 +284,136 @@ fn a_compiled_handler_whose_server_impl_is_in_another_file_gets_its_mrtr_server_
     run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
     assert_eq!(read(dir.path(), "src/lib.rs"), lib);
 }
+
+/// A server on its own JSON-RPC (serde_json and tokio, no SDK).
+const EXCHANGE_MANIFEST: &str = "[package]\nname = \"x\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\nserde_json = \"1\"\ntokio = \"1\"\n";
+
+const EXCHANGE_MANAGER: &str = r#"use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+#[derive(serde::Deserialize)]
+pub struct Answer {
+    pub action: String,
+}
+
+#[derive(Default)]
+pub struct Manager {}
+
+impl Manager {
+    pub fn create_request(&self, id: u64, message: &str) -> (u64, Value) {
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": { "message": message } });
+        (id, request)
+    }
+
+    pub async fn register_pending(&self, id: u64) -> oneshot::Receiver<Answer> {
+        let (_tx, rx) = oneshot::channel();
+        let _ = id;
+        rx
+    }
+}
+"#;
+
+const EXCHANGE_SERVER: &str = r#"mod manager;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+
+pub struct Server {
+    manager: manager::Manager,
+}
+
+impl Server {
+    pub async fn serve(&self, msg: Value) -> Value {
+        let response = self.handle_request(msg).await;
+        response
+    }
+
+    async fn handle_request(&self, request: Value) -> Value {
+        let result = match request["method"].as_str().unwrap_or_default() {
+            "tools/call" => self.confirm().await,
+            _ => Err("unknown".to_string()),
+        };
+        json!({ "jsonrpc": "2.0", "id": request["id"], "result": result.ok() })
+    }
+
+    async fn confirm(&self) -> Result<Value, String> {
+        let (id, request) = self.manager.create_request(1, "Go?");
+        let rx = self.manager.register_pending(id).await;
+        let line = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+        let mut stdout = tokio::io::stdout();
+        stdout.write_all(line.as_bytes()).await.map_err(|e| e.to_string())?;
+        let answer = rx.await.map_err(|e| e.to_string())?;
+        Ok(json!({ "action": answer.action }))
+    }
+}
+"#;
+
+#[test]
+fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", EXCHANGE_MANIFEST);
+    write(dir.path(), "src/manager.rs", EXCHANGE_MANAGER);
+    write(dir.path(), "src/lib.rs", EXCHANGE_SERVER);
+    // Without the deferred tier, the exchange is left as it is.
+    let off = run(
+        dir.path(),
+        &["--no-deferred-fixes", "--fix", "--unsafe-fixes", "src"],
+    );
+    assert_eq!(
+        read(dir.path(), "src/lib.rs"),
+        EXCHANGE_SERVER,
+        "{}",
+        String::from_utf8_lossy(&off.stderr)
+    );
+    let before = run(dir.path(), &["--format", "json", "src"]);
+    let report: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    let built = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "MCP004")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(built["path"], "src/manager.rs", "{built}");
+
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fixed 1 finding across 2 files (src/lib.rs, Cargo.toml)"),
+        "{err}"
+    );
+    assert_eq!(
+        read(dir.path(), "src/manager.rs"),
+        EXCHANGE_MANAGER,
+        "the builder stays"
+    );
+    let server = read(dir.path(), "src/lib.rs");
+    assert!(
+        server.contains(
+            "        if mrtr::jsonrpc::Question::message(&request).sends() {\n            let line = serde_json::to_string(&request).map_err(|e| e.to_string())?;\n            let mut stdout = tokio::io::stdout();\n            stdout.write_all(line.as_bytes()).await.map_err(|e| e.to_string())?;\n        }\n"
+        ),
+        "{server}"
+    );
+    assert!(
+        server.contains(
+            "let answer = mrtr::jsonrpc::Question::message(&request).or_send(|_| rx).await"
+        ),
+        "{server}"
+    );
+    assert!(
+        server.contains(
+            "let response = mrtr::jsonrpc::RequestScope::for_message(env!(\"CARGO_PKG_NAME\"), &msg)"
+        ),
+        "{server}"
+    );
+    syn::parse_file(&server).unwrap();
+    // What is left after the run, as a plain run sees it: the request is no longer sent.
+    let left = String::from_utf8_lossy(&out.stdout);
+    assert!(!left.contains("MCP004"), "{left}");
+    let again = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    assert_eq!(
+        read(dir.path(), "src/lib.rs"),
+        server,
+        "a second run changes nothing"
+    );
+    assert!(again.status.success() || again.status.code() == Some(1));
+}
