@@ -920,7 +920,10 @@ fn put_across(
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
 ) -> Result<Option<usize>, String> {
-    let AcrossSet { set, fixed } = planned;
+    let AcrossSet { set, fixed, left } = planned;
+    for why in left {
+        writeln!(err, "{why}").map_err(output_error)?;
+    }
     // The imports the pass made unused in the files it rewrote go, as in a file's own fix loop.
     let set: Vec<(std::path::PathBuf, String, String)> = set
         .iter()
@@ -1042,6 +1045,9 @@ impl Workspaces {
 pub struct AcrossSet {
     pub set: Vec<(std::path::PathBuf, String, String)>,
     pub fixed: Vec<(Finding, String)>,
+    /// Why findings the plan looked at are left (an exchange whose receive is not proven), one
+    /// line each, naming the finding.
+    pub left: Vec<String>,
 }
 
 /// Plans the pass across files for one package (`manifest`): its `src/` files, each as
@@ -1082,11 +1088,17 @@ pub fn plan_package_across(
             ));
         }
     };
-    if tiers.deferred {
-        exchanges_across(&files, findings, &mut plan);
-    }
+    let left = if tiers.deferred {
+        exchanges_across(&files, findings, &mut plan)
+    } else {
+        Vec::new()
+    };
     if plan.texts.is_empty() {
-        return Ok(None);
+        // Nothing to write: an exchange left says why (as a plan that failed does).
+        return match left.is_empty() {
+            true => Ok(None),
+            false => Err(left.join("\n")),
+        };
     }
     if let Some((path, _)) = plan.texts.iter().find(|(_, t)| syn::parse_file(t).is_err()) {
         return Err(format!(
@@ -1132,17 +1144,19 @@ pub fn plan_package_across(
     Ok(Some(AcrossSet {
         set,
         fixed: plan.fixed,
+        left,
     }))
 }
 
 /// The exchanges a hand-rolled server runs itself (`fix::jsonrpc::exchange`), planned over the
 /// package's files as the rmcp pass leaves them: a request built in one file is often written
 /// and received in another.
+/// Returns why the exchanges it could not rewrite are left.
 fn exchanges_across(
     files: &[(String, String)],
     findings: &[Finding],
     plan: &mut crate::fix::rmcp::across::Across,
-) {
+) -> Vec<String> {
     let current: Vec<(String, String)> = files
         .iter()
         .enumerate()
@@ -1171,6 +1185,7 @@ fn exchanges_across(
             .into_iter()
             .map(|f| (f, crate::fix::jsonrpc::exchange::MESSAGE.to_string())),
     );
+    planned.left
 }
 
 fn plural_es(n: usize) -> &'static str {

@@ -417,3 +417,29 @@ fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is
     );
     assert!(again.status.success() || again.status.code() == Some(1));
 }
+
+#[test]
+fn a_blocking_exchange_is_left_unchanged_and_the_run_says_why() {
+    let src = r#"use std::io::{BufRead, Write};
+use serde_json::json;
+
+pub fn confirm(out: &mut impl Write, input: &mut impl BufRead) -> std::io::Result<String> {
+    let request = json!({ "jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": { "message": "Go?" } });
+    writeln!(out, "{request}")?;
+    let mut line = String::new();
+    input.read_line(&mut line)?;
+    Ok(line)
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", EXCHANGE_MANIFEST);
+    write(dir.path(), "src/lib.rs", src);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("src/lib.rs:5: exchange not rewritten: the exchange runs in a blocking fn"),
+        "{err}"
+    );
+    assert_eq!(read(dir.path(), "src/lib.rs"), src);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MCP004"));
+}
