@@ -154,7 +154,7 @@ fn names_a_deferred_ask(cx: &Cx<'_>, block: &syn::Block) -> bool {
     let end = idx.offset(e.line, e.column);
     idx.text()
         .get(start..end)
-        .is_some_and(|body| body.contains("deferred::") || body.contains("Question::"))
+        .is_some_and(|body| body.contains("deferred::") || body.contains(".or_send("))
 }
 
 /// `Question::new(..).or_send(..)` or `Question::message(..).or_send(..)`: the deferred ask of
