@@ -88,27 +88,53 @@ impl RequestHelpers {
     }
 }
 
-/// `if mrtr::jsonrpc::Question::message(&request).sends() { .. }`: the runtime's
-/// guard around a hand-built request the server writes itself. What the block writes is the
-/// fallback for older requests (on 2026-07-28 the guard is false and the question is asked in
-/// `inputRequests`), so the migration already took that write (see `fix::jsonrpc::exchange`).
-pub fn guarded_write(e: &syn::Expr) -> Option<&syn::ExprIf> {
-    let syn::Expr::If(i) = e else { return None };
-    let syn::Expr::MethodCall(sends) = &*i.cond else {
+/// `Question::new(..)` or `Question::message(..)` (the runtime's `mrtr::jsonrpc::Question`,
+/// under any path), as the receiver of `method`: the call, or None.
+fn question_call<'a>(e: &'a syn::Expr, method: &str, args: usize) -> Option<&'a syn::Expr> {
+    let syn::Expr::MethodCall(mc) = e else {
         return None;
     };
-    if sends.method != "sends" || !sends.args.is_empty() {
+    question_method_call(mc, method, args)
+}
+
+fn question_method_call<'a>(
+    mc: &'a syn::ExprMethodCall,
+    method: &str,
+    args: usize,
+) -> Option<&'a syn::Expr> {
+    if mc.method != method || mc.args.len() != args {
         return None;
     }
-    let syn::Expr::Call(c) = &*sends.receiver else {
+    let syn::Expr::Call(c) = &*mc.receiver else {
         return None;
     };
     let syn::Expr::Path(p) = &*c.func else {
         return None;
     };
     let mut names = p.path.segments.iter().rev().map(|s| &s.ident);
-    (names.next().is_some_and(|n| n == "message") && names.next().is_some_and(|n| n == "Question"))
-        .then_some(i)
+    let made = names.next().is_some_and(|n| n == "new" || n == "message");
+    (made && names.next().is_some_and(|n| n == "Question")).then_some(&*mc.receiver)
+}
+
+/// `Question::new(..)` of `Question::new(..).or_send(|params| send(..))` (or `::message(..)`):
+/// the runtime's deferred ask for a hand-built request. The send in the closure is its fallback
+/// for older requests: the migration took this ask (see `fix::jsonrpc`).
+pub fn deferred_question(e: &syn::Expr) -> Option<&syn::Expr> {
+    question_call(e, "or_send", 1)
+}
+
+/// [`deferred_question`], of a method call.
+pub fn is_deferred_question(mc: &syn::ExprMethodCall) -> bool {
+    question_method_call(mc, "or_send", 1).is_some()
+}
+
+/// `if mrtr::jsonrpc::Question::message(&request).sends() { .. }`: the runtime's guard around a
+/// hand-built request the server writes itself. What the block writes is the fallback for older
+/// requests (on 2026-07-28 the guard is false and the question is asked in `inputRequests`), so
+/// the migration already took that write (see `fix::jsonrpc::exchange`).
+pub fn guarded_write(e: &syn::Expr) -> Option<&syn::ExprIf> {
+    let syn::Expr::If(i) = e else { return None };
+    question_call(&i.cond, "sends", 0).map(|_| i)
 }
 
 /// Whether a callee's name says it sends its arguments as a request.

@@ -157,23 +157,6 @@ fn names_a_deferred_ask(cx: &Cx<'_>, block: &syn::Block) -> bool {
         .is_some_and(|body| body.contains("deferred::") || body.contains(".or_send("))
 }
 
-/// `Question::new(..).or_send(..)` or `Question::message(..).or_send(..)`: the deferred ask of
-/// `mrtr::jsonrpc`.
-fn is_jsonrpc_ask(mc: &syn::ExprMethodCall) -> bool {
-    if mc.method != "or_send" {
-        return false;
-    }
-    let syn::Expr::Call(c) = &*mc.receiver else {
-        return false;
-    };
-    let syn::Expr::Path(p) = &*c.func else {
-        return false;
-    };
-    let mut names = p.path.segments.iter().rev().map(|s| s.ident.to_string());
-    matches!(names.next().as_deref(), Some("new" | "message"))
-        && names.next().as_deref() == Some("Question")
-}
-
 #[derive(Default)]
 struct Seen {
     /// `mrtr::rmcp::deferred::NAME(..)` calls: the name and the call's span.
@@ -203,7 +186,7 @@ impl<'ast> Visit<'ast> for Seen {
     }
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        if is_jsonrpc_ask(mc) {
+        if crate::model::request_helpers::is_deferred_question(mc) {
             self.asks.push(("Question::or_send".into(), mc.span()));
         }
         let name = mc.method.to_string();

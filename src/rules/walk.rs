@@ -9,7 +9,7 @@ use syn::visit::Visit;
 
 use crate::model::callgraph::CallGraph;
 use crate::model::prefilter::Prefilter;
-use crate::model::request_helpers::guarded_write;
+use crate::model::request_helpers::{deferred_question, guarded_write};
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
 use crate::reading::macro_body::{parse_macro_body, Piece};
@@ -496,30 +496,4 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 /// Span helpers for rules.
 pub fn expr_span(e: &syn::Expr) -> Span {
     e.span()
-}
-
-/// `Question::new(..)` of `Question::new(..).or_send(|params| send(..))`, the runtime's
-/// deferred ask for a hand-built request (`mrtr::jsonrpc`).
-fn deferred_question(e: &syn::Expr) -> Option<&syn::Expr> {
-    let syn::Expr::MethodCall(mc) = e else {
-        return None;
-    };
-    if mc.method != "or_send" {
-        return None;
-    }
-    let syn::Expr::Call(c) = &*mc.receiver else {
-        return None;
-    };
-    let syn::Expr::Path(p) = &*c.func else {
-        return None;
-    };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    names
-        .ends_with(&["Question".to_string(), "new".to_string()])
-        .then_some(&*mc.receiver)
 }
