@@ -22,7 +22,7 @@ use crate::model::fast_hash::{HashMap, HashSet};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
-use crate::model::request_helpers::{guarded_write, RequestHelpers};
+use crate::model::request_helpers::{unguarded_parts, RequestHelpers};
 use crate::model::scan::RawScan;
 use crate::model::scope::{spawn_args, spawned_locals};
 use crate::model::sdk::{raw, McpMethod, Side, SDKS};
@@ -416,11 +416,10 @@ impl<'ast> Visit<'ast> for Pass {
     }
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
-        if let Some(i) = guarded_write(e) {
+        if let Some(parts) = unguarded_parts(e) {
             // The write the migration guarded sends nothing on 2026-07-28.
-            self.visit_expr(&i.cond);
-            if let Some((_, other)) = &i.else_branch {
-                self.visit_expr(other);
+            for part in parts {
+                self.visit_expr(part);
             }
             return;
         }
@@ -462,8 +461,7 @@ impl<'ast> Visit<'ast> for Pass {
         if sources.is_empty() {
             return;
         }
-        let mut names = Vec::new();
-        pat_idents(&l.pat, &mut names);
+        let names = crate::reading::pat_names(&l.pat);
         if let Some(locals) = self.locals.last_mut() {
             for n in names {
                 locals.insert(n, sources.clone());
@@ -558,19 +556,6 @@ impl<'ast> Visit<'ast> for Pass {
         self.fn_name.push(String::new());
         self.visit_expr(&c.body);
         self.fn_name.pop();
-    }
-}
-
-fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
-    match p {
-        syn::Pat::Ident(pi) => out.push(pi.ident.to_string()),
-        syn::Pat::Type(t) => pat_idents(&t.pat, out),
-        syn::Pat::Reference(r) => pat_idents(&r.pat, out),
-        syn::Pat::Paren(p) => pat_idents(&p.pat, out),
-        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_idents(e, out)),
-        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pat_idents(e, out)),
-        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pat_idents(&f.pat, out)),
-        _ => {}
     }
 }
 

@@ -132,9 +132,16 @@ pub fn is_deferred_question(mc: &syn::ExprMethodCall) -> bool {
 /// hand-built request the server writes itself. What the block writes is the fallback for older
 /// requests (on 2026-07-28 the guard is false and the question is asked in `inputRequests`), so
 /// the migration already took that write (see `fix::jsonrpc::exchange`).
-pub fn guarded_write(e: &syn::Expr) -> Option<&syn::ExprIf> {
+fn guarded_write(e: &syn::Expr) -> Option<&syn::ExprIf> {
     let syn::Expr::If(i) = e else { return None };
     question_call(&i.cond, "sends", 0).map(|_| i)
+}
+
+/// Of a [`guarded_write`], what still runs on 2026-07-28 (its condition and its `else`), for a
+/// walk that skips the write itself; None for any other expression.
+pub fn unguarded_parts(e: &syn::Expr) -> Option<impl Iterator<Item = &syn::Expr>> {
+    let i = guarded_write(e)?;
+    Some(std::iter::once(&*i.cond).chain(i.else_branch.as_ref().map(|(_, other)| &**other)))
 }
 
 /// Whether a callee's name says it sends its arguments as a request.

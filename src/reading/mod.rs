@@ -14,3 +14,30 @@ pub mod source;
 pub fn ident_is_one_of(ident: &proc_macro2::Ident, names: &[&str]) -> bool {
     names.iter().any(|n| ident == n)
 }
+
+/// The names a pattern binds.
+pub fn pat_names(p: &syn::Pat) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_pat(p, &mut out);
+    out
+}
+
+fn collect_pat(p: &syn::Pat, out: &mut Vec<String>) {
+    match p {
+        syn::Pat::Ident(pi) => {
+            out.push(pi.ident.to_string());
+            if let Some((_, sub)) = &pi.subpat {
+                collect_pat(sub, out);
+            }
+        }
+        syn::Pat::Type(pt) => collect_pat(&pt.pat, out),
+        syn::Pat::Reference(r) => collect_pat(&r.pat, out),
+        syn::Pat::Paren(x) => collect_pat(&x.pat, out),
+        syn::Pat::TupleStruct(ts) => ts.elems.iter().for_each(|p| collect_pat(p, out)),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| collect_pat(p, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| collect_pat(&f.pat, out)),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| collect_pat(p, out)),
+        syn::Pat::Or(o) => o.cases.iter().for_each(|p| collect_pat(p, out)),
+        _ => {}
+    }
+}

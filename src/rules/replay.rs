@@ -220,10 +220,9 @@ impl<'ast> Visit<'ast> for Seen {
 
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
         // The write a migrated exchange guards runs on older requests only: no round repeats it.
-        if let Some(i) = crate::model::request_helpers::guarded_write(e) {
-            self.visit_expr(&i.cond);
-            if let Some((_, other)) = &i.else_branch {
-                self.visit_expr(other);
+        if let Some(parts) = crate::model::request_helpers::unguarded_parts(e) {
+            for part in parts {
+                self.visit_expr(part);
             }
             return;
         }

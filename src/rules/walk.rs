@@ -9,7 +9,7 @@ use syn::visit::Visit;
 
 use crate::model::callgraph::CallGraph;
 use crate::model::prefilter::Prefilter;
-use crate::model::request_helpers::{deferred_question, guarded_write};
+use crate::model::request_helpers::{deferred_question, unguarded_parts};
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
 use crate::reading::macro_body::{parse_macro_body, Piece};
@@ -349,11 +349,10 @@ impl<'ast> Visit<'ast> for Walker<'_> {
             self.visit_expr(question);
             return;
         }
-        if let Some(i) = guarded_write(e) {
+        if let Some(parts) = unguarded_parts(e) {
             // Likewise the write under `Question::message(..).sends()` (`fix::jsonrpc::exchange`).
-            self.visit_expr(&i.cond);
-            if let Some((_, other)) = &i.else_branch {
-                self.visit_expr(other);
+            for part in parts {
+                self.visit_expr(part);
             }
             return;
         }

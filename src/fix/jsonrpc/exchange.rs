@@ -36,8 +36,10 @@ use quote::ToTokens;
 use syn::visit::Visit;
 
 use crate::finding::{Edit, Finding};
-use crate::fix::rmcp::text::{indent_at, range_of, stmt_range};
+use crate::fix::rmcp::text::{indent_at, range_of, stmt_range, uses_of};
+use crate::model::fast_hash::{HashMap, HashSet};
 use crate::model::sdk::raw;
+use crate::reading::pat_names;
 use crate::reading::source::LineIndex;
 
 /// The methods a 2026-07-28 server asks in `inputRequests` instead of sending.
@@ -88,20 +90,21 @@ pub fn wanted(f: &Finding) -> Option<Anchor> {
 
 /// The edits of the exchange in `text` (a file of the package, parsed as `file`): at the
 /// finding's own position (`at`, for [`Anchor::InPlace`]) or at the write on `line` of a
-/// builder's value. `package` holds the package's files, where the receiver's fn is looked up.
+/// builder's value. `fns` is the package's fns, where the receive's fn is looked up; `own` is
+/// this file's index among them.
 pub fn edits(
     idx: &LineIndex,
     file: &syn::File,
     anchor: &Anchor,
     at: usize,
-    package: &[&str],
+    fns: &PackageFns,
+    own: usize,
 ) -> Result<Vec<Edit>, String> {
-    let mut fns = AsyncBlocks {
-        idx,
+    let mut blocks = AsyncBlocks {
         found: Vec::new(),
         asyncs: Vec::new(),
     };
-    fns.visit_file(file);
+    blocks.visit_file(file);
     let point = match anchor {
         Anchor::InPlace => at,
         Anchor::Written { line, .. } => {
@@ -111,7 +114,7 @@ pub fn edits(
         }
     };
     // The innermost block of an fn with a statement over the point.
-    let (block, is_async) = fns
+    let (block, is_async) = blocks
         .found
         .iter()
         .filter(|(b, _)| {
@@ -141,10 +144,10 @@ pub fn edits(
                 _ => return Err("the request is not bound by one `let` name".into()),
             }
         }
-        Anchor::Written { builder, .. } => built_before(stmts, here, builder)?,
+        Anchor::Written { builder, .. } => built_before(idx, stmts, here, builder)?,
     };
     let first_use = (build + 1..stmts.len())
-        .find(|&i| mentions(&stmts[i], &request))
+        .find(|&i| mentions(idx, &stmts[i], &request))
         .ok_or("the request is not used after it is built")?;
     // What the receive is keyed by: the names the build binds besides the request (its id),
     // those bound between the build and the write (the receiver), and the earlier names the
@@ -160,11 +163,11 @@ pub fn edits(
         keys.extend(
             let_names(s)
                 .into_iter()
-                .filter(|n| mentions(&stmts[build], n)),
+                .filter(|n| mentions(idx, &stmts[build], n)),
         );
     }
     let receive = (first_use..stmts.len())
-        .find(|&i| keys.iter().any(|k| mentions(&stmts[i], k)))
+        .find(|&i| keys.iter().any(|k| mentions(idx, &stmts[i], k)))
         .ok_or("no receive of the answer follows the write")?;
     let group = &stmts[first_use..receive];
     if !group.iter().any(writes) {
@@ -174,13 +177,16 @@ pub fn edits(
     // message, say) before the write is done would leave the rest of the write unguarded.
     if stmts[receive..]
         .iter()
-        .any(|later| mentions(later, &request))
+        .any(|later| mentions(idx, later, &request))
     {
         return Err("the request is used again at or after what would be its receive".into());
     }
     for s in group {
         for n in let_names(s) {
-            if stmts[receive..].iter().any(|later| mentions(later, &n)) {
+            if stmts[receive..]
+                .iter()
+                .any(|later| mentions(idx, later, &n))
+            {
                 return Err(format!(
                     "`{n}`, bound while the request is written, is used after it"
                 ));
@@ -211,13 +217,13 @@ pub fn edits(
                 .find(|s| let_names(s).contains(name))
                 .and_then(maker)
                 .ok_or("the receiver is not made by a call of a named fn")?;
-            answers_in_type(idx.text(), package, &made_by, Receive::Receiver)?;
+            fns.answers_in_type(own, &made_by, Receive::Receiver)?;
             at
         }
         None => {
-            let (at, callee) = keyed_call(&stmts[receive], &keys)
+            let (at, callee) = keyed_call(idx, &stmts[receive], &keys)
                 .ok_or("the receive reads no receiver bound before the write, and awaits no call of the request's id")?;
-            answers_in_type(idx.text(), package, &callee, Receive::Call)?;
+            fns.answers_in_type(own, &callee, Receive::Call)?;
             at
         }
     };
@@ -257,21 +263,34 @@ pub struct Exchanges {
 
 /// The exchanges of `findings` over a package's `files` (path as findings show it, text).
 pub fn plan_package(files: &[(String, String)], findings: &[Finding]) -> Exchanges {
-    let package: Vec<&str> = files.iter().map(|(_, t)| t.as_str()).collect();
+    let wanted: Vec<(&Finding, Anchor)> = findings
+        .iter()
+        .filter_map(|f| Some((f, wanted(f)?)))
+        .collect();
+    if wanted.is_empty() {
+        return Exchanges::default();
+    }
+    // Each file parsed once, for every exchange and for the package's fns.
+    let trees: Vec<Option<syn::File>> =
+        files.iter().map(|(_, t)| syn::parse_file(t).ok()).collect();
+    let fns = PackageFns::of(
+        trees
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((i, t.as_ref()?))),
+    );
     let mut per_file: Vec<(usize, Vec<Edit>)> = Vec::new();
     let (mut fixed, mut left) = (Vec::new(), Vec::new());
-    for f in findings {
-        let Some(anchor) = wanted(f) else { continue };
+    for (f, anchor) in wanted {
         let Some(i) = file_of(files, f, &anchor) else {
             continue;
         };
-        let text = &files[i].1;
-        let Ok(file) = syn::parse_file(text) else {
+        let Some(file) = &trees[i] else {
             continue;
         };
-        let idx = LineIndex::new(text);
+        let idx = LineIndex::new(&files[i].1);
         let at = idx.offset(f.line, f.column.saturating_sub(1));
-        match edits(&idx, &file, &anchor, at, &package) {
+        match edits(&idx, file, &anchor, at, &fns, i) {
             Ok(e) => {
                 let slot = match per_file.iter().position(|(j, _)| *j == i) {
                     Some(k) => k,
@@ -306,12 +325,14 @@ pub fn plan_package(files: &[(String, String)], findings: &[Finding]) -> Exchang
 /// proven from this file alone: their fixes, in every report (the JSON one and the editor's
 /// included). The others wait for the pass over the package ([`plan_package`]).
 pub fn plan_file(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
+    let mut fns: Option<PackageFns> = None;
     for f in findings.iter_mut() {
         if wanted(f) != Some(Anchor::InPlace) {
             continue;
         }
         let at = idx.offset(f.line, f.column.saturating_sub(1));
-        if let Ok(edits) = edits(idx, file, &Anchor::InPlace, at, &[idx.text()]) {
+        let fns = fns.get_or_insert_with(|| PackageFns::of([(0, file)]));
+        if let Ok(edits) = edits(idx, file, &Anchor::InPlace, at, fns, 0) {
             f.fix = Some(crate::finding::Fix {
                 applicability: crate::finding::Applicability::Unsafe,
                 message: MESSAGE.to_string(),
@@ -342,13 +363,12 @@ fn file_of(files: &[(String, String)], f: &Finding, anchor: &Anchor) -> Option<u
 }
 
 /// The blocks of every fn body and of the blocks inside them, each with whether its fn is async.
-struct AsyncBlocks<'a, 'ast> {
-    idx: &'a LineIndex<'a>,
+struct AsyncBlocks<'ast> {
     found: Vec<(&'ast syn::Block, bool)>,
     asyncs: Vec<bool>,
 }
 
-impl<'ast> Visit<'ast> for AsyncBlocks<'_, 'ast> {
+impl<'ast> Visit<'ast> for AsyncBlocks<'ast> {
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
         self.asyncs.push(f.sig.asyncness.is_some());
         syn::visit::visit_item_fn(self, f);
@@ -376,7 +396,6 @@ impl<'ast> Visit<'ast> for AsyncBlocks<'_, 'ast> {
 
     fn visit_block(&mut self, b: &'ast syn::Block) {
         if let Some(&is_async) = self.asyncs.last() {
-            let _ = self.idx;
             self.found.push((b, is_async));
         }
         syn::visit::visit_block(self, b);
@@ -386,6 +405,7 @@ impl<'ast> Visit<'ast> for AsyncBlocks<'_, 'ast> {
 /// The statement before `here` (or `here` itself) that binds the value of a call of `builder`,
 /// and the name of it the write reads.
 fn built_before(
+    idx: &LineIndex,
     stmts: &[syn::Stmt],
     here: usize,
     builder: &str,
@@ -407,12 +427,15 @@ fn built_before(
     names
         .iter()
         .find(|n| {
-            let Some(first) = (build + 1..=here).find(|&i| mentions(&stmts[i], n)) else {
+            let Some(first) = (build + 1..=here).find(|&i| mentions(idx, &stmts[i], n)) else {
                 return false;
             };
-            stmts[first..=here]
-                .iter()
-                .all(|s| names.iter().filter(|o| o != n).all(|o| !mentions(s, o)))
+            stmts[first..=here].iter().all(|s| {
+                names
+                    .iter()
+                    .filter(|o| o != n)
+                    .all(|o| !mentions(idx, s, o))
+            })
         })
         .map(|n| (build, n.clone()))
         .ok_or_else(|| format!("which name of `{builder}`'s value is written is not clear"))
@@ -440,39 +463,16 @@ fn calls(e: &syn::Expr, name: &str) -> bool {
 
 /// The names a `let` statement binds.
 fn let_names(s: &syn::Stmt) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
+    match s {
+        syn::Stmt::Local(l) => pat_names(&l.pat),
+        _ => Vec::new(),
     }
-    let syn::Stmt::Local(l) = s else {
-        return Vec::new();
-    };
-    let mut n = Names(Vec::new());
-    n.visit_pat(&l.pat);
-    n.0
 }
 
-/// Whether the tokens of `s` hold the identifier `name` (macro arguments included, and a format
+/// Whether `node` uses the name (as an identifier, not a field after a `.`, or as a format
 /// string's inline argument: `"{name}"`).
-fn mentions(s: &syn::Stmt, name: &str) -> bool {
-    fn walk(ts: TokenStream, name: &str) -> bool {
-        ts.into_iter().any(|t| match t {
-            TokenTree::Ident(i) => i == name,
-            TokenTree::Group(g) => walk(g.stream(), name),
-            TokenTree::Literal(l) => {
-                let l = l.to_string();
-                l.starts_with('"')
-                    && [format!("{{{name}}}"), format!("{{{name}:")]
-                        .iter()
-                        .any(|arg| l.contains(arg.as_str()))
-            }
-            _ => false,
-        })
-    }
-    walk(s.to_token_stream(), name)
+fn mentions(idx: &LineIndex, node: &impl ToTokens, name: &str) -> bool {
+    uses_of(node, idx, name) > 0
 }
 
 /// Whether `s` may move `name`: a use that is neither borrowed (`&name`), a method's receiver
@@ -571,11 +571,6 @@ fn maker(s: &syn::Stmt) -> Option<String> {
     }
 }
 
-/// Whether the package's fn `name` returns a `oneshot::Receiver<T>` whose `T` an answer
-/// deserializes into: then the receiver's output, `Result<T, _>`, is what `or_send` makes of the
-/// client's answer (`mrtr::jsonrpc::FromAnswer`).
-/// The fn is the one of that name in the exchange's own file (`own`), else the package's only
-/// one: a name the package gives several fns, none of them here, is not resolved.
 /// How the answer is received: a receiver made by the fn, or the fn's own awaited call.
 #[derive(Clone, Copy, PartialEq)]
 enum Receive {
@@ -585,8 +580,13 @@ enum Receive {
 
 /// The awaited call in `s` with an argument that reads one of `keys` (the request's id), and
 /// the name of its fn.
-fn keyed_call<'a>(s: &'a syn::Stmt, keys: &[String]) -> Option<(&'a syn::Expr, String)> {
+fn keyed_call<'a>(
+    idx: &LineIndex,
+    s: &'a syn::Stmt,
+    keys: &[String],
+) -> Option<(&'a syn::Expr, String)> {
     struct Awaited<'a, 'k> {
+        idx: &'k LineIndex<'k>,
         keys: &'k [String],
         found: Option<(&'a syn::Expr, String)>,
     }
@@ -604,10 +604,9 @@ fn keyed_call<'a>(s: &'a syn::Stmt, keys: &[String]) -> Option<(&'a syn::Expr, S
                 _ => (None, None),
             };
             if let (Some(name), Some(args), None) = (name, args, &self.found) {
-                let reads_key = args.iter().any(|arg| {
-                    let stmt = syn::Stmt::Expr(arg.clone(), None);
-                    self.keys.iter().any(|k| mentions(&stmt, k))
-                });
+                let reads_key = args
+                    .iter()
+                    .any(|arg| self.keys.iter().any(|k| mentions(self.idx, arg, k)));
                 if reads_key {
                     self.found = Some((&a.base, name));
                 }
@@ -615,108 +614,125 @@ fn keyed_call<'a>(s: &'a syn::Stmt, keys: &[String]) -> Option<(&'a syn::Expr, S
             syn::visit::visit_expr_await(self, a);
         }
     }
-    let mut v = Awaited { keys, found: None };
+    let mut v = Awaited {
+        idx,
+        keys,
+        found: None,
+    };
     v.visit_stmt(s);
     v.found
 }
 
-fn answers_in_type(own: &str, package: &[&str], name: &str, how: Receive) -> Result<(), String> {
-    let gather = |texts: &[&str]| {
-        let mut sigs = Sigs {
-            name,
-            found: Vec::new(),
-            deserialized: Vec::new(),
-        };
-        for text in texts {
-            if let Ok(f) = syn::parse_file(text) {
-                sigs.visit_file(&f);
-            }
+/// The package's fns by name (the file each stands in, its return type, whether it is async),
+/// and the types it derives `Deserialize` for: read once per package, from the trees parsed for
+/// the plan.
+#[derive(Default)]
+pub struct PackageFns {
+    by_name: HashMap<String, Vec<(usize, syn::Type, bool)>>,
+    deserialized: HashSet<String>,
+}
+
+impl PackageFns {
+    /// The fns of `files` (each file's index in the package, its tree).
+    pub fn of<'f>(files: impl IntoIterator<Item = (usize, &'f syn::File)>) -> PackageFns {
+        let mut fns = PackageFns::default();
+        for (at, file) in files {
+            let mut sigs = Sigs { at, fns: &mut fns };
+            sigs.visit_file(file);
         }
-        sigs
-    };
-    let here = gather(&[own]);
-    let sigs = gather(package);
-    let unproven = || match how {
-        Receive::Receiver => format!(
-            "`{name}` is not seen to return a `oneshot::Receiver` of a type an answer \
-             deserializes into"
-        ),
-        Receive::Call => format!(
-            "`{name}` is not seen to be an `async fn` returning a `Result`, an `Option` or a \
-             `Value` of a type an answer deserializes into"
-        ),
-    };
-    let (ret, is_async) = match (here.found.as_slice(), sigs.found.as_slice()) {
-        ([ret], _) | ([], [ret]) => ret,
-        _ => return Err(unproven()),
-    };
-    let syn::Type::Path(tp) = ret else {
-        return Err(unproven());
-    };
-    let segs: Vec<&syn::PathSegment> = tp.path.segments.iter().collect();
-    let last = segs.last().ok_or_else(unproven)?;
-    // The type the answer is read into: what the receiver yields (`Result<T, RecvError>`), or
-    // what the call returns (`mrtr::jsonrpc::FromAnswer`).
-    let fits = match how {
-        Receive::Receiver => last.ident == "Receiver" && segs.iter().any(|s| s.ident == "oneshot"),
-        Receive::Call => *is_async && (last.ident == "Result" || last.ident == "Option"),
-    };
-    if how == Receive::Call && *is_async && last.ident == "Value" {
-        return Ok(());
+        fns
     }
-    if !fits {
-        return Err(unproven());
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return Err(unproven());
-    };
-    let Some(syn::GenericArgument::Type(syn::Type::Path(item))) = args.args.first() else {
-        return Err(unproven());
-    };
-    let item = item
-        .path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
-    if item == "Value" || sigs.deserialized.contains(&item) {
-        Ok(())
-    } else {
-        Err(unproven())
+
+    /// Whether the fn `name` gives what an answer deserializes into: a `oneshot::Receiver<T>`
+    /// (the receiver's output, `Result<T, _>`), or, called and awaited, a `Result<T, _>`, an
+    /// `Option<T>` or a `Value` (`mrtr::jsonrpc::FromAnswer`), with `T` a `Value` or a type the
+    /// package derives `Deserialize` for. The fn is the one of that name in the exchange's own
+    /// file (`own`), else the package's only one: a name the package gives several fns, none of
+    /// them there, is not resolved.
+    fn answers_in_type(&self, own: usize, name: &str, how: Receive) -> Result<(), String> {
+        let unproven = || match how {
+            Receive::Receiver => format!(
+                "`{name}` is not seen to return a `oneshot::Receiver` of a type an answer \
+                 deserializes into"
+            ),
+            Receive::Call => format!(
+                "`{name}` is not seen to be an `async fn` returning a `Result`, an `Option` or a \
+                 `Value` of a type an answer deserializes into"
+            ),
+        };
+        let all = self
+            .by_name
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let here: Vec<_> = all.iter().filter(|(at, _, _)| *at == own).collect();
+        let (_, ret, is_async) = match (here.as_slice(), all) {
+            ([one], _) => *one,
+            ([], [one]) => one,
+            _ => return Err(unproven()),
+        };
+        let syn::Type::Path(tp) = ret else {
+            return Err(unproven());
+        };
+        let segs: Vec<&syn::PathSegment> = tp.path.segments.iter().collect();
+        let last = segs.last().ok_or_else(unproven)?;
+        let fits = match how {
+            Receive::Receiver => {
+                last.ident == "Receiver" && segs.iter().any(|s| s.ident == "oneshot")
+            }
+            Receive::Call if *is_async && last.ident == "Value" => return Ok(()),
+            Receive::Call => *is_async && (last.ident == "Result" || last.ident == "Option"),
+        };
+        if !fits {
+            return Err(unproven());
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return Err(unproven());
+        };
+        let Some(syn::GenericArgument::Type(syn::Type::Path(item))) = args.args.first() else {
+            return Err(unproven());
+        };
+        let item = item
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if item == "Value" || self.deserialized.contains(&item) {
+            Ok(())
+        } else {
+            Err(unproven())
+        }
     }
 }
 
-/// The return types of the package's fns named `name` (with whether each is async), and the
-/// types it derives `Deserialize` for.
-struct Sigs<'n> {
-    name: &'n str,
-    found: Vec<(syn::Type, bool)>,
-    deserialized: Vec<String>,
+/// Gathers one file's fns and `Deserialize` types into [`PackageFns`].
+struct Sigs<'p> {
+    at: usize,
+    fns: &'p mut PackageFns,
 }
 
 impl Sigs<'_> {
-    fn sig(&mut self, s: &syn::Signature) {
-        if s.ident == self.name {
-            if let syn::ReturnType::Type(_, t) = &s.output {
-                self.found.push(((**t).clone(), s.asyncness.is_some()));
-            }
-        }
-    }
-
     fn derives(&mut self, attrs: &[syn::Attribute], ident: &syn::Ident) {
         let deserializes = attrs.iter().any(|a| {
             a.path().is_ident("derive")
                 && a.meta.to_token_stream().to_string().contains("Deserialize")
         });
         if deserializes {
-            self.deserialized.push(ident.to_string());
+            self.fns.deserialized.insert(ident.to_string());
         }
     }
 }
 
 impl<'ast> Visit<'ast> for Sigs<'_> {
     fn visit_signature(&mut self, s: &'ast syn::Signature) {
-        self.sig(s);
+        if let syn::ReturnType::Type(_, t) = &s.output {
+            self.fns
+                .by_name
+                .entry(s.ident.to_string())
+                .or_default()
+                .push((self.at, (**t).clone(), s.asyncness.is_some()));
+        }
     }
 
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
@@ -736,7 +752,8 @@ mod tests {
         let file = syn::parse_file(src).unwrap();
         let idx = LineIndex::new(src);
         let at = src.find(at).unwrap();
-        let mut edits = edits(&idx, &file, &anchor, at, &[src])?;
+        let fns = PackageFns::of([(0, &file)]);
+        let mut edits = edits(&idx, &file, &anchor, at, &fns, 0)?;
         edits.sort_by_key(|e| std::cmp::Reverse(e.start));
         let mut out = src.to_string();
         for e in edits {
