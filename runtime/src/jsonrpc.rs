@@ -315,10 +315,7 @@ impl<P: Serialize> Question<P> {
         Fut: Future,
         Fut::Output: FromAnswer,
     {
-        if !PARKING.with(|p| p.borrow().is_some()) {
-            return send(self.params).await;
-        }
-        let Some(capability) = capability_of(&self.method, &self.as_json) else {
+        let Some(capability) = self.asked_here() else {
             return send(self.params).await;
         };
         let found = scope::poll_with(|| {
@@ -373,9 +370,17 @@ impl<P> Question<P> {
     /// `inputRequests` (its [`Question::or_send`] never calls the send), so the code that would
     /// write it to the client must not run.
     pub fn sends(&self) -> bool {
-        !(PARKING.with(|p| p.borrow().is_some())
-            && capability_of(&self.method, &self.as_json).is_some()
-            && scope::asks_here())
+        self.asked_here().is_none()
+    }
+
+    /// The capability this question needs when the scope running this code asks it (a
+    /// 2026-07-28 request's, polled by a [`RequestScope`]); None where it is sent instead. The one
+    /// decision [`Question::sends`] and [`Question::or_send`] both make.
+    fn asked_here(&self) -> Option<Value> {
+        if !PARKING.with(|p| p.borrow().is_some()) || !scope::asks_here() {
+            return None;
+        }
+        capability_of(&self.method, &self.as_json)
     }
 }
 
