@@ -408,6 +408,14 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
     if args.fix || args.diff {
         return run_fix(args, &gated.report, &mut texts, &settings, &mut resolver);
     }
+    let mut gated = gated;
+    if settings.tiers.deferred {
+        crate::fix_driver::show_exchanges_across(
+            &mut gated.report,
+            &settings.base_dir,
+            resolver.packages(),
+        );
+    }
     // Meta findings can sit in files the engine had no finding in; the human format shows source.
     // One copy per file, not per finding: 25,000 MCP901s in one file held 25,000 copies of it.
     let missing: std::collections::BTreeSet<&str> = (gated.report.findings.iter())
@@ -482,10 +490,15 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             render_gated(GateFormat::Sarif, &g, base)
         }
         Format::Sarif => render_gated(GateFormat::Sarif, &gated, base),
-        // `sources` holds the text of every file with a finding by now (`extra` above).
+        // `sources` holds the text of every file with a finding by now (`extra` above); a fix
+        // that spans files may edit one without (read from disk).
         Format::RustcJson => crate::report::rustc_json::render(
             &gated.report,
-            &mut |p| sources.get(p).map(str::to_string),
+            &mut |p| {
+                (sources.get(p).map(str::to_string)).or_else(|| {
+                    std::fs::read_to_string(crate::reading::source::os_path(base, p)).ok()
+                })
+            },
             base,
         ),
         Format::Human | Format::Json => render(

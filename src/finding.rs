@@ -43,6 +43,26 @@ pub struct Fix {
     /// What the fix does, in one sentence (shown by `--fix` and in the human report).
     pub message: String,
     pub edits: Vec<Edit>,
+    /// Edits of the same fix in other files, by their paths as findings show them: a fix the
+    /// package's files together make (an exchange whose request is built in one file and
+    /// written in another). Absent when empty, so a reader of `edits` alone applies the part in
+    /// the finding's own file and never an edit meant for another.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_files: Vec<FileEdits>,
+}
+
+/// One file's part of a fix that spans files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FileEdits {
+    pub path: String,
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// Whether the fix changes anything, in its own file or another.
+    pub fn has_edits(&self) -> bool {
+        !self.edits.is_empty() || self.other_files.iter().any(|f| !f.edits.is_empty())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

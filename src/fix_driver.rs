@@ -785,6 +785,7 @@ fn scope_servers(
                     applicability: crate::finding::Applicability::Unsafe,
                     message: String::new(),
                     edits,
+                    other_files: Vec::new(),
                 };
                 let new = crate::fix::apply::apply_fixes(text, &[&fix]).text;
                 if syn::parse_file(&new).is_err() {
@@ -1172,6 +1173,7 @@ fn exchanges_across(
             applicability: crate::finding::Applicability::Unsafe,
             message: String::new(),
             edits,
+            other_files: Vec::new(),
         };
         let new = crate::fix::apply::apply_fixes(&current[i].1, &[&fix]).text;
         match plan.texts.iter_mut().find(|(j, _)| *j == i) {
@@ -1183,9 +1185,63 @@ fn exchanges_across(
         planned
             .fixed
             .into_iter()
-            .map(|f| (f, crate::fix::jsonrpc::exchange::MESSAGE.to_string())),
+            .map(|(f, _, _)| (f, crate::fix::jsonrpc::exchange::MESSAGE.to_string())),
     );
     planned.left
+}
+
+/// The fixes of the exchanges whose request is built in one fn and written in another, shown in
+/// a report as `--fix` would make them: a file alone cannot prove them (the write and the
+/// receive sit in another fn, often another file), so each package holding one is planned once
+/// over its files as on disk. The edits in the finding's own file stay in `edits`; those of
+/// other files go to `other_files`, under their paths as findings show them.
+pub fn show_exchanges_across(
+    report: &mut crate::finding::Report,
+    base: &std::path::Path,
+    packages: &Packages,
+) {
+    use crate::fix::jsonrpc::exchange;
+    let mut by_package: std::collections::BTreeMap<std::path::PathBuf, Vec<usize>> =
+        Default::default();
+    for (k, f) in report.findings.iter().enumerate() {
+        if !matches!(exchange::wanted(f), Some(exchange::Anchor::Written { .. })) {
+            continue;
+        }
+        if let Some(p) = packages.for_file(&crate::reading::source::os_path(base, &f.path)) {
+            by_package.entry(p.manifest.clone()).or_default().push(k);
+        }
+    }
+    for (manifest, ks) in by_package {
+        let files: Vec<(String, String)> = package_sources(&manifest, base, &|_| None)
+            .into_iter()
+            .map(|(_, shown, text)| (shown, text))
+            .collect();
+        let findings: Vec<Finding> = ks.iter().map(|&k| report.findings[k].clone()).collect();
+        let planned = exchange::plan_package(&files, &findings);
+        for (fixed, file, edits) in planned.fixed {
+            let Some(&k) = ks.iter().find(|&&k| report.findings[k] == fixed) else {
+                continue;
+            };
+            let f = &mut report.findings[k];
+            let path = &files[file].0;
+            let (own, other_files) = match *path == f.path {
+                true => (edits, Vec::new()),
+                false => (
+                    Vec::new(),
+                    vec![crate::finding::FileEdits {
+                        path: path.clone(),
+                        edits,
+                    }],
+                ),
+            };
+            f.fix = Some(crate::finding::Fix {
+                applicability: crate::finding::Applicability::Unsafe,
+                message: exchange::MESSAGE.to_string(),
+                edits: own,
+                other_files,
+            });
+        }
+    }
 }
 
 fn plural_es(n: usize) -> &'static str {

@@ -243,6 +243,7 @@ fn splice(start: usize, end: usize, text: &str) -> Fix {
             end_column: end + 1,
             replacement: text.into(),
         }],
+        other_files: Vec::new(),
     }
 }
 

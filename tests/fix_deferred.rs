@@ -374,6 +374,53 @@ fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is
         .find(|f| f["code"] == "MCP004")
         .unwrap_or_else(|| panic!("{report}"));
     assert_eq!(built["path"], "src/manager.rs", "{built}");
+    // The report shows the fix --fix makes: none of it in the builder's file, the write and
+    // the receive in the file they sit in.
+    let fix = &built["fix"];
+    assert_eq!(fix["applicability"], "unsafe", "{built}");
+    assert_eq!(fix["edits"].as_array().unwrap().len(), 0, "{built}");
+    let others = fix["other_files"].as_array().unwrap();
+    assert_eq!(others.len(), 1, "{built}");
+    assert_eq!(others[0]["path"], "src/lib.rs", "{built}");
+    let shown: Vec<mcp_lint::finding::Edit> =
+        serde_json::from_value(others[0]["edits"].clone()).unwrap();
+    let shown_fix = mcp_lint::finding::Fix {
+        applicability: mcp_lint::finding::Applicability::Unsafe,
+        message: String::new(),
+        edits: shown,
+        other_files: Vec::new(),
+    };
+    let applied = mcp_lint::fix::apply::apply_fixes(EXCHANGE_SERVER, &[&shown_fix]).text;
+    // rustc's JSON carries the same edits as spans of src/lib.rs in the fix's help.
+    let rustc = run(dir.path(), &["--format", "rustc-json", "src"]);
+    let rustc = String::from_utf8_lossy(&rustc.stdout);
+    let line = rustc
+        .lines()
+        .find(|l| l.contains("\"MCP004\""))
+        .unwrap_or_else(|| panic!("{rustc}"));
+    let message: serde_json::Value = serde_json::from_str(line).unwrap();
+    let spans: Vec<&serde_json::Value> = message["message"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["spans"].as_array().unwrap())
+        .filter(|s| s["suggested_replacement"].is_string())
+        .collect();
+    assert_eq!(spans.len(), 2, "{line}");
+    assert!(spans.iter().all(|s| s["file_name"] == "src/lib.rs"), "{line}");
+    // SARIF: one artifact change, in the writer's file.
+    let sarif = run(dir.path(), &["--format", "sarif", "src"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "MCP004")
+        .unwrap_or_else(|| panic!("{sarif}"));
+    let changes = result["fixes"][0]["artifactChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{result}");
+    assert_eq!(changes[0]["artifactLocation"]["uri"], "src/lib.rs", "{result}");
+    assert_eq!(changes[0]["replacements"].as_array().unwrap().len(), 2, "{result}");
 
     let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -406,6 +453,15 @@ fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is
         "{server}"
     );
     syn::parse_file(&server).unwrap();
+    // The shown edits are --fix's, but for the request scope it writes around the dispatch.
+    assert_eq!(
+        applied,
+        server.replace(
+            "mrtr::jsonrpc::RequestScope::for_message(env!(\"CARGO_PKG_NAME\"), &msg)\n            .serve(self.handle_request(msg))\n            .await",
+            "self.handle_request(msg).await"
+        ),
+        "{server}"
+    );
     // What is left after the run, as a plain run sees it: the request is no longer sent.
     let left = String::from_utf8_lossy(&out.stdout);
     assert!(!left.contains("MCP004"), "{left}");

@@ -606,6 +606,7 @@ fn a_file_whose_fix_breaks_its_syntax_keeps_its_findings_as_remaining() {
                 end_column: 2,
                 replacement: String::new(),
             }],
+            other_files: Vec::new(),
         }),
     };
     let src = "fn a() {}\nfn b() {}\n";

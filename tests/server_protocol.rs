@@ -623,3 +623,66 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub stru
     );
     c.shutdown();
 }
+
+/// An exchange whose request is built in one file and written in another: the builder's
+/// buffer has the finding, the writer's file the edits. One action carries them and the
+/// manifest's runtime, as `--fix` writes them (but for the request scope around the dispatch).
+#[test]
+fn an_exchange_written_in_another_file_gets_one_action_over_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "[package]\nname = \"x\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+[dependencies]\nserde_json = \"1\"\ntokio = \"1\"\n";
+    let builder = "use serde_json::{json, Value};\n\n\
+pub fn ask_request(id: u64) -> Value {\n\
+    json!({ \"jsonrpc\": \"2.0\", \"id\": id, \"method\": \"elicitation/create\", \"params\": { \"message\": \"Go?\" } })\n}\n\n\
+pub fn pending(id: u64) -> tokio::sync::oneshot::Receiver<Value> {\n\
+    let (_tx, rx) = tokio::sync::oneshot::channel();\n    let _ = id;\n    rx\n}\n";
+    let server = "mod asks;\n\nuse serde_json::Value;\nuse tokio::io::AsyncWriteExt;\n\n\
+pub async fn confirm() -> Result<Value, String> {\n\
+    let request = asks::ask_request(7);\n\
+    let rx = asks::pending(7);\n\
+    let line = serde_json::to_string(&request).map_err(|e| e.to_string())?;\n\
+    tokio::io::stdout().write_all(line.as_bytes()).await.map_err(|e| e.to_string())?;\n\
+    rx.await.map_err(|e| e.to_string())\n}\n";
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), server).unwrap();
+    std::fs::write(dir.path().join("src/asks.rs"), builder).unwrap();
+    let uri = file_uri(&dir.path().join("src/asks.rs"));
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    c.open(&uri, builder);
+    c.diagnostics(&uri, 1);
+    let line = line_of(builder, "elicitation/create");
+    let column = builder
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("elicitation/create")
+        .unwrap() as u64;
+    let actions = actions_at_column(&mut c, &uri, line, column + 2, Some(vec!["quickfix"]));
+    let across = actions
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Unsafe fix MCP004 across 2 files")
+        })
+        .unwrap_or_else(|| panic!("{actions:?}"));
+    let server_uri = file_uri(&dir.path().join("src/lib.rs"));
+    let server_fixed = apply_edits(server, &edits_of(across, &server_uri));
+    assert!(
+        server_fixed.contains("if mrtr::jsonrpc::Question::message(&request).sends() {"),
+        "{server_fixed}"
+    );
+    assert!(
+        server_fixed.contains("mrtr::jsonrpc::Question::message(&request).or_send(|_| rx).await"),
+        "{server_fixed}"
+    );
+    // The builder's file is not edited.
+    assert!(across["edit"]["changes"][&uri].is_null(), "{across}");
+    let manifest_uri = file_uri(&dir.path().join("Cargo.toml"));
+    let manifest_fixed = apply_edits(manifest, &edits_of(across, &manifest_uri));
+    assert!(manifest_fixed.contains("mrtr = "), "{manifest_fixed}");
+    c.shutdown();
+}

@@ -318,6 +318,7 @@ fn in_a_pass_the_upgrade_fix_goes_before_an_overlapping_mrtr_one() {
                 end_column: end + 1,
                 replacement: replacement.into(),
             }],
+            other_files: Vec::new(),
         }),
     };
     // The MRTR finding comes first in the report; its edit covers the upgrade one's.

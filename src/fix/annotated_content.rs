@@ -47,5 +47,6 @@ pub fn plan(idx: &LineIndex, file: &syn::File, at: usize) -> Option<Fix> {
         applicability: Applicability::Unsafe,
         message: format!("build the `{typed}` and set its annotations"),
         edits: vec![idx.edit(s, e, replacement)],
+        other_files: Vec::new(),
     })
 }

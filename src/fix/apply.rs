@@ -143,6 +143,7 @@ mod tests {
             applicability: Applicability::Safe,
             message: "m".into(),
             edits,
+            other_files: Vec::new(),
         }
     }
 

@@ -50,6 +50,7 @@ pub(super) fn plan(
             applicability: Applicability::Safe,
             message: format!("drop the import of `{old}`"),
             edits: vec![use_leaf_removal(idx, file, start)?],
+            other_files: Vec::new(),
         });
     }
     if text.ends_with('>') && text.trim_start().starts_with(old) {
@@ -62,6 +63,7 @@ pub(super) fn plan(
                 idx.edit(start, open, String::new()),
                 idx.edit(end - 1, end, String::new()),
             ],
+            other_files: Vec::new(),
         });
     }
     let (wrapped, annotations) = parts(idx, file, start, end, inner, extra)?;
@@ -79,6 +81,7 @@ pub(super) fn plan(
                 idx.edit(start, range.start, String::new()),
                 idx.edit(range.end, end, String::new()),
             ],
+            other_files: Vec::new(),
         });
     };
     // A value a method call binds to as it is; anything else in parentheses.
@@ -104,6 +107,7 @@ pub(super) fn plan(
                 format!("{close}.{setter}({})", expr_text(idx, value)?),
             ),
         ],
+        other_files: Vec::new(),
     })
 }
 
@@ -167,6 +171,7 @@ pub(super) fn removed(idx: &LineIndex, file: &syn::File, start: usize, end: usiz
                 applicability: Applicability::Unsafe,
                 message: format!("drop the import of `{}`", change.old),
                 edits: vec![edit],
+                other_files: Vec::new(),
             });
         }
         return Some(unit_fix(idx, start, end, change.old));
@@ -185,6 +190,7 @@ pub(super) fn removed(idx: &LineIndex, file: &syn::File, start: usize, end: usiz
         applicability: Applicability::Unsafe,
         message: format!("drop the assignment of `{field}`, which rmcp 3.x does not have"),
         edits: vec![edit],
+        other_files: Vec::new(),
     })
 }
 
@@ -193,6 +199,7 @@ fn unit_fix(idx: &LineIndex, start: usize, end: usize, old: &str) -> Fix {
         applicability: Applicability::Unsafe,
         message: format!("write `()` for `{old}`, which carries nothing on rmcp 3.x"),
         edits: vec![idx.edit(start, end, "()".to_string())],
+        other_files: Vec::new(),
     }
 }
 
@@ -241,6 +248,7 @@ pub(super) fn infallible(idx: &LineIndex, file: &syn::File, at: usize, name: &st
         applicability: Applicability::Unsafe,
         message: format!("drop the error handling: `{name}` cannot fail on rmcp 3.x"),
         edits: vec![idx.edit(from, end, String::new())],
+        other_files: Vec::new(),
     })
 }
 
@@ -289,6 +297,7 @@ pub(super) fn catch_all(
         applicability: Applicability::Unsafe,
         message: format!("add a `_` arm: the match names every `{name}` of rmcp 3.x"),
         edits: vec![idx.edit(at, at, insert)],
+        other_files: Vec::new(),
     })
 }
 
@@ -338,6 +347,7 @@ pub(super) fn mapped(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -
             idx.edit(at, at + name.len(), change.new.to_string()),
             idx.edit(end, end, map.to_string()),
         ],
+        other_files: Vec::new(),
     })
 }
 
@@ -386,6 +396,7 @@ pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str)
         applicability: Applicability::Unsafe,
         message: format!("write `{body}` instead of `.{name}(..)`"),
         edits: vec![idx.edit(start, end, if more { format!("({body})") } else { body })],
+        other_files: Vec::new(),
     })
 }
 
@@ -433,6 +444,7 @@ pub(super) fn dropped_method(
         applicability: Applicability::Unsafe,
         message: format!("drop `{}`: rmcp 3.x never calls it", change.old),
         edits: vec![idx.edit(from, to, String::new())],
+        other_files: Vec::new(),
     })
 }
 
@@ -523,6 +535,7 @@ pub(super) fn borrowed(
         applicability: Applicability::Unsafe,
         message: format!("read the new result as the old was read; {help}"),
         edits,
+        other_files: Vec::new(),
     })
 }
 
@@ -628,6 +641,7 @@ pub(super) fn url_code_compared(
         applicability: Applicability::Unsafe,
         message: "compare the code's number, `-32042` (only an older server sends it)".into(),
         edits,
+        other_files: Vec::new(),
     })
 }
 
@@ -673,6 +687,7 @@ pub(super) fn field_into(idx: &LineIndex, file: &syn::File, at: usize) -> Option
         applicability: Applicability::Unsafe,
         message: format!("convert the value into the field's new type (`{suffix}`)"),
         edits,
+        other_files: Vec::new(),
     })
 }
 
@@ -702,6 +717,7 @@ pub(super) fn defaulted_rest(idx: &LineIndex, lit: &syn::ExprStruct, name: &str)
         applicability: Applicability::Unsafe,
         message: format!("give `{name}`'s new fields the values of `{name}::default()`"),
         edits: vec![idx.edit(at, at, insert)],
+        other_files: Vec::new(),
     })
 }
 
@@ -715,11 +731,13 @@ pub(super) fn retyped_field(idx: &LineIndex, end: usize, field: &str) -> Option<
             applicability: Applicability::Unsafe,
             message: format!("convert it back to `{from}` (`None` when it does not fit)"),
             edits: vec![idx.edit(end, end, format!(".and_then(|v| {from}::try_from(v).ok())"))],
+            other_files: Vec::new(),
         }),
         Kind::Newtyped { .. } => Some(Fix {
             applicability: Applicability::Safe,
             message: format!("read `.{field}.0`, the value the field held before"),
             edits: vec![idx.edit(end, end, ".0".to_string())],
+            other_files: Vec::new(),
         }),
         _ => None,
     })

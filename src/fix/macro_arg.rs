@@ -27,6 +27,7 @@ pub fn dropped_arg(idx: &LineIndex, file: &syn::File, at: usize, text: &str) -> 
         applicability: Applicability::Unsafe,
         message: format!("drop `{}(..)`", change.old),
         edits: vec![find.edit?],
+        other_files: Vec::new(),
     })
 }
 

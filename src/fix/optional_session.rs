@@ -86,6 +86,7 @@ pub fn plan(idx: &LineIndex, at: usize) -> Option<Fix> {
             idx.edit(receiver_end, header_end, String::new()),
             idx.edit(stmt_end, stmt_end, call),
         ],
+        other_files: Vec::new(),
     })
 }
 

@@ -47,6 +47,7 @@ pub fn attach(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
 `#[mrtr_handler]`, which declares the old result type and converts it"
                     .into(),
                 edits: Vec::new(),
+                other_files: Vec::new(),
             })
         } else {
             plan(idx, file, &findings[i])
@@ -108,6 +109,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                     applicability: Applicability::Safe,
                     message: format!("drop `{text}`"),
                     edits: vec![idx.edit(chain_link_start(idx.text(), start), end, String::new())],
+                    other_files: Vec::new(),
                 });
             }
             if let Some(call) = text.strip_prefix('.') {
@@ -117,6 +119,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                     applicability: Applicability::Safe,
                     message: format!("drop `.{name}()`"),
                     edits: vec![idx.edit(chain_link_start(idx.text(), start), end, String::new())],
+                    other_files: Vec::new(),
                 });
             }
             if let Some(gone) = changes_named(text).find(|c| c.kind == Kind::DropImport) {
@@ -126,6 +129,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                         applicability: Applicability::Safe,
                         message: format!("drop the import of `{}`", gone.old),
                         edits: vec![edit],
+                        other_files: Vec::new(),
                     });
                 }
                 // A bound on it: the trait and its methods are gone, so the bound goes (and the
@@ -140,6 +144,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                                 gone.old
                             ),
                             edits: vec![edit],
+                            other_files: Vec::new(),
                         },
                         None => guidance(f),
                     },
@@ -160,6 +165,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                         change.old, change.new
                     ),
                     edits: vec![edit],
+                    other_files: Vec::new(),
                 });
             }
             // A struct that became a struct variant of the renamed enum: a literal or pattern
@@ -184,6 +190,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 applicability: Applicability::Safe,
                 message: format!("rename `{}` to `{new}`", change.old),
                 edits: vec![idx.edit(start, end, new)],
+                other_files: Vec::new(),
             })
         }
         c if c == HANDLER_RESULT => handler_result(idx, file, start, end, text),
@@ -191,6 +198,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             applicability: Applicability::Unsafe,
             message: "log the `Option` with `?` (Debug)".into(),
             edits: vec![idx.edit(start, start + 1, "?".to_string())],
+            other_files: Vec::new(),
         }),
         c if c == CALL_ARGS && text == "get_stream" => {
             super::optional_session::plan(idx, start).or_else(|| Some(guidance(f)))
@@ -429,6 +437,7 @@ fn guidance(f: &Finding) -> Fix {
         applicability: Applicability::DisplayOnly,
         message: f.help.clone().unwrap_or_default(),
         edits: Vec::new(),
+        other_files: Vec::new(),
     }
 }
 
@@ -496,6 +505,7 @@ fn handler_result(
                 change.new
             ),
             edits: vec![idx.edit(start, end, new_name)],
+            other_files: Vec::new(),
         });
     }
     if let Some(boxed) = future {
@@ -516,6 +526,7 @@ fn handler_result(
                 idx.edit(open, open, "{\n        let old_future = ".to_string()),
                 idx.edit(close, close, format!(";\n        {converted}\n    }}")),
             ],
+            other_files: Vec::new(),
         });
     }
     let (head, tail) = if sync {
@@ -540,6 +551,7 @@ fn handler_result(
             idx.edit(open, open, head),
             idx.edit(close, close, tail.to_string()),
         ],
+        other_files: Vec::new(),
     })
 }
 
@@ -556,6 +568,7 @@ fn pattern_rest(idx: &LineIndex, brace: usize) -> Fix {
         applicability: Applicability::Safe,
         message: "end the pattern with `..`".into(),
         edits: vec![idx.edit(at, at, rest.to_string())],
+        other_files: Vec::new(),
     }
 }
 
@@ -622,6 +635,7 @@ fn call_args(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option
             change.since.0, change.since.1
         ),
         edits: vec![idx.edit(open, close, rendered)],
+        other_files: Vec::new(),
     })
 }
 
@@ -704,6 +718,7 @@ fn unwrapped_alias(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Option
             whole.end,
             bound_block(idx, whole.start, &var, &wrapped, &[set]),
         )],
+        other_files: Vec::new(),
     })
 }
 
@@ -782,6 +797,7 @@ fn constructed_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Op
         applicability: Applicability::Unsafe,
         message: format!("build `{name}` with `{name}::new(..)` and set its other fields"),
         edits: vec![idx.edit(whole.start, whole.end, built)],
+        other_files: Vec::new(),
     })
 }
 
@@ -907,6 +923,7 @@ fn built_literal(
         applicability: Applicability::Unsafe,
         message: format!("build `{name}` with `{name}::{ctor}(..)`"),
         edits: vec![idx.edit(whole.start, whole.end, built)],
+        other_files: Vec::new(),
     })
 }
 
@@ -1083,6 +1100,7 @@ fn defaulted_literal(idx: &LineIndex, lit: &syn::ExprStruct, name: &str) -> Opti
         applicability: Applicability::Unsafe,
         message: format!("build `{name}` from `{name}::default()` and set its fields"),
         edits: vec![idx.edit(whole.start, whole.end, built)],
+        other_files: Vec::new(),
     })
 }
 

@@ -764,6 +764,7 @@ fn removal_fix(src: &str, index: &LineIndex, d: &Directive, unused: &[usize]) ->
         applicability: Applicability::Safe,
         message: "remove the unused suppression".to_string(),
         edits: vec![edit],
+        other_files: Vec::new(),
     }
 }
 

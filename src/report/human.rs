@@ -223,7 +223,7 @@ pub fn render(report: &Report, sources: &Sources, options: &RenderOptions) -> St
 fn fix_note(f: &Finding) -> Option<String> {
     let fix = f.fix.as_ref()?;
     // A fix without edits has nothing to apply: it is written up as a suggestion.
-    let applicability = if fix.edits.is_empty() {
+    let applicability = if !fix.has_edits() {
         Applicability::DisplayOnly
     } else {
         fix.applicability
@@ -243,7 +243,7 @@ fn fixable_line(report: &Report) -> String {
     let mut safe = 0;
     let mut unsafe_ = 0;
     for fix in report.findings.iter().filter_map(|f| f.fix.as_ref()) {
-        if fix.edits.is_empty() {
+        if !fix.has_edits() {
             continue;
         }
         match fix.applicability {

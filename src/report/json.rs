@@ -115,6 +115,7 @@ mod tests {
                     end_column: 1,
                     replacement: "fn x() {\n    y()\n}\n".into(),
                 }],
+                other_files: Vec::new(),
             }),
         }
     }

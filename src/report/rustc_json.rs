@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::finding::{Applicability, Finding, Report};
+use crate::finding::{Applicability, Edit, Finding, Report};
 use crate::model::manifest::Packages;
 use crate::reading::source::LineIndex;
 
@@ -62,12 +62,14 @@ pub fn render(
             "test": false,
         });
         for f in group {
+            let mut message = message_in(f, &lines);
+            add_other_files(&mut message, f, text_of);
             let line = json!({
                 "reason": "compiler-message",
                 "package_id": package_id,
                 "manifest_path": manifest_path,
                 "target": target,
-                "message": message_in(f, &lines),
+                "message": message,
             });
             out.push_str(&line.to_string());
             out.push('\n');
@@ -98,25 +100,11 @@ pub fn message_in(f: &Finding, lines: &LineIndex) -> Value {
         children.push(child(help, "help", Vec::new()));
     }
     if let Some(fix) = &f.fix {
-        let applicability = match fix.applicability {
-            Applicability::Safe => "MachineApplicable",
-            Applicability::Unsafe => "MaybeIncorrect",
-            Applicability::DisplayOnly => "HasPlaceholders",
-        };
+        let applicability = applicability_word(fix.applicability);
         let spans: Vec<Value> = fix
             .edits
             .iter()
-            .map(|e| {
-                let mut s = span(
-                    &f.path,
-                    lines,
-                    (e.start, e.end),
-                    (e.line, e.column, e.end_line, e.end_column),
-                );
-                s["suggested_replacement"] = json!(e.replacement);
-                s["suggestion_applicability"] = json!(applicability);
-                s
-            })
+            .map(|e| suggestion(&f.path, lines, e, applicability))
             .collect();
         let what = match fix.applicability {
             Applicability::Safe => "fix (safe)",
@@ -141,6 +129,53 @@ pub fn message_in(f: &Finding, lines: &LineIndex) -> Value {
         "children": children,
         "rendered": rendered(f, lines),
     })
+}
+
+/// One edit as a span of its file carrying the replacement.
+fn suggestion(path: &str, lines: &LineIndex, e: &Edit, applicability: &str) -> Value {
+    let mut s = span(
+        path,
+        lines,
+        (e.start, e.end),
+        (e.line, e.column, e.end_line, e.end_column),
+    );
+    s["suggested_replacement"] = json!(e.replacement);
+    s["suggestion_applicability"] = json!(applicability);
+    s
+}
+
+/// The edits a fix makes in other files than its finding's, as more spans of its `help` child
+/// (rustc's suggestions name each span's file, so one fix may span files).
+fn add_other_files(
+    message: &mut Value,
+    f: &Finding,
+    text_of: &mut dyn FnMut(&str) -> Option<String>,
+) {
+    let Some(fix) = f.fix.as_ref().filter(|x| !x.other_files.is_empty()) else {
+        return;
+    };
+    let Some(Value::Array(children)) = message.get_mut("children") else {
+        return;
+    };
+    let Some(Value::Array(spans)) = children.last_mut().and_then(|c| c.get_mut("spans")) else {
+        return;
+    };
+    let applicability = applicability_word(fix.applicability);
+    for other in &fix.other_files {
+        let text = text_of(&other.path).unwrap_or_default();
+        let lines = LineIndex::new(&text);
+        spans.extend(
+            (other.edits.iter()).map(|e| suggestion(&other.path, &lines, e, applicability)),
+        );
+    }
+}
+
+fn applicability_word(a: Applicability) -> &'static str {
+    match a {
+        Applicability::Safe => "MachineApplicable",
+        Applicability::Unsafe => "MaybeIncorrect",
+        Applicability::DisplayOnly => "HasPlaceholders",
+    }
 }
 
 fn child(message: &str, level: &str, spans: Vec<Value>) -> Value {

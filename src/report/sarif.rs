@@ -252,15 +252,24 @@ fn result(f: &Finding, rules: &[RuleMeta], fingerprint: Option<&String>, root: &
         r.insert("partialFingerprints".into(), json!({ FINGERPRINT_KEY: fp }));
     }
     if let Some(fix) = &f.fix {
-        if !fix.edits.is_empty() {
+        // One change per file the fix edits: its own, then the others it spans.
+        let files = std::iter::once((f.path.as_str(), &fix.edits))
+            .chain(fix.other_files.iter().map(|o| (o.path.as_str(), &o.edits)));
+        let changes: Vec<Value> = files
+            .filter(|(_, edits)| !edits.is_empty())
+            .map(|(path, edits)| {
+                json!({
+                    "artifactLocation": location(path, root),
+                    "replacements": edits.iter().map(replacement).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        if !changes.is_empty() {
             r.insert(
                 "fixes".into(),
                 json!([{
                     "description": { "text": fix.message },
-                    "artifactChanges": [{
-                        "artifactLocation": location(&f.path, root),
-                        "replacements": fix.edits.iter().map(replacement).collect::<Vec<_>>(),
-                    }],
+                    "artifactChanges": changes,
                     "properties": { "applicability": fix.applicability },
                 }]),
             );
@@ -317,6 +326,7 @@ mod tests {
                     end_column: 4,
                     replacement: "x\ny".into(),
                 }],
+                other_files: Vec::new(),
             }),
         }
     }

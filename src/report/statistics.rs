@@ -137,6 +137,7 @@ mod tests {
                 applicability: Applicability::Unsafe,
                 message: "x".into(),
                 edits: vec![],
+                other_files: Vec::new(),
             }),
         }
     }

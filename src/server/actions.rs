@@ -159,7 +159,7 @@ fn across_action(
     f: &Finding,
     diagnostic: &Diagnostic,
 ) -> Option<CodeActionOrCommand> {
-    if !crate::fix::rmcp::wants(f) {
+    if !crate::fix::rmcp::wants(f) && crate::fix::jsonrpc::exchange::wanted(f).is_none() {
         return None;
     }
     let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone())?;

@@ -132,8 +132,11 @@ impl Workspace {
             std::slice::from_ref(finding),
             open,
             None,
-            // The compiled rewrite across files; the deferred form is the file's own action.
-            crate::fix::Tiers { deferred: false },
+            // The compiled rewrite across files; the deferred form is the file's own action,
+            // but for an exchange written in another fn, which only the package's files prove.
+            crate::fix::Tiers {
+                deferred: crate::fix::jsonrpc::exchange::wanted(finding).is_some(),
+            },
         )
         .ok()??;
         let fixes_it = planned

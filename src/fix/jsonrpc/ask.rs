@@ -62,6 +62,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
             applicability: Applicability::Unsafe,
             message: MESSAGE.to_string(),
             edits: vec![edit.clone()],
+            other_files: Vec::new(),
         });
     }
 }

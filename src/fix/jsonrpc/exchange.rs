@@ -255,8 +255,10 @@ pub fn edits(
 pub struct Exchanges {
     /// The edits of each file that changes, by its index in the files given.
     pub edits: Vec<(usize, Vec<Edit>)>,
-    /// The findings they fix.
-    pub fixed: Vec<Finding>,
+    /// The findings they fix, each with its own edits (the index of their file, which is the
+    /// finding's own or the one its request is written in, and the edits): a report shows them
+    /// as the finding's fix.
+    pub fixed: Vec<(Finding, usize, Vec<Edit>)>,
     /// Why the others are left, one line each.
     pub left: Vec<String>,
 }
@@ -304,9 +306,9 @@ pub fn plan_package(files: &[(String, String)], findings: &[Finding]) -> Exchang
                 if e.iter()
                     .all(|e| !taken.iter().any(|t| t.start < e.end && e.start < t.end))
                 {
-                    taken.extend(e);
+                    taken.extend(e.iter().cloned());
                 }
-                fixed.push(f.clone());
+                fixed.push((f.clone(), i, e));
             }
             Err(why) => left.push(format!(
                 "{}:{}: exchange not rewritten: {why}",
@@ -337,6 +339,7 @@ pub fn plan_file(idx: &LineIndex, file: &syn::File, findings: &mut [Finding]) {
                 applicability: crate::finding::Applicability::Unsafe,
                 message: MESSAGE.to_string(),
                 edits,
+                other_files: Vec::new(),
             });
         }
     }

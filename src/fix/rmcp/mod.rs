@@ -237,6 +237,7 @@ fn plan_unit(
                 applicability: Applicability::Unsafe,
                 message,
                 edits: edits.clone(),
+                other_files: Vec::new(),
             });
         }
     }
@@ -342,6 +343,7 @@ fn display_only(message: String) -> Fix {
         applicability: Applicability::DisplayOnly,
         message,
         edits: Vec::new(),
+        other_files: Vec::new(),
     }
 }
 

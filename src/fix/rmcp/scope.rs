@@ -185,6 +185,7 @@ mod tests {
             applicability: crate::finding::Applicability::Unsafe,
             message: String::new(),
             edits,
+            other_files: Vec::new(),
         };
         crate::fix::apply::apply_fixes(src, &[&fix]).text
     }
