@@ -407,7 +407,10 @@ fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is
         .filter(|s| s["suggested_replacement"].is_string())
         .collect();
     assert_eq!(spans.len(), 2, "{line}");
-    assert!(spans.iter().all(|s| s["file_name"] == "src/lib.rs"), "{line}");
+    assert!(
+        spans.iter().all(|s| s["file_name"] == "src/lib.rs"),
+        "{line}"
+    );
     // SARIF: one artifact change, in the writer's file.
     let sarif = run(dir.path(), &["--format", "sarif", "src"]);
     let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
@@ -419,8 +422,15 @@ fn an_exchange_built_in_one_file_and_written_in_another_is_rewritten_where_it_is
         .unwrap_or_else(|| panic!("{sarif}"));
     let changes = result["fixes"][0]["artifactChanges"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{result}");
-    assert_eq!(changes[0]["artifactLocation"]["uri"], "src/lib.rs", "{result}");
-    assert_eq!(changes[0]["replacements"].as_array().unwrap().len(), 2, "{result}");
+    assert_eq!(
+        changes[0]["artifactLocation"]["uri"], "src/lib.rs",
+        "{result}"
+    );
+    assert_eq!(
+        changes[0]["replacements"].as_array().unwrap().len(),
+        2,
+        "{result}"
+    );
 
     let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
     let err = String::from_utf8_lossy(&out.stderr);

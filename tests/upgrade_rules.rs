@@ -581,6 +581,8 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
         "context.peer.peer_info().and_then(|info| info.client_info.title.clone()).is_some()",
         "let info = context.peer.peer_info();\n    println!(\"{info:?}\");\n    true",
         "let info = context.peer.peer_info();\n    if let Some(i) = &info {\n        return i.client_info.name.is_empty();\n    }\n    false",
+        // A reference into a field, kept in the block: the same type on both results.
+        "let info = context.peer.peer_info();\n    if let Some(i) = &info {\n        if let Some(t) = &i.client_info.title {\n            assert!(t.contains(\"x\"), \"got {}\", t);\n        }\n    }\n    true",
     ] {
         assert_eq!(server_read_findings("bool", read), 0, "{read}");
     }
@@ -597,6 +599,14 @@ fn a_peer_info_read_that_compiles_on_both_results_is_not_reported() {
         server_read_findings(
             "&str",
             "if let Some(info) = context.peer.peer_info() {\n        return info.client_info.name.as_str();\n    }\n    \"\""
+        ),
+        1
+    );
+    // ... and one that hands the reference into the field on, where it may outlive the `Arc`.
+    assert_eq!(
+        server_read_findings(
+            "&str",
+            "let info = context.peer.peer_info();\n    if let Some(i) = &info {\n        if let Some(t) = &i.client_info.title {\n            return t.as_str();\n        }\n    }\n    \"\""
         ),
         1
     );

@@ -182,6 +182,44 @@ impl<'t> Tokens<'t> {
         self.word(j + 4).filter(|x| shape && plain_binding(x))
     }
 
+    /// The `}` that closes the `{` at token `open`.
+    fn matching(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for i in open..self.tokens.len() {
+            match self.tokens[i] {
+                Token::Punct(b'{') => depth += 1,
+                Token::Punct(b'}') => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether the innermost parentheses around token `k` are a formatting macro's
+    /// (`assert!(`, `tracing::info!(`).
+    fn formatting_macro_around(&self, k: usize) -> bool {
+        let mut depth = 0usize;
+        for i in (0..k).rev() {
+            match self.tokens[i] {
+                Token::Punct(b')' | b']' | b'}') => depth += 1,
+                Token::Punct(b'(' | b'[' | b'{') if depth > 0 => depth -= 1,
+                Token::Punct(b'(') => {
+                    return i >= 2
+                        && self.punct(i - 1) == Some(b'!')
+                        && self.word(i - 2).is_some_and(|m| FORMATTING.contains(&m));
+                }
+                Token::Punct(b'[' | b'{') => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// `x` when the tokens before `end` are `let x =`.
     fn let_plain(&self, end: usize) -> Option<&'t str> {
         let j = end.checked_sub(3)?;
@@ -259,6 +297,12 @@ fn reads_owned_fields_only(binding: &str, block: &str, optional: Option<&str>) -
             }
             continue;
         }
+        if let Some((x, inner)) = rebound_field(&t, k, optional) {
+            if !reads_locally(x, inner) {
+                return false;
+            }
+            continue;
+        }
         // `&binding..` or `*binding..` takes the result itself, not a field's value (`&&` before
         // it is a condition's `and`).
         let and = k > 1 && t.punct(k - 2) == Some(b'&');
@@ -301,6 +345,98 @@ fn owned_field_path(t: &Tokens<'_>, mut i: usize, optional: Option<&str>) -> boo
             Some(b'|') => t.punct(i + 1) == Some(b'|'),
             _ => i >= t.tokens.len(),
         }
+}
+
+/// Methods of a field's value (a `&String`, a `&Vec<T>`) whose result borrows nothing from it.
+const OWNED_OF_VALUE: [&str; 12] = [
+    "clone",
+    "to_string",
+    "to_owned",
+    "is_some",
+    "is_none",
+    "len",
+    "is_empty",
+    "contains",
+    "starts_with",
+    "ends_with",
+    "eq",
+    "ne",
+];
+
+/// Macros that only format their arguments: an argument borrowed for the call.
+const FORMATTING: [&str; 20] = [
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "format",
+    "write",
+    "writeln",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "trace",
+    "debug",
+    "info",
+    "warn",
+    "error",
+    "unreachable",
+];
+
+/// For the use of a binding at token `k` in `if let Some(x) = &binding.a.b {`: `x` (a reference
+/// into a field, of the same type on the old result and the new one; only where it may live
+/// differs), and the block's text. A path through `optional` is not followed.
+fn rebound_field<'t>(
+    t: &Tokens<'t>,
+    k: usize,
+    optional: Option<&str>,
+) -> Option<(&'t str, &'t str)> {
+    if k == 0 || t.punct(k - 1) != Some(b'&') {
+        return None;
+    }
+    let x = t.if_let_some(k - 1)?;
+    let mut i = k + 1;
+    while t.punct(i) == Some(b'.') {
+        let name = t.word(i + 1)?;
+        if i == k + 1 && optional == Some(name) {
+            return None;
+        }
+        i += 2;
+    }
+    if i == k + 1 || t.punct(i) != Some(b'{') {
+        return None;
+    }
+    let close = t.matching(i)?;
+    Some((x, &t.text[t.starts[i]..=t.starts[close]]))
+}
+
+/// Whether every use of `x`, a reference into the result, in `block` keeps it there: a method
+/// whose result borrows nothing from it (`x.contains(..)`), a field path taken whole, or an
+/// argument of a formatting macro (`assert!(.., "{}", x)`). A reference handed anywhere else
+/// may outlive the new result, which the block's end drops.
+fn reads_locally(x: &str, block: &str) -> bool {
+    let t = Tokens::of(block);
+    (0..t.tokens.len())
+        .filter(|&k| t.word(k) == Some(x))
+        .all(|k| {
+            let before = k.checked_sub(1).and_then(|i| t.punct(i));
+            if matches!(before, Some(b'.' | b':')) || matches!(t.punct(k + 1), Some(b'!' | b':')) {
+                return true;
+            }
+            if t.punct(k + 1) == Some(b'.') && t.punct(k + 3) == Some(b'(') {
+                return t.word(k + 2).is_some_and(|m| OWNED_OF_VALUE.contains(&m));
+            }
+            if t.punct(k + 1) == Some(b'.') {
+                return owned_field_path(&t, k + 1, None);
+            }
+            matches!(before, Some(b',' | b'('))
+                && matches!(t.punct(k + 1), Some(b',' | b')'))
+                && t.formatting_macro_around(k)
+        })
 }
 
 /// For the use of a binding at token `k` that is the whole scrutinee of `if let Some(x) =
@@ -362,6 +498,8 @@ mod tests {
             "{ log::info!(\"{}\", info.a); Foo { info: info.b.clone() }; }",
             "; if let Some(i) = &info { go(i.instructions.len()) }",
             "; if let Some(i) = info { log!(\"{}\", i.a); }",
+            "; if let Some(i) = &info { if let Some(s) = &i.instructions { assert!(s.contains(\"x\"), \"{}\", s); } }",
+            "{ if let Some(s) = &info.instructions { println!(\"{}\", s.len()); } }",
             "{ }",
         ] {
             assert!(reads_owned_fields_only("info", quiet, None), "{quiet}");
@@ -376,6 +514,10 @@ mod tests {
             "{ match info.a { Some(ref x) => x, None => y } }",
             "; if let Some(i) = &info { return &i.name; }",
             "; if let Some(i) = &info { keep(i) }",
+            "{ if let Some(s) = &info.instructions { self.kept = s; } }",
+            "{ if let Some(s) = &info.instructions { return s.as_str(); } }",
+            "{ if let Some(s) = &info.instructions { keep(s) } }",
+            "{ if let Some(s) = &info.instructions { v.push(s) } }",
         ] {
             assert!(
                 !reads_owned_fields_only("info", borrowing, None),
@@ -388,6 +530,12 @@ mod tests {
         assert!(!reads_owned_fields_only(
             "info",
             through,
+            Some("server_info")
+        ));
+        let reborrowed = "{ if let Some(s) = &info.server_info.title { println!(\"{}\", s) } }";
+        assert!(!reads_owned_fields_only(
+            "info",
+            reborrowed,
             Some("server_info")
         ));
         let beside = "{ println!(\"{}\", info.instructions.clone()); }";
