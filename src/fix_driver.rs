@@ -363,11 +363,7 @@ pub fn run_with_baseline(
             let left: Vec<Finding> = result
                 .remaining
                 .iter()
-                .filter(|f| {
-                    crate::fix::rmcp::wants(f)
-                        || (settings.tiers.deferred
-                            && crate::fix::jsonrpc::exchange::wanted(f).is_some())
-                })
+                .filter(|f| crate::fix::taken_across(f, settings.tiers))
                 .cloned()
                 .collect();
             if !left.is_empty() {

@@ -295,3 +295,44 @@ fn an_rmcp2_server_migrates_to_a_green_cargo_check() {
     assert_eq!(count(&report, "## Sites left:"), 0);
     assert_eq!(count(&report, "## Upgrade findings left (MCP2xx):"), 0);
 }
+
+/// A hand-rolled server whose request is built in one file and written and received in
+/// another: its site needs the unsafe fixes (the exchange of the pass over the package), so
+/// `migrate` asks for them, and with `--yes` migrates it.
+#[test]
+fn an_exchange_written_in_another_file_counts_as_a_site_for_the_unsafe_fixes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("src")).unwrap();
+    std::fs::write(
+        d.join("Cargo.toml"),
+        "[package]\nname = \"x\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[dependencies]\nserde_json = \"1\"\ntokio = \"1\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("src/asks.rs"),
+        "use serde_json::{json, Value};\n\npub fn ask_request(id: u64) -> Value {\n    json!({ \"jsonrpc\": \"2.0\", \"id\": id, \"method\": \"roots/list\" })\n}\n\npub fn pending(id: u64) -> tokio::sync::oneshot::Receiver<Value> {\n    let (_tx, rx) = tokio::sync::oneshot::channel();\n    let _ = id;\n    rx\n}\n",
+    )
+    .unwrap();
+    let server = "mod asks;\n\nuse serde_json::Value;\nuse tokio::io::AsyncWriteExt;\n\npub async fn roots() -> Result<Value, String> {\n    let request = asks::ask_request(7);\n    let rx = asks::pending(7);\n    let line = serde_json::to_string(&request).map_err(|e| e.to_string())?;\n    tokio::io::stdout().write_all(line.as_bytes()).await.map_err(|e| e.to_string())?;\n    rx.await.map_err(|e| e.to_string())\n}\n";
+    std::fs::write(d.join("src/lib.rs"), server).unwrap();
+    std::fs::write(d.join(".gitignore"), "target/\n").unwrap();
+    git(d, &["init", "-q"]);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "before"]);
+
+    let refused = migrate(d, &["--no-check"]);
+    let err = text(&refused.stderr);
+    assert!(
+        err.contains("1 site needs an unsafe fix"),
+        "the exchange is a site for the unsafe fixes:\n{err}"
+    );
+    let out = migrate(d, &["--yes", "--no-check", "--allow-dirty"]);
+    let report = text(&out.stdout);
+    assert_eq!(count(&report, "## Sites migrated:"), 1, "{report}");
+    let fixed = std::fs::read_to_string(d.join("src/lib.rs")).unwrap();
+    assert!(
+        fixed.contains("mrtr::jsonrpc::Question::message(&request).or_send(|_| rx).await"),
+        "{fixed}"
+    );
+}

@@ -46,6 +46,13 @@ impl Default for Tiers {
     }
 }
 
+/// Whether the pass over a package's files together may fix `f`, which its file alone did not:
+/// an rmcp request (a helper whose callers sit in other files), or, in the deferred tier, a
+/// hand-rolled exchange whose request is written in another fn.
+pub fn taken_across(f: &Finding, tiers: Tiers) -> bool {
+    rmcp::wants(f) || (tiers.deferred && jsonrpc::exchange::wanted(f).is_some())
+}
+
 /// The fixes of one file, computed from the tree the engine already parsed: a `lint::FilePass`,
 /// registered in `lint::FILE_PASSES`, so fixes are planned on the engine's worker threads without
 /// a second parse. Findings are planned before suppressions and the baseline are applied: a

@@ -235,13 +235,14 @@ fn lint_tree(
 }
 
 /// Sites whose migration needs the unsafe fixes: an unsafe fix of their own, or an rmcp request
-/// left to the pass across files (which runs only with the unsafe fixes).
+/// or a hand-rolled exchange left to the pass across files (which runs only with the unsafe
+/// fixes).
 pub fn unsafe_sites(findings: &[Finding]) -> usize {
     findings
         .iter()
         .filter(|f| match f.fix.as_ref() {
             Some(x) if !x.edits.is_empty() => x.applicability == Applicability::Unsafe,
-            _ => crate::fix::rmcp::wants(f),
+            _ => crate::fix::taken_across(f, crate::fix::Tiers::default()),
         })
         .count()
 }

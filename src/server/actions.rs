@@ -159,7 +159,7 @@ fn across_action(
     f: &Finding,
     diagnostic: &Diagnostic,
 ) -> Option<CodeActionOrCommand> {
-    if !crate::fix::rmcp::wants(f) && crate::fix::jsonrpc::exchange::wanted(f).is_none() {
+    if !crate::fix::taken_across(f, crate::fix::Tiers::default()) {
         return None;
     }
     let path = shared.docs().get(uri.as_str()).map(|d| d.path.clone())?;
