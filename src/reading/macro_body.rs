@@ -128,6 +128,11 @@ fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
     let ts: TokenStream = chunk.iter().cloned().collect();
     if let Ok(e) = syn::parse2::<syn::Expr>(ts.clone()) {
         out.push(Piece::Expr(Box::new(e)));
+    } else if let Some(stmts) = block_then_more(&ts) {
+        // A block-bodied arm runs into the next one with no separator between them
+        // (`_ = stop() => { return; } r = peer.elicit(..) => r,` in `tokio::select!`): the
+        // chunk is the block, then the next arm's head, which read as statements.
+        out.push(Piece::Stmts(stmts));
     } else if let Some(ty) = generic_type(&ts) {
         out.push(Piece::Type(Box::new(ty)));
     } else {
@@ -140,6 +145,18 @@ fn flush(chunk: &mut Vec<TokenTree>, out: &mut Vec<Piece>, depth: usize) {
         }
     }
     chunk.clear();
+}
+
+/// A chunk that opens with a brace group and goes on after it, read as statements. Only such
+/// chunks are tried: others fail as statements where they failed as an expression.
+fn block_then_more(ts: &TokenStream) -> Option<Vec<syn::Stmt>> {
+    let mut tokens = ts.clone().into_iter();
+    let opens_with_block =
+        matches!(tokens.next(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace);
+    if !opens_with_block || tokens.next().is_none() {
+        return None;
+    }
+    syn::Block::parse_within.parse2(ts.clone()).ok()
 }
 
 /// A chunk that is a type with generic arguments (`Json<CreateMessageRequestParam>`), which no
