@@ -1588,3 +1588,34 @@ fn a_literal_under_a_generated_model_alias_is_its_structs_and_a_namesake_is_not(
         namesake.findings
     );
 }
+
+/// 0.15 made a sampling message's `content` one block or several: the text of the old single
+/// `Content` is the first block's. Only a receiver ending in `message.content` is that field; a
+/// content block's own `as_text()` is unchanged.
+#[test]
+fn a_sampling_result_s_text_read_the_old_way_reads_the_first_block() {
+    let src = "use rmcp::model::*;\n\npub fn text(result: CreateMessageResult) -> Option<String> {\n    result.message.content.as_text().map(|t| t.text.clone())\n}\n\npub fn block(c: &Content) -> Option<String> {\n    c.as_text().map(|t| t.text.clone())\n}\n\npub fn other(p: &PromptMessage) -> bool {\n    p.content.as_text().is_some()\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, None, src);
+    let found: Vec<&mcp_lint::finding::Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.message.contains("as_text"))
+        .collect();
+    assert_eq!(found.len(), 1, "{:#?}", r.findings);
+    assert_eq!(found[0].line, 4);
+    let fixed = mcp_lint::fix::apply::apply_fixes(src, &[found[0].fix.as_ref().unwrap()]).text;
+    assert!(
+        fixed.contains(
+            "    result.message.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone())\n"
+        ),
+        "{fixed}"
+    );
+    // On the release that made the change, the same read is another API's: quiet.
+    let current = src.replace("c: &Content", "c: &ContentBlock");
+    let r = lint_text(r#"rmcp = "3.11""#, None, &current);
+    assert!(
+        !r.findings.iter().any(|f| f.message.contains("as_text")),
+        "{:#?}",
+        r.findings
+    );
+}

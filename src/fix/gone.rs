@@ -356,7 +356,11 @@ pub(super) fn mapped(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -
 /// (`.then(..)`, `?`), which would otherwise bind to the template's last call instead.
 pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str) -> Option<Fix> {
     let change = changes_named(name).find(|c| matches!(c.kind, Kind::Replaced { .. }))?;
-    let Kind::Replaced { with } = change.kind else {
+    let Kind::Replaced {
+        with,
+        receiver: path,
+    } = change.kind
+    else {
         return None;
     };
     let arity = crate::model::sdk::rmcp_upgrade::replaced_arity(with);
@@ -368,6 +372,9 @@ pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str)
         return None;
     };
     let receiver = super::upgrade::expr_text(idx, &call.receiver)?;
+    if path.is_some_and(|p| !crate::model::sdk::rmcp_upgrade::receiver_ends_in(&receiver, p)) {
+        return None;
+    }
     let args: Vec<String> = call
         .args
         .iter()
@@ -376,7 +383,8 @@ pub(super) fn replaced(idx: &LineIndex, file: &syn::File, at: usize, name: &str)
     let start = idx.range(super::upgrade::first_token(&call.receiver)).start;
     let end = idx.range(call.paren_token.span.close()).end;
     let text = idx.text();
-    let more = text[end..].trim_start().starts_with(['.', '?', '[']);
+    // A template that is itself a chain on the receiver (`$.first()..`) takes more as it is.
+    let more = text[end..].trim_start().starts_with(['.', '?', '[']) && !with.starts_with("$.");
     // One pass: a text put in may hold a `$` of its own.
     let mut body = String::new();
     let mut rest = with;

@@ -702,8 +702,18 @@ fn method_call(cx: &mut Cx<'_>, mc: &syn::ExprMethodCall) {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
             }
-            Kind::Replaced { with }
-                if mc.args.len() == crate::model::sdk::rmcp_upgrade::replaced_arity(with) =>
+            Kind::Replaced { with, receiver }
+                if mc.args.len() == crate::model::sdk::rmcp_upgrade::replaced_arity(with)
+                    && receiver.is_none_or(|path| {
+                        let r = cx.line_index().range(mc.receiver.span());
+                        crate::model::sdk::rmcp_upgrade::receiver_ends_in(
+                            cx.line_index()
+                                .text()
+                                .get(r.start..r.end)
+                                .unwrap_or_default(),
+                            path,
+                        )
+                    }) =>
             {
                 report(cx, change, mc.method.span(), mc.method.span());
                 return;
@@ -920,10 +930,11 @@ fn report(cx: &mut Cx<'_>, change: &Change, first: Span, last: Span) {
                 change.old, change.new
             ),
         ),
-        Kind::Replaced { with } => (
+        Kind::Replaced { with, receiver } => (
             CALL_ARGS,
             format!(
-                "`{}({})` is gone in rmcp {since} and later; code of the release's API answers it",
+                "`{}{}({})` is gone in rmcp {since} and later; code of the release's API answers it",
+                receiver.map(|r| format!("{r}.")).unwrap_or_default(),
                 change.old,
                 if crate::model::sdk::rmcp_upgrade::replaced_arity(with) == 0 { "" } else { ".." }
             ),

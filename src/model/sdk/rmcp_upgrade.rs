@@ -110,8 +110,12 @@ pub enum Kind {
     /// arguments' (in parentheses when the call is itself the receiver of more; MCP205, unsafe:
     /// the new call may answer a case the old one did not). A call with another number of
     /// arguments than the template names is left alone. Below the release only: at or above
-    /// it, a method of that name is another type's.
-    Replaced { with: &'static str },
+    /// it, a method of that name is another type's. `receiver`: the field path the receiver
+    /// must end in (`message.content`) for a method name other types keep (`as_text`).
+    Replaced {
+        with: &'static str,
+        receiver: Option<&'static str>,
+    },
     /// A method of rmcp trait `of` that rmcp no longer calls: its `impl` in user code is deleted
     /// (MCP203, unsafe: the body goes with it, though nothing would ever run it).
     DroppedMethod { of: &'static str },
@@ -219,6 +223,13 @@ const fn item(
         bare: true,
         note,
     }
+}
+
+/// Whether a receiver's text (`result.message.content`, spaces and line breaks allowed) ends
+/// in the field path a [`Kind::Replaced`] row asks for.
+pub fn receiver_ends_in(text: &str, path: &str) -> bool {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    compact == path || compact.ends_with(&format!(".{path}"))
 }
 
 /// The number of arguments a [`Kind::Replaced`] template names (`$0`, `$1`, ..).
@@ -534,13 +545,24 @@ pub static CHANGES: &[Change] = &[
     Change {
         kind: Kind::Replaced {
             with: "!$.supported_elicitation_modes().is_empty()",
+            receiver: None,
         },
         ..removed(Version(0, 15, 0), 605, "supports_elicitation", "rmcp 0.15 replaced `Peer::supports_elicitation()` with `supported_elicitation_modes()` (URL-mode elicitation, SEP-1036): test `!peer.supported_elicitation_modes().is_empty()`, or for one mode `.contains(&ElicitationMode::Form)`")
+    },
+    // 0.15: sampling with tools (#628, SEP-1577) made a sampling message's `content` one block
+    // or several (`SamplingContent`); the old single `Content`'s text is the first block's.
+    Change {
+        kind: Kind::Replaced {
+            with: "$.first().and_then(|c| c.as_text())",
+            receiver: Some("message.content"),
+        },
+        ..removed(Version(0, 15, 0), 628, "as_text", "rmcp 0.15 made a sampling message's `content` a `SamplingContent` (one content block or several, SEP-1577): read the first block's text with `.content.first().and_then(|c| c.as_text())`")
     },
     // 2.0: `Annotated` went (#927); the annotated types carry their `annotations` themselves.
     Change {
         kind: Kind::Replaced {
             with: "{ let mut annotated = $; annotated.annotations = $0; annotated }",
+            receiver: None,
         },
         ..removed(V2, 927, "optional_annotate", "rmcp 2.0 removed `Annotated` and `AnnotateAble` (#927): a resource or content carries its `annotations` field itself; set it on the value")
     },
@@ -1540,8 +1562,9 @@ pub fn written_below(text: &[u8]) -> Option<Version> {
                 | Kind::Unwrapped { .. }
                 | Kind::MethodMapped { .. }
                 // A method replaced by another call (`supports_elicitation()`, 0.15) is evidence
-                // too: rmcp gave it a successor, so code calling it was written before.
-                | Kind::Replaced { .. }
+                // too: rmcp gave it a successor, so code calling it was written before. Not one
+                // replaced on one field only (`message.content.as_text()`): other types keep it.
+                | Kind::Replaced { receiver: None, .. }
                     if !current.contains(&c.old) =>
                 {
                     add(c.old, c.since, Shape::Name)
