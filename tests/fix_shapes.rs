@@ -320,7 +320,9 @@ async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
     assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
     assert!(fixed.contains("async fn confirm(mrtr: &Mrtr)"), "{fixed}");
     assert!(
-        fixed.contains("if !(mrtr.supports_elicitation() || mrtr.supports_url_elicitation()) {"),
+        fixed.contains(
+            "if !(mrtr.supports_form_elicitation() || mrtr.supports_url_elicitation()) {"
+        ),
         "{fixed}"
     );
     assert!(
@@ -626,7 +628,7 @@ async fn confirm(peer: &Peer<RoleServer>) -> Result<bool, ErrorData> {
     assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
     assert!(fixed.contains("async fn confirm(mrtr: &Mrtr)"), "{fixed}");
     assert!(
-        fixed.contains("if !mrtr.supports_elicitation() {"),
+        fixed.contains("if !mrtr.supports_form_elicitation() {"),
         "{fixed}"
     );
     assert!(
@@ -1522,4 +1524,81 @@ impl T {
     let (applicability, message) = helper_fix(&reached);
     assert_eq!(applicability, "unsafe", "{message}");
     assert!(message.contains("asking helper `refresh`"), "{message}");
+}
+
+/// A tool whose error type is not one the runtime's error converts into (here a
+/// `CallToolResult`, as tools that report failures as results write): the compiled form's `?`
+/// would not compile, so the helper's ask takes the deferred form and its own error handling
+/// stays. With the error type rmcp's `ErrorData`, the same helper takes the compiled form.
+#[test]
+fn a_helper_whose_error_type_cannot_hold_the_runtime_s_error_is_deferred() {
+    let helper = r#"
+fn failure(why: impl ToString) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(why.to_string())])
+}
+
+async fn pick(peer: &Peer<RoleServer>) -> Result<String, CallToolResult> {
+    let chosen = peer
+        .elicit::<Yes>("Pick one")
+        .await
+        .map_err(failure)?
+        .ok_or_else(|| failure("nothing picked"))?;
+    Ok(format!("{chosen:?}"))
+}
+"#;
+    let tool = r#"
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn t(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, CallToolResult> {
+        let name = pick(&ctx.peer).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(name)]))
+    }
+}
+"#;
+    // The compiled form refuses, and says why.
+    let (applicability, message) = helper_fix(&format!("{helper}{tool}"));
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(
+        message.contains("is not known to hold the runtime's `MrtrError`"),
+        "{message}"
+    );
+    // The deferred form (on by default; these tests turn it off) takes the ask.
+    let dir = package(&format!("{helper}{tool}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(["--fix", "--unsafe-fixes", "src/lib.rs"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains("mrtr::rmcp::deferred::elicit::<Yes>(&peer, \"Pick one\")"),
+        "{fixed}"
+    );
+    assert!(fixed.contains(".map_err(failure)?"), "{fixed}");
+    assert!(!fixed.contains("#[mrtr_helper]"), "{fixed}");
+    assert!(!fixed.contains("#[mrtr_handler]"), "{fixed}");
+
+    let compiled = format!("{helper}{tool}")
+        .replace(
+            "Result<String, CallToolResult>",
+            "Result<String, ErrorData>",
+        )
+        .replace(
+            "Result<CallToolResult, CallToolResult>",
+            "Result<CallToolResult, ErrorData>",
+        )
+        .replace(
+            ".map_err(failure)?",
+            ".map_err(|e| ErrorData::internal_error(e.to_string(), None))?",
+        )
+        .replace(
+            ".ok_or_else(|| failure(\"nothing picked\"))?",
+            ".ok_or_else(|| ErrorData::invalid_params(\"nothing picked\", None))?",
+        );
+    let (err, helper_fixed) = self::fixed(&compiled);
+    assert!(err.contains("fixed 1 finding"), "{err}\n{helper_fixed}");
+    assert!(helper_fixed.contains("#[mrtr_helper]"), "{helper_fixed}");
 }

@@ -285,7 +285,7 @@ impl Mrtr {
     }
 
     /// True when this request declared form elicitation.
-    pub fn supports_elicitation(&self) -> bool {
+    pub fn supports_form_elicitation(&self) -> bool {
         self.check_capability(&serde_json::json!({ "elicitation": {} }))
             .is_ok()
     }

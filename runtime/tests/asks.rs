@@ -205,7 +205,8 @@ fn capabilities_follow_the_spec_mapping() {
         "{{}} means form only"
     );
     assert!(
-        empty_elicitation.supports_elicitation() && !empty_elicitation.supports_url_elicitation()
+        empty_elicitation.supports_form_elicitation()
+            && !empty_elicitation.supports_url_elicitation()
     );
 
     let url_only = mrtr(json!({"elicitation": {"url": {}}}));
@@ -353,7 +354,7 @@ fn raw_json_rpc_params_become_an_incoming_request() {
         Some(json!({"elicitation": {}}))
     );
     let mrtr = Mrtr::new(request, &mrtr::testing::test_config("s"));
-    assert!(mrtr.supports_elicitation());
+    assert!(mrtr.supports_form_elicitation());
     assert!(mrtr.answer("confirm").is_some());
     assert_eq!(mrtr.open_state(), Err(MrtrError::InvalidState));
 

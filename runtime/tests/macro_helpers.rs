@@ -342,7 +342,7 @@ fn keys_batches_associated_helpers_and_let_else_on_a_helper_call() {
 
 /// Not an asking helper: it only reads the request's handle.
 async fn can_elicit(mrtr: &Mrtr) -> Result<bool, MrtrError> {
-    Ok(mrtr.supports_elicitation())
+    Ok(mrtr.supports_form_elicitation())
 }
 
 #[mrtr_handler]

@@ -197,7 +197,7 @@ fn a_client_without_capabilities_declares_none_and_gets_the_missing_capability_e
         .no_capabilities()
         .run_blocking(move |mrtr| {
             log.lock().unwrap().push((
-                mrtr.supports_elicitation(),
+                mrtr.supports_form_elicitation(),
                 mrtr.supports_sampling(),
                 mrtr.supports_roots(),
             ));

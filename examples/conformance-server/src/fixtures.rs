@@ -138,7 +138,7 @@ impl ConformanceServer {
     )]
     #[mrtr_handler]
     async fn test_input_required_result_capabilities(&self, mrtr: Mrtr) -> Reply {
-        let answer = if mrtr.supports_elicitation() {
+        let answer = if mrtr.supports_form_elicitation() {
             let name = mrtr.elicit::<Name>("What is your name?").await?;
             name.accepted()
                 .map_or_else(|| "declined".to_string(), |form| form.name)

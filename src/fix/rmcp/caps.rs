@@ -8,8 +8,8 @@
 //! |---|---|
 //! | `peer.peer_info().is_some_and(\|i\| i.capabilities.roots.is_some())` (or `.map_or(false, ..)`, `.map(..).unwrap_or(false)`) | `mrtr.supports_roots()` |
 //! | the same over `capabilities.sampling` | `mrtr.supports_sampling()` |
-//! | the same over `capabilities.elicitation` | `mrtr.supports_elicitation() \|\| mrtr.supports_url_elicitation()` |
-//! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Form)` | `mrtr.supports_elicitation()` |
+//! | the same over `capabilities.elicitation` | `mrtr.supports_form_elicitation() \|\| mrtr.supports_url_elicitation()` |
+//! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Form)` | `mrtr.supports_form_elicitation()` |
 //! | `peer.supported_elicitation_modes().contains(&ElicitationMode::Url)` | `mrtr.supports_url_elicitation()` |
 //! | `peer.supports_sampling_tools()` | `mrtr.supports_sampling_tools()` |
 
@@ -72,7 +72,7 @@ pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) ->
         let text = match check {
             Check::Elicitation => {
                 let either = format!(
-                    "{handle}.supports_elicitation() || {handle}.supports_url_elicitation()"
+                    "{handle}.supports_form_elicitation() || {handle}.supports_url_elicitation()"
                 );
                 if parens {
                     format!("({either})")
@@ -266,7 +266,7 @@ fn mode_check(mode: &syn::Expr) -> Option<Check> {
         return None;
     };
     match super::text::path_end(&p.path).as_str() {
-        "Form" => Some(Check::One("supports_elicitation")),
+        "Form" => Some(Check::One("supports_form_elicitation")),
         "Url" => Some(Check::One("supports_url_elicitation")),
         _ => None,
     }

@@ -171,6 +171,10 @@ pub fn edits_returning(
     if site.sig.asyncness.is_none() {
         return Err(format!("`{name}` is not an `async fn`"));
     }
+    if ok_name.is_none() {
+        // A return type the fix rewrites (`ok_name`) gets an error that holds it.
+        super::error_type::check(site.sig, src)?;
+    }
     let ok_ty = result_ok_type(site.sig);
     let ok_name = match (ok_name, ok_ty) {
         (Some(n), _) => n.to_string(),

@@ -52,7 +52,7 @@ pub(super) fn plan(
     check_unique(cx, fns, site).map_err(fail)?;
     let returns = plain::returns(site.sig);
     if let Returns::Result = returns {
-        check_error_type(site).map_err(fail)?;
+        super::error_type::check(site.sig, cx.src).map_err(fail)?;
     }
 
     // The requests inside the helper, rewritten as in a handler (or, when the helper returned a
@@ -297,7 +297,7 @@ fn template_of(cx: &Cx, site: &FnSite) -> Result<String, String> {
             _ => None,
         })
         .ok_or_else(unwritten)?;
-    check_error_type(site)?;
+    super::error_type::check(site.sig, cx.src)?;
     let (ts, te) = range_of(&**ty, cx.idx).ok_or("a type without a position")?;
     let (vs, ve) = range_of(value, cx.idx).ok_or("a type without a position")?;
     Ok(format!("{}{{T}}{}", &cx.src[ts..vs], &cx.src[ve..te]))
@@ -386,7 +386,7 @@ first, then this one"
         let values: Vec<&syn::Expr> = match &returns {
             Returns::Result => {
                 if !handler {
-                    check_error_type(caller).map_err(but)?;
+                    super::error_type::check(caller.sig, cx.src).map_err(but)?;
                 }
                 Vec::new()
             }
@@ -667,46 +667,6 @@ fn check_unique(cx: &Cx, fns: &[FnSite], site: &FnSite) -> Result<(), String> {
             "the crate defines more than one `{}`, and its calls cannot be told apart",
             site.sig.ident
         ));
-    }
-    Ok(())
-}
-
-/// A `Result` return type whose error can hold an `MrtrError`.
-fn check_error_type(site: &FnSite) -> Result<(), String> {
-    let name = site.sig.ident.to_string();
-    let syn::ReturnType::Type(_, ty) = &site.sig.output else {
-        return Err(format!("`{name}` does not return `Result<T, E>`"));
-    };
-    let syn::Type::Path(p) = &**ty else {
-        return Err(format!("`{name}` does not return `Result<T, E>`"));
-    };
-    let last = p
-        .path
-        .segments
-        .last()
-        .ok_or("a return type without a name")?;
-    let args: Vec<&syn::Type> = match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if last.ident != "Result" && !last.ident.to_string().ends_with("Result") {
-        return Err(format!("`{name}` does not return `Result<T, E>`"));
-    }
-    if let Some(err) = args.get(1) {
-        let err_name = text::last_ident(err).unwrap_or_default();
-        // `String` works: the runtime converts its errors into their message.
-        if matches!(err_name.as_str(), "str" | "bool") || matches!(err, syn::Type::Tuple(_)) {
-            return Err(format!(
-                "the error type of `{name}` (`{err_name}`) cannot hold the runtime's `MrtrError`"
-            ));
-        }
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ mod asks;
 mod call;
 mod caps;
 mod deferred;
+mod error_type;
 mod handler;
 mod helper;
 mod keep;
