@@ -1602,3 +1602,40 @@ impl S {
     assert!(err.contains("fixed 1 finding"), "{err}\n{helper_fixed}");
     assert!(helper_fixed.contains("#[mrtr_helper]"), "{helper_fixed}");
 }
+
+/// A handler arm that borrows from its arguments (`args.get(..).and_then(|v| v.as_str())`) and
+/// hands the borrow to an asking helper: the compiled form would keep the borrow across the
+/// helper's ask, which it cannot seal (the macro's error), so neither the helper nor its caller
+/// takes that form: the reason without the deferred tier, the deferred ask with it.
+#[test]
+fn a_borrow_kept_across_an_ask_in_a_helper_leaves_the_compiled_form() {
+    let body = r#"
+async fn shout(peer: &Peer<RoleServer>, text: &str) -> Result<String, ErrorData> {
+    let ok = peer.elicit::<Yes>(format!("Shout {text}?")).await;
+    Ok(if matches!(ok, Ok(Some(_))) { text.to_uppercase() } else { text.to_string() })
+}
+
+#[tool_router]
+impl S {
+    #[tool(description = "d")]
+    async fn t(&self, args: Parameters<serde_json::Map<String, serde_json::Value>>, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
+        let text = args.0.get("text").and_then(|v| v.as_str()).unwrap_or_default();
+        let loud = shout(&ctx.peer, text).await?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(loud)]))
+    }
+}
+"#;
+    let (applicability, message) = helper_fix(body);
+    assert_eq!(applicability, "display-only", "{message}");
+    assert!(
+        message.contains("`text` may borrow its value and would be kept across an ask"),
+        "{message}"
+    );
+    // Owned, the same code takes the compiled form.
+    let owned = body
+        .replace(".unwrap_or_default();", ".unwrap_or_default().to_string();")
+        .replace("shout(&ctx.peer, text)", "shout(&ctx.peer, &text)");
+    let (applicability, message) = helper_fix(&owned);
+    assert_eq!(applicability, "unsafe", "{message}");
+    assert!(message.contains("#[mrtr_helper]"), "{message}");
+}

@@ -20,6 +20,7 @@ mod error_type;
 mod handler;
 mod helper;
 mod keep;
+mod kept_borrows;
 mod locate;
 mod plain;
 pub mod scope;
@@ -112,23 +113,39 @@ fn plan_unit(
     let delegates = std::cell::OnceCell::new();
     // First every handler's own plan, then the shared import edit for those that can be fixed.
     let mut planned: Vec<(Vec<usize>, Result<HandlerPlan, String>)> = Vec::new();
+    // The function of each planned group, same order.
+    let mut planned_fns: Vec<usize> = Vec::new();
     for (fi, members) in &groups {
         let attempt = plan_group(&cx, &fns, *fi, findings, members, &groups, &delegates);
         match attempt {
-            Ok(p) => planned.push((members.clone(), Ok(p))),
+            Ok(p) => {
+                planned.push((members.clone(), Ok(p)));
+                planned_fns.push(*fi);
+            }
             // Whatever the compiled rewrite refused, the deferred form takes at the call site,
             // when every request of the function has one (see `scope`).
             Err(refused) => match deferred::anywhere(&cx, &fns, *fi, findings, members)
                 .ok()
                 .filter(|_| tiers.deferred)
             {
-                Some(p) => planned.push((members.clone(), Ok(p))),
+                Some(p) => {
+                    planned.push((members.clone(), Ok(p)));
+                    planned_fns.push(*fi);
+                }
                 None => {
                     for (m, message) in refused {
                         out[m] = Some(display_only(message));
                     }
                 }
             },
+        }
+    }
+    demote_kept_borrows(&cx, &fns, findings, &mut planned, &planned_fns, tiers);
+    for (members, p) in &planned {
+        if let Err(message) = p {
+            for &m in members {
+                out[m] = Some(display_only(message.clone()));
+            }
         }
     }
     let mut needed: Vec<&'static str> = Vec::new();
@@ -243,6 +260,95 @@ fn plan_unit(
         }
     }
     (out, needed)
+}
+
+/// The compiled plans whose functions would keep a borrow across an ask ([`kept_borrows`]),
+/// read off the text all compiled plans write together (a helper's plan rewrites its callers
+/// too), become the deferred form; without that tier, a display-only fix saying why.
+/// `planned_fns`: the function of each planned group, same order.
+fn demote_kept_borrows(
+    cx: &Cx,
+    fns: &[FnSite],
+    findings: &[&Finding],
+    planned: &mut [(Vec<usize>, Result<HandlerPlan, String>)],
+    planned_fns: &[usize],
+    tiers: super::Tiers,
+) {
+    let compiled: Vec<Fix> = planned
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok().filter(|p| !p.needs_scope))
+        .map(|p| Fix {
+            applicability: Applicability::Unsafe,
+            message: String::new(),
+            edits: p.edits.iter().chain(&p.own_edits).cloned().collect(),
+            other_files: Vec::new(),
+        })
+        .collect();
+    if compiled.is_empty() {
+        return;
+    }
+    let fixes: Vec<&Fix> = compiled.iter().collect();
+    let text = crate::fix::apply::apply_fixes(cx.src, &fixes).text;
+    let Ok(file) = syn::parse_file(&text) else {
+        return;
+    };
+    let offenders = kept_borrows::offenders(&file);
+    if offenders.is_empty() {
+        return;
+    }
+    // The offenders' functions as the original text has them, by name; then, until none is
+    // left, every compiled plan that edits one of them goes, and the functions it edited join
+    // them (a helper's plan and its callers' own plans stand or fall together).
+    let range_of = |at: usize| fns.iter().position(|f| at >= f.range.0 && at <= f.range.1);
+    let mut tainted: Vec<(usize, &str)> = fns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let (_, binding) = offenders.iter().find(|(n, _)| f.sig.ident == n)?;
+            Some((i, binding.as_str()))
+        })
+        .collect();
+    // Each plan is judged once: compiled plans only, and a demoted one is never compiled again.
+    let mut judged: Vec<bool> = planned
+        .iter()
+        .map(|(_, p)| p.as_ref().map_or(true, |p| p.needs_scope))
+        .collect();
+    loop {
+        let mut changed = false;
+        for (k, (members, p)) in planned.iter_mut().enumerate() {
+            if judged[k] {
+                continue;
+            }
+            let Ok(plan) = p else { continue };
+            let edited: Vec<usize> = plan
+                .edits
+                .iter()
+                .chain(&plan.own_edits)
+                .filter_map(|e| range_of(e.start))
+                .collect();
+            let Some(&(_, binding)) = tainted.iter().find(|(i, _)| edited.contains(i)) else {
+                continue;
+            };
+            let why = format!(
+                "no automatic rewrite: `{binding}` may borrow its value and would be kept across \
+an ask, which the compiled form seals (own it, e.g. `.to_string()`, to take that form)"
+            );
+            *p = match deferred::anywhere(cx, fns, planned_fns[k], findings, members) {
+                Ok(d) if tiers.deferred => Ok(d),
+                _ => Err(why),
+            };
+            judged[k] = true;
+            for i in edited {
+                if !tainted.iter().any(|(t, _)| *t == i) {
+                    tainted.push((i, binding));
+                }
+            }
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
+    }
 }
 
 /// The compiled plan of one function's requests (`members`), or, per member, why there is none.
