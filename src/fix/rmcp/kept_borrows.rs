@@ -111,6 +111,32 @@ fn marked(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
+/// Whether `block` (as the original text has it) holds a `let` that may borrow, followed in its
+/// block by an `.await`: the only bodies where the rewrite can keep a borrow across an ask, so
+/// the only ones worth the check on the rewritten text (which costs a parse of the file).
+pub(super) fn may_keep(block: &syn::Block) -> bool {
+    let mut blocks = Blocks(Vec::new());
+    blocks.visit_block(block);
+    blocks.0.iter().any(|b| {
+        b.stmts.iter().enumerate().any(|(i, s)| {
+            matches!(s, syn::Stmt::Local(l) if binding(l).is_some_and(|(_, borrows)| borrows))
+                && b.stmts[i + 1..].iter().any(awaits)
+        })
+    })
+}
+
+fn awaits(s: &syn::Stmt) -> bool {
+    struct Await(bool);
+    impl<'ast> Visit<'ast> for Await {
+        fn visit_expr_await(&mut self, _: &'ast syn::ExprAwait) {
+            self.0 = true;
+        }
+    }
+    let mut v = Await(false);
+    v.visit_stmt(s);
+    v.0
+}
+
 /// The first `let` of `block` (at any depth) that may borrow and is read at or after an ask
 /// later in the block it is declared in.
 fn kept_borrow(block: &syn::Block) -> Option<String> {

@@ -140,7 +140,15 @@ fn plan_unit(
             },
         }
     }
-    demote_kept_borrows(&cx, &fns, findings, &mut planned, &planned_fns, tiers);
+    demote_kept_borrows(
+        &cx,
+        &fns,
+        &enclosing,
+        findings,
+        &mut planned,
+        &planned_fns,
+        tiers,
+    );
     for (members, p) in &planned {
         if let Err(message) = p {
             for &m in members {
@@ -269,11 +277,27 @@ fn plan_unit(
 fn demote_kept_borrows(
     cx: &Cx,
     fns: &[FnSite],
+    enclosing: &crate::reading::source::Nested<usize>,
     findings: &[&Finding],
     planned: &mut [(Vec<usize>, Result<HandlerPlan, String>)],
     planned_fns: &[usize],
     tiers: super::Tiers,
 ) {
+    // Only a compiled plan that edits a function that may keep a borrow needs the check.
+    let range_of = |at: usize| enclosing.innermost(at);
+    let candidate = planned.iter().any(|(_, p)| {
+        p.as_ref().is_ok_and(|p| {
+            !p.needs_scope
+                && p.edits
+                    .iter()
+                    .chain(&p.own_edits)
+                    .filter_map(|e| range_of(e.start))
+                    .any(|i| kept_borrows::may_keep(fns[i].block))
+        })
+    });
+    if !candidate {
+        return;
+    }
     let compiled: Vec<Fix> = planned
         .iter()
         .filter_map(|(_, p)| p.as_ref().ok().filter(|p| !p.needs_scope))
@@ -299,7 +323,6 @@ fn demote_kept_borrows(
     // The offenders' functions as the original text has them, by name; then, until none is
     // left, every compiled plan that edits one of them goes, and the functions it edited join
     // them (a helper's plan and its callers' own plans stand or fall together).
-    let range_of = |at: usize| fns.iter().position(|f| at >= f.range.0 && at <= f.range.1);
     let mut tainted: Vec<(usize, &str)> = fns
         .iter()
         .enumerate()
