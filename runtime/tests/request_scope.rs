@@ -116,6 +116,25 @@ impl Shop {
         )]))
     }
 
+    #[tool(description = "Delete two items, asking about both at once")]
+    async fn delete_pair(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.counts.before.fetch_add(1, Ordering::SeqCst);
+        let (a, b) = futures::future::join(
+            gate_destructive(Some(&context.peer), "delete left"),
+            gate_destructive(Some(&context.peer), "delete right"),
+        )
+        .await;
+        a.and(b)
+            .map_err(|why| ErrorData::invalid_request(why, None))?;
+        self.counts.effects.fetch_add(1, Ordering::SeqCst);
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            "deleted both",
+        )]))
+    }
+
     #[tool(description = "List the roots with a raw ServerRequest")]
     async fn raw_roots(
         &self,
@@ -396,4 +415,53 @@ async fn a_tampered_or_foreign_state_is_invalid_params() {
         matches!(&error, ServiceError::McpError(e) if e.code == ErrorCode::INVALID_PARAMS),
         "{error:?}"
     );
+}
+
+/// Two deferred asks awaited together (`join`): a 2026-07-28 round ends with both questions in
+/// one `InputRequiredResult`, and the retry that answers both runs the effect once; a
+/// 2025-11-25 session gets both requests mid-call.
+#[tokio::test]
+async fn two_asks_awaited_together_are_asked_in_one_round() {
+    let shop = Shop::new(config());
+    let counts = shop.counts.clone();
+    let client = connect(shop, Client::default());
+    let first = client
+        .call_tool_once(call("delete_pair", json!({})))
+        .await
+        .expect("a response");
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("expected input_required, got {first:?}");
+    };
+    assert_eq!(
+        asked.input_requests.as_ref().map(|r| r.len()),
+        Some(2),
+        "{asked:?}"
+    );
+    let done = client
+        .call_tool(call("delete_pair", json!({})))
+        .await
+        .expect("completes");
+    assert_eq!(text(&done), "deleted both");
+    let mut questions = client.service().asked.lock().unwrap().clone();
+    questions.sort();
+    assert_eq!(questions, ["Really delete left?", "Really delete right?"]);
+    assert_eq!(counts.effects.load(Ordering::SeqCst), 1);
+
+    let shop = Shop::new(config());
+    let counts = shop.counts.clone();
+    let legacy = connect(
+        shop,
+        Client {
+            legacy: true,
+            ..Client::default()
+        },
+    );
+    let done = legacy
+        .call_tool(call("delete_pair", json!({})))
+        .await
+        .expect("completes");
+    assert_eq!(text(&done), "deleted both");
+    assert_eq!(legacy.service().asked.lock().unwrap().len(), 2);
+    assert_eq!(counts.before.load(Ordering::SeqCst), 1);
+    assert_eq!(counts.effects.load(Ordering::SeqCst), 1);
 }
