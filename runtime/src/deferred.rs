@@ -19,6 +19,9 @@
 //!
 //! An ask's `inputRequests` key is a digest of the question (`d.<16 hex>`), so the same question
 //! finds the same answer in every round, and an answer can never be applied to another question.
+//! The same question asked again in one run (a loop that asks until the answer is valid) is a new
+//! ask, as it was a new request before: the n-th is keyed `d.<16 hex>.<n>`, and is asked in the
+//! round after the one that answered the (n-1)-th.
 //! The sealed state records which keys were asked and the answers of earlier rounds: only an
 //! asked key's answer counts, and taking one uses up the state (the replay guard), so one
 //! confirmation cannot be replayed into a second run of the code behind the gate.
@@ -79,6 +82,10 @@ struct Book {
     /// The handler resumed at one of its own steps in this round, or this is a helper's frame
     /// (see the module doc).
     refused: bool,
+    /// How many times each question was asked in this round's run of the body: the n-th ask of
+    /// the same question is its own ask (`<key>.<n>`), as it was a new request to the client
+    /// before (a loop that asks again until the answer is valid).
+    times: HashMap<String, usize>,
 }
 
 impl Book {
@@ -341,7 +348,13 @@ impl DeferredScope {
                     .into(),
             ));
         }
-        let key = key_of(ask);
+        let question = key_of(ask);
+        let nth = {
+            let times = book.times.entry(question.clone()).or_insert(0);
+            *times += 1;
+            *times
+        };
+        let key = occurrence_key(&question, nth);
         if let Some(raw) = book.answered.get(&key) {
             return settle(ask.decode(&key, raw));
         }
@@ -365,7 +378,12 @@ impl DeferredScope {
         if let Err(error) = self.inner.mrtr.check_capability(&ask.required_capability()) {
             return Deferred::Failed(error);
         }
-        book.pending.insert(key, ask.input_request());
+        // An earlier ask of the same question waits for its answer in this round: this one is
+        // asked in a later round, once that answer is known (as the client saw them one by one).
+        let earlier = (1..nth).any(|k| book.pending.contains_key(&occurrence_key(&question, k)));
+        if !earlier {
+            book.pending.insert(key, ask.input_request());
+        }
         Deferred::Pending
     }
 }
@@ -382,6 +400,15 @@ fn key_of<T>(ask: &Ask<T>) -> String {
     ask.explicit_key()
         .map(String::from)
         .unwrap_or_else(|| question_key(&ask.input_request()))
+}
+
+/// The key of the `nth` ask (from 1) of the question keyed `question` in one run of the body:
+/// the question's own key for the first, `<key>.<n>` after it.
+fn occurrence_key(question: &str, nth: usize) -> String {
+    match nth {
+        1 => question.to_string(),
+        n => format!("{question}.{n}"),
+    }
 }
 
 /// `d.` and the first 64 bits of the question's SHA-256, in hex.

@@ -135,6 +135,25 @@ impl Shop {
         )]))
     }
 
+    #[tool(description = "Ask until confirmed, three times at most")]
+    async fn insist(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        for attempt in 1..=3 {
+            match mrtr::rmcp::deferred::elicit::<Confirm>(&context.peer, "Sure?").await {
+                Ok(Some(answer)) if answer.confirm => {
+                    return Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                        "confirmed at attempt {attempt}"
+                    ))]))
+                }
+                Ok(_) => continue,
+                Err(e) => return Err(ErrorData::internal_error(e.to_string(), None)),
+            }
+        }
+        Ok(CallToolResult::success(vec![ContentBlock::text("gave up")]))
+    }
+
     #[tool(description = "List the roots with a raw ServerRequest")]
     async fn raw_roots(
         &self,
@@ -191,6 +210,8 @@ struct Client {
     legacy: bool,
     decline: bool,
     asked: Arc<Mutex<Vec<String>>>,
+    /// How many of the first confirmations to answer `false`.
+    refuse_first: Arc<AtomicUsize>,
 }
 
 impl ClientHandler for Client {
@@ -218,10 +239,14 @@ impl ClientHandler for Client {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
             self.asked.lock().unwrap().push(message.clone());
         }
+        let refuse = self
+            .refuse_first
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
         Ok(if self.decline {
             ElicitResult::new(ElicitationAction::Decline)
         } else {
-            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": true }))
+            ElicitResult::new(ElicitationAction::Accept).with_content(json!({ "confirm": !refuse }))
         })
     }
 
@@ -464,4 +489,31 @@ async fn two_asks_awaited_together_are_asked_in_one_round() {
     assert_eq!(legacy.service().asked.lock().unwrap().len(), 2);
     assert_eq!(counts.before.load(Ordering::SeqCst), 1);
     assert_eq!(counts.effects.load(Ordering::SeqCst), 1);
+}
+
+/// The same question asked again in a loop until the answer will do: each ask is a new question
+/// to the client, one per round, as each was a new request before (not the first answer
+/// replayed into every later ask, which would give up, or spin in an endless loop).
+#[tokio::test]
+async fn a_question_asked_again_in_a_loop_is_asked_again() {
+    for legacy in [false, true] {
+        let client = connect(
+            Shop::new(config()),
+            Client {
+                legacy,
+                refuse_first: Arc::new(AtomicUsize::new(1)),
+                ..Client::default()
+            },
+        );
+        let done = client
+            .call_tool(call("insist", json!({})))
+            .await
+            .expect("completes");
+        assert_eq!(text(&done), "confirmed at attempt 2", "legacy: {legacy}");
+        assert_eq!(
+            *client.service().asked.lock().unwrap(),
+            ["Sure?", "Sure?"],
+            "legacy: {legacy}"
+        );
+    }
 }
