@@ -1639,3 +1639,24 @@ impl S {
     assert_eq!(applicability, "unsafe", "{message}");
     assert!(message.contains("#[mrtr_helper]"), "{message}");
 }
+
+/// An elicitation whose answer is read with `.accepted()` names no `Elicitation`: the fix
+/// imports only what the code it writes uses (an unused import is a new warning).
+#[test]
+fn the_fix_imports_only_the_runtime_names_its_code_uses() {
+    let (err, fixed) = fixed(&with_tool(
+        "",
+        r#"let go = ctx
+            .peer
+            .elicit::<Yes>("Proceed?")
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        if go.is_none() {
+            return Err(ErrorData::invalid_params("stopped", None));
+        }"#,
+    ));
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(fixed.contains(".accepted()"), "{fixed}");
+    assert!(fixed.contains("use mrtr::{mrtr_handler, Mrtr};"), "{fixed}");
+    assert!(!fixed.contains("Elicitation,"), "{fixed}");
+}

@@ -162,6 +162,17 @@ fn plan_unit(
             needed.extend(p.imports.iter().copied());
         }
     }
+    // Only the names the written code uses: an elicitation whose answer is read with
+    // `.accepted()` names no `Elicitation`, and an import of it would be unused.
+    needed.retain(|name| {
+        planned
+            .iter()
+            .filter_map(|(_, p)| p.as_ref().ok())
+            .any(|p| {
+                (p.edits.iter().chain(&p.own_edits))
+                    .any(|e| text::count_in(&e.replacement, name) > 0)
+            })
+    });
     let import = if across {
         None
     } else {
