@@ -289,6 +289,29 @@ fn a_crate_rmcp_shares_types_with_follows_rmcp_s_major_beside_it_only() {
     );
 }
 
+/// rmcp's macro crate named beside it (pinned, as after a release whose macros outran rmcp)
+/// follows rmcp's requirement, whether the tool raises rmcp or the requirement was raised by
+/// hand with the pin left behind.
+#[test]
+fn a_pinned_rmcp_macros_follows_rmcp() {
+    for rmcp in ["\"=1.7.0\"", "\"3.11\""] {
+        let member = format!(
+            "{MEMBER}rmcp = {{ version = {rmcp}, features = [\"server\"] }}\nrmcp-macros = \"=1.7.0\"\n"
+        );
+        let dir = workspace("[workspace]\nmembers = [\"srv\"]\n", &member);
+        let out = run(dir.path(), &["--fix", "--upgrade-rmcp", "."]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            read(dir.path().join("srv/Cargo.toml")),
+            member
+                .replace(rmcp, "\"3.11\"")
+                .replace("rmcp-macros = \"=1.7.0\"", "rmcp-macros = \"3.11\""),
+            "{err}"
+        );
+        assert!(err.contains("rmcp-macros =1.7.0 -> 3.11"), "{err}");
+    }
+}
+
 /// The fixture's manifest as Dependabot or Renovate leaves it: the requirement raised to 3.11,
 /// nothing else (the code is as it was).
 fn bumped_by_hand(name: &str) -> tempfile::TempDir {

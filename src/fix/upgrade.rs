@@ -1343,6 +1343,22 @@ pub fn bump_manifest(
             ));
         }
     }
+    // rmcp's own macro crate, named directly (often pinned, `rmcp-macros = "=1.7.0"`, after a
+    // release whose macros outran rmcp), is released with it: it follows rmcp's requirement.
+    if local.is_none() && (old.is_some() || outcome == Outcome::Changed) {
+        let had = m.dependency_version("rmcp-macros");
+        let behind = had
+            .as_deref()
+            .and_then(crate::model::manifest::Version::lowest_admitted)
+            .is_some_and(|v| v < TARGET);
+        if behind && m.set_dependency_version("rmcp-macros", TARGET_REQUIREMENT) == Outcome::Changed
+        {
+            notes.push(format!(
+                "rmcp-macros {} -> {TARGET_REQUIREMENT} (released with rmcp)",
+                had.as_deref().unwrap_or_default()
+            ));
+        }
+    }
     // The crates rmcp's API shares types with follow rmcp's major, in a manifest that names rmcp
     // (another package may use them for something else).
     let rmcp_here = old.is_some() || outcome == Outcome::Inherited;
