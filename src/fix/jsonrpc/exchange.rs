@@ -25,7 +25,9 @@
 //! - after them, in an `async fn`, the receive: a receiver bound between the build and the
 //!   write, used as a future (awaited, or handed to `timeout`), or an awaited call that reads
 //!   the request's id (`self.wait_for(id).await`);
-//! - the receiver made by a fn of the package that returns a `oneshot::Receiver<T>`, or the
+//! - the receiver made by a fn of the package that returns a `oneshot::Receiver<T>`, or in place
+//!   by `oneshot::channel()` with `T` read off where its sender goes (a field of `self` declared
+//!   with a `Sender<T>`, a package fn's parameter, a turbofish), or the
 //!   call's `async fn` returning `Result<T, _>`, `Option<T>` or `Value`, with `T` a
 //!   `serde_json::Value` or a type the package derives `Deserialize` for: the answer must come
 //!   back in the type the receive yields (`mrtr::jsonrpc::FromAnswer`), and no other is proven
@@ -211,13 +213,20 @@ pub fn edits(
         .find_map(|k| bare_use(&stmts[receive], k).map(|e| (*k, e)));
     let received = match receiver {
         Some((name, at)) => {
-            let made_by = stmts[build + 1..first_use]
+            let made = stmts[build + 1..first_use]
                 .iter()
                 .rev()
-                .find(|s| let_names(s).contains(name))
-                .and_then(maker)
-                .ok_or("the receiver is not made by a call of a named fn")?;
-            fns.answers_in_type(own, &made_by, Receive::Receiver)?;
+                .find(|s| let_names(s).contains(name));
+            match made.and_then(|s| channel_made(s, name)) {
+                // `let (tx, rx) = oneshot::channel();`: the answer's type is where `tx` goes.
+                Some(sender) => fns.channel_answers(stmts, &sender, made)?,
+                None => {
+                    let made_by = made
+                        .and_then(maker)
+                        .ok_or("the receiver is not made by a call of a named fn")?;
+                    fns.answers_in_type(own, &made_by, Receive::Receiver)?;
+                }
+            }
             at
         }
         None => {
@@ -574,6 +583,63 @@ fn maker(s: &syn::Stmt) -> Option<String> {
     }
 }
 
+/// For `let (tx, rx) = oneshot::channel();` (any path through `oneshot`, or with a turbofish)
+/// binding the receiver `rx`: the sender's name.
+fn channel_made(s: &syn::Stmt, rx: &str) -> Option<String> {
+    let syn::Stmt::Local(l) = s else { return None };
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Tuple(t) = pat else { return None };
+    let names: Vec<String> = t
+        .elems
+        .iter()
+        .filter_map(|p| match p {
+            syn::Pat::Ident(i) => Some(i.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let [tx, r] = names.as_slice() else {
+        return None;
+    };
+    if r != rx {
+        return None;
+    }
+    let syn::Expr::Call(c) = &*l.init.as_ref()?.expr else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    let last = segs.last()?;
+    let oneshot = segs.iter().any(|s| s.ident == "oneshot")
+        || matches!(last.arguments, syn::PathArguments::AngleBracketed(_));
+    (last.ident == "channel" && oneshot).then(|| tx.clone())
+}
+
+/// The `T` of a `Sender<T>` (or of `oneshot::channel::<T>`) found in `ty`, at any depth
+/// (`Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>`).
+fn sender_item(ty: &syn::Type) -> Option<String> {
+    struct Find(Option<String>);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            if self.0.is_none() && s.ident == "Sender" {
+                if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
+                    if let Some(syn::GenericArgument::Type(syn::Type::Path(t))) = a.args.first() {
+                        self.0 = t.path.segments.last().map(|s| s.ident.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let mut f = Find(None);
+    f.visit_type(ty);
+    f.0
+}
+
 /// How the answer is received: a receiver made by the fn, or the fn's own awaited call.
 #[derive(Clone, Copy, PartialEq)]
 enum Receive {
@@ -633,6 +699,10 @@ fn keyed_call<'a>(
 pub struct PackageFns {
     by_name: HashMap<String, Vec<(usize, syn::Type, bool)>>,
     deserialized: HashSet<String>,
+    /// Each fn's typed parameters (without `self`), by name.
+    params: HashMap<String, Vec<Vec<syn::Type>>>,
+    /// Each named struct field's declared types, by field name (every struct of the package).
+    fields: HashMap<String, Vec<syn::Type>>,
 }
 
 impl PackageFns {
@@ -709,6 +779,142 @@ impl PackageFns {
     }
 }
 
+impl PackageFns {
+    /// Whether the answer fits the item type of a channel made in place: named by a turbofish
+    /// or the `let`'s type, or read off where its sender `tx` goes among `stmts`: into a field
+    /// of `self` (`self.pending.lock().await.insert(id, tx)`: the field's declared type holds a
+    /// `Sender<T>`) or as an argument of a package fn (its parameter's type). `T` must be a
+    /// `Value` or a type the package derives `Deserialize` for.
+    fn channel_answers(
+        &self,
+        stmts: &[syn::Stmt],
+        tx: &str,
+        made: Option<&syn::Stmt>,
+    ) -> Result<(), String> {
+        let unproven = || {
+            format!(
+                "the channel's answer type is not seen (no turbofish, no type on the `let`, and \
+                 `{tx}` goes to no field or parameter declared with a `Sender<T>`)"
+            )
+        };
+        let declared = made.and_then(|s| match s {
+            syn::Stmt::Local(l) => {
+                let from_let = match &l.pat {
+                    syn::Pat::Type(t) => sender_item(&t.ty),
+                    _ => None,
+                };
+                from_let.or_else(|| match l.init.as_ref().map(|i| &*i.expr) {
+                    Some(syn::Expr::Call(c)) => match &*c.func {
+                        syn::Expr::Path(p) => {
+                            let last = p.path.segments.last()?;
+                            match &last.arguments {
+                                syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                                    Some(syn::GenericArgument::Type(syn::Type::Path(t))) => {
+                                        t.path.segments.last().map(|s| s.ident.to_string())
+                                    }
+                                    _ => None,
+                                },
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+            }
+            _ => None,
+        });
+        let item = match declared {
+            Some(item) => item,
+            None => stmts
+                .iter()
+                .find_map(|s| self.sender_goes(s, tx))
+                .ok_or_else(unproven)?,
+        };
+        if item == "Value" || self.deserialized.contains(&item) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the channel carries `{item}`, which is neither a `Value` nor a type the package \
+                 derives `Deserialize` for"
+            ))
+        }
+    }
+
+    /// The item type of the `Sender<T>` that `tx` is handed to in `s`, read off a field of
+    /// `self` the call reaches it through, or a package fn's parameter.
+    fn sender_goes(&self, s: &syn::Stmt, tx: &str) -> Option<String> {
+        struct Goes<'a> {
+            fns: &'a PackageFns,
+            tx: &'a str,
+            found: Option<String>,
+        }
+        impl<'ast> Visit<'ast> for Goes<'_> {
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if self.found.is_none() {
+                    if let Some(k) = m.args.iter().position(|a| is_name(a, self.tx)) {
+                        self.found = self_field(&m.receiver)
+                            .and_then(|f| self.fns.fields.get(&f))
+                            .and_then(|tys| tys.iter().find_map(sender_item))
+                            .or_else(|| self.fns.param_item(&m.method.to_string(), k));
+                    }
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
+            fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+                if self.found.is_none() {
+                    if let (Some(k), syn::Expr::Path(p)) =
+                        (c.args.iter().position(|a| is_name(a, self.tx)), &*c.func)
+                    {
+                        if let Some(last) = p.path.segments.last() {
+                            self.found = self.fns.param_item(&last.ident.to_string(), k);
+                        }
+                    }
+                }
+                syn::visit::visit_expr_call(self, c);
+            }
+        }
+        let mut g = Goes {
+            fns: self,
+            tx,
+            found: None,
+        };
+        g.visit_stmt(s);
+        g.found
+    }
+
+    /// The `Sender<T>` item of parameter `k` (not counting `self`) of the package's only fn
+    /// `name`.
+    fn param_item(&self, name: &str, k: usize) -> Option<String> {
+        let [params] = self.params.get(name)?.as_slice() else {
+            return None;
+        };
+        params.get(k).and_then(sender_item)
+    }
+}
+
+fn is_name(e: &syn::Expr, name: &str) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
+}
+
+/// The field of `self` a receiver chain starts from (`self.pending.lock().await`: `pending`).
+fn self_field(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Field(f) => match (&*f.base, &f.member) {
+            (syn::Expr::Path(p), syn::Member::Named(n)) if p.path.is_ident("self") => {
+                Some(n.to_string())
+            }
+            _ => self_field(&f.base),
+        },
+        syn::Expr::MethodCall(m) => self_field(&m.receiver),
+        syn::Expr::Await(a) => self_field(&a.base),
+        syn::Expr::Try(t) => self_field(&t.expr),
+        syn::Expr::Paren(p) => self_field(&p.expr),
+        syn::Expr::Reference(r) => self_field(&r.expr),
+        _ => None,
+    }
+}
+
 /// Gathers one file's fns and `Deserialize` types into [`PackageFns`].
 struct Sigs<'p> {
     at: usize,
@@ -729,6 +935,19 @@ impl Sigs<'_> {
 
 impl<'ast> Visit<'ast> for Sigs<'_> {
     fn visit_signature(&mut self, s: &'ast syn::Signature) {
+        let params = s
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => Some((*t.ty).clone()),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        self.fns
+            .params
+            .entry(s.ident.to_string())
+            .or_default()
+            .push(params);
         if let syn::ReturnType::Type(_, t) = &s.output {
             self.fns
                 .by_name
@@ -740,6 +959,15 @@ impl<'ast> Visit<'ast> for Sigs<'_> {
 
     fn visit_item_struct(&mut self, i: &'ast syn::ItemStruct) {
         self.derives(&i.attrs, &i.ident);
+        for f in &i.fields {
+            if let Some(name) = &f.ident {
+                self.fns
+                    .fields
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(f.ty.clone());
+            }
+        }
     }
 
     fn visit_item_enum(&mut self, i: &'ast syn::ItemEnum) {
@@ -921,6 +1149,57 @@ impl Server {
             let e = fixed(&src, Anchor::InPlace, "let request").unwrap_err();
             assert!(e.contains(why), "{why}: {e}");
         }
+    }
+
+    /// The common shape of a hand-rolled server: the receiver made in place by
+    /// `oneshot::channel()`, its sender kept in a pending map for the read loop.
+    const CHANNEL: &str = r#"
+struct Server {
+    pending: Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>,
+}
+impl Server {
+    fn remember(&self, id: u64, tx: tokio::sync::oneshot::Sender<Value>) { todo!() }
+    async fn confirm(&self, out: &mut Out, id: u64) -> Result<Value, Error> {
+        let request = json!({ "jsonrpc": "2.0", "id": id, "method": "elicitation/create" });
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().await.insert(id, tx);
+        out.write_all(request.to_string().as_bytes()).await?;
+        let answer = rx.await?;
+        Ok(answer)
+    }
+}
+"#;
+
+    #[test]
+    fn a_channel_made_in_place_answers_in_the_type_its_sender_is_kept_as() {
+        for src in [
+            // Through the field the sender is kept in.
+            CHANNEL.to_string(),
+            // Through the parameter of the fn it is handed to.
+            CHANNEL.replace(
+                "self.pending.lock().await.insert(id, tx);",
+                "self.remember(id, tx);",
+            ),
+            // Named by a turbofish.
+            CHANNEL
+                .replace("oneshot::channel()", "oneshot::channel::<Value>()")
+                .replace("self.pending.lock().await.insert(id, tx);", "keep(tx);"),
+        ] {
+            let out = fixed(&src, Anchor::InPlace, "let request").unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                out.contains(
+                    "let answer = mrtr::jsonrpc::Question::message(&request).or_send(|_| rx).await?;"
+                ),
+                "{out}"
+            );
+        }
+        // A sender kept as nothing the code declares, or of a type no answer deserializes into.
+        let unseen = CHANNEL.replace("self.pending.lock().await.insert(id, tx);", "keep(tx);");
+        let e = fixed(&unseen, Anchor::InPlace, "let request").unwrap_err();
+        assert!(e.contains("answer type is not seen"), "{e}");
+        let opaque = CHANNEL.replace("oneshot::Sender<Value>>>>", "oneshot::Sender<Reply>>>>");
+        let e = fixed(&opaque, Anchor::InPlace, "let request").unwrap_err();
+        assert!(e.contains("carries `Reply`"), "{e}");
     }
 
     #[test]
