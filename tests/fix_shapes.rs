@@ -1660,3 +1660,35 @@ fn the_fix_imports_only_the_runtime_names_its_code_uses() {
     assert!(fixed.contains("use mrtr::{mrtr_handler, Mrtr};"), "{fixed}");
     assert!(!fixed.contains("Elicitation,"), "{fixed}");
 }
+
+/// `elicit_url` through a stored peer takes the deferred form like the other asks (the
+/// runtime's `mrtr::rmcp::deferred::elicit_url`, with the peer's own signature and result).
+#[test]
+fn a_url_elicitation_through_a_stored_peer_is_deferred() {
+    let body = r#"
+impl S {
+    async fn consent(&self) -> bool {
+        let page = url::Url::parse("https://example.invalid/consent").unwrap();
+        matches!(
+            self.stored.elicit_url("Open the page", page, "c-1").await,
+            Ok(rmcp::model::ElicitationAction::Accept)
+        )
+    }
+}
+"#;
+    let dir = package(body);
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
+        .args(["--fix", "--unsafe-fixes", "src/lib.rs"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
+    assert!(
+        fixed.contains(
+            "mrtr::rmcp::deferred::elicit_url(&self.stored, \"Open the page\", page, \"c-1\").await"
+        ),
+        "{fixed}"
+    );
+}

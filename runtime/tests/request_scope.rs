@@ -154,6 +154,21 @@ impl Shop {
         Ok(CallToolResult::success(vec![ContentBlock::text("gave up")]))
     }
 
+    #[tool(description = "Send the user to a page")]
+    async fn open_page(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let page = url::Url::parse("https://example.invalid/consent").expect("a URL");
+        let action =
+            mrtr::rmcp::deferred::elicit_url(&context.peer, "Open the consent page", page, "c-1")
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "{action:?}"
+        ))]))
+    }
+
     #[tool(description = "List the roots with a raw ServerRequest")]
     async fn raw_roots(
         &self,
@@ -223,7 +238,11 @@ impl ClientHandler for Client {
         };
         ClientConfig::new(
             ClientCapabilities::builder()
-                .enable_elicitation()
+                .enable_elicitation_with(
+                    ElicitationCapability::new()
+                        .with_form(FormElicitationCapability::default())
+                        .with_url(UrlElicitationCapability::default()),
+                )
                 .enable_roots()
                 .build(),
             Implementation::new("scope-e2e", "0.0.0"),
@@ -236,8 +255,16 @@ impl ClientHandler for Client {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
-            self.asked.lock().unwrap().push(message.clone());
+        match &request {
+            ElicitRequestParams::FormElicitationParams { message, .. } => {
+                self.asked.lock().unwrap().push(message.clone())
+            }
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => self
+                .asked
+                .lock()
+                .unwrap()
+                .push(format!("{message} at {url}")),
+            _ => {}
         }
         let refuse = self
             .refuse_first
@@ -513,6 +540,31 @@ async fn a_question_asked_again_in_a_loop_is_asked_again() {
         assert_eq!(
             *client.service().asked.lock().unwrap(),
             ["Sure?", "Sure?"],
+            "legacy: {legacy}"
+        );
+    }
+}
+
+/// `Peer::elicit_url` in its deferred form: a URL-mode question in the round's `inputRequests`,
+/// the user's action from the retry; on a pre-2026 session the peer's own request.
+#[tokio::test]
+async fn a_url_elicitation_is_deferred_like_a_form() {
+    for legacy in [false, true] {
+        let client = connect(
+            Shop::new(config()),
+            Client {
+                legacy,
+                ..Client::default()
+            },
+        );
+        let done = client
+            .call_tool(call("open_page", json!({})))
+            .await
+            .expect("completes");
+        assert_eq!(text(&done), "Accept", "legacy: {legacy}");
+        assert_eq!(
+            *client.service().asked.lock().unwrap(),
+            ["Open the consent page at https://example.invalid/consent"],
             "legacy: {legacy}"
         );
     }

@@ -16,7 +16,7 @@
 
 use rmcp::model::{
     ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ListRootsResult, ServerRequest,
+    ElicitResult, ElicitationAction, ListRootsResult, ServerRequest,
 };
 use rmcp::service::{ElicitationError, ElicitationSafe, Peer, ServiceError};
 use rmcp::{ErrorData, RoleServer};
@@ -87,6 +87,45 @@ fn elicitation_answer<T>(found: Deferred<Elicitation<T>>) -> Result<Option<T>, E
         Deferred::Unscoped | Deferred::InProcess => {
             unreachable!("the caller sends these the legacy way")
         }
+    }
+}
+
+/// [`Peer::elicit_url`], deferred: the user's action on the page (accept, decline, cancel).
+pub async fn elicit_url(
+    peer: &Peer<RoleServer>,
+    message: impl Into<String>,
+    url: impl Into<url::Url>,
+    elicitation_id: impl Into<String>,
+) -> Result<ElicitationAction, ElicitationError> {
+    elicit_url_with_timeout(peer, message, url, elicitation_id, None).await
+}
+
+/// [`Peer::elicit_url_with_timeout`], deferred (the timeout as in [`elicit_with_timeout`]).
+pub async fn elicit_url_with_timeout(
+    peer: &Peer<RoleServer>,
+    message: impl Into<String>,
+    url: impl Into<url::Url>,
+    elicitation_id: impl Into<String>,
+    timeout: Option<std::time::Duration>,
+) -> Result<ElicitationAction, ElicitationError> {
+    let (message, url, elicitation_id) = (message.into(), url.into(), elicitation_id.into());
+    let params = ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message: message.clone(),
+        url: url.to_string(),
+        elicitation_id: elicitation_id.clone(),
+    };
+    match poll(peer, || elicitation_ask(&params)) {
+        Deferred::Unscoped | Deferred::InProcess => {
+            peer.elicit_url_with_timeout(message, url, elicitation_id, timeout)
+                .await
+        }
+        Deferred::Ready(answer) => Ok(answer.action),
+        Deferred::Pending => Err(ElicitationError::Service(awaiting_answer())),
+        Deferred::Failed(MrtrError::MissingCapability { .. }) => {
+            Err(ElicitationError::CapabilityNotSupported)
+        }
+        Deferred::Failed(error) => Err(ElicitationError::Service(service_error(error))),
     }
 }
 

@@ -29,6 +29,8 @@ use crate::finding::Finding;
 const DEFERRED: &[&str] = &[
     "elicit",
     "elicit_with_timeout",
+    "elicit_url",
+    "elicit_url_with_timeout",
     "create_elicitation",
     "create_elicitation_with_timeout",
     "create_message",
