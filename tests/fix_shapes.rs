@@ -1134,16 +1134,30 @@ fn a_gate_no_request_handler_reaches_is_left_with_its_reason() {
 
 #[test]
 fn a_stored_peer_method_without_a_deferred_form_is_left_with_its_reason() {
-    let gate = gate_with("elicit_url(\"Sign in\", url(), \"sign-in\").await");
+    let gate = gate_with(
+        "send_request_with_option(ServerRequest::ListRootsRequest(Default::default()), Default::default()).await",
+    );
     let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
     let (applicability, message) = gate_fix(dir.path());
     assert_eq!(applicability, "display-only", "{message}");
     assert!(
-        message.contains("`elicit_url` has no deferred form"),
+        message.contains("`send_request_with_option` has no deferred form"),
         "{message}"
     );
     run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
     assert_eq!(read_src(dir.path(), "gate.rs"), gate);
+    // `elicit_url` has one now: the pass across files writes it as it writes `elicit`.
+    let gate = gate_with("elicit_url(\"Sign in\", url(), \"sign-in\").await");
+    let dir = files_package(&[("gate.rs", &gate), ("lib.rs", GATED_TOOL)]);
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let gate = read_src(dir.path(), "gate.rs");
+    assert!(
+        squash(&gate).contains(&squash(
+            "match mrtr::rmcp::deferred::elicit_url(&self.peer, \"Sign in\", url(), \"sign-in\").await {"
+        )),
+        "{err}\n{gate}"
+    );
 }
 
 const GATED_CALL_TOOL_RMCP2: &str = r#"use rmcp::model::*;
