@@ -12,8 +12,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["--no-deferred-fixes"];
+    all.extend_from_slice(args);
+    run_with_deferred(dir, &all)
+}
+
+/// [`run`] with the deferred tier on, as it is by default.
+fn run_with_deferred(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
-        .arg("--no-deferred-fixes")
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -1579,11 +1585,7 @@ impl S {
     );
     // The deferred form (on by default; these tests turn it off) takes the ask.
     let dir = package(&format!("{helper}{tool}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
-        .args(["--fix", "--unsafe-fixes", "src/lib.rs"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = run_with_deferred(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
     let err = String::from_utf8_lossy(&out.stderr);
     let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");
@@ -1691,11 +1693,7 @@ impl S {
 }
 "#;
     let dir = package(body);
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-lint"))
-        .args(["--fix", "--unsafe-fixes", "src/lib.rs"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = run_with_deferred(dir.path(), &["--fix", "--unsafe-fixes", "src/lib.rs"]);
     let err = String::from_utf8_lossy(&out.stderr);
     let fixed = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
     assert!(err.contains("fixed 1 finding"), "{err}\n{fixed}");

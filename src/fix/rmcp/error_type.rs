@@ -34,17 +34,7 @@ pub fn check(sig: &syn::Signature, src: &str) -> Result<(), String> {
     if last.ident != "Result" && !last.ident.to_string().ends_with("Result") {
         return Err(format!("`{name}` does not return `Result<T, E>`"));
     }
-    let args: Vec<&syn::Type> = match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let args = type_args(last);
     let holds = match args.get(1) {
         Some(err) => holds(err, src),
         None => alias_holds(&p.path, src),
@@ -103,18 +93,11 @@ fn alias_holds(path: &syn::Path, src: &str) -> bool {
     file.items.iter().any(|item| match item {
         syn::Item::Type(t) if t.ident == alias => match &*t.ty {
             syn::Type::Path(p) => {
-                let last = p.path.segments.last();
-                let err = last.and_then(|s| match &s.arguments {
-                    syn::PathArguments::AngleBracketed(a) => a
-                        .args
-                        .iter()
-                        .filter_map(|g| match g {
-                            syn::GenericArgument::Type(t) => Some(t),
-                            _ => None,
-                        })
-                        .nth(1),
-                    _ => None,
-                });
+                let err = p
+                    .path
+                    .segments
+                    .last()
+                    .and_then(|s| type_args(s).get(1).copied());
                 match err {
                     Some(err) => holds(err, src),
                     None => p.path.segments.iter().any(|s| s.ident == "anyhow"),
@@ -124,6 +107,21 @@ fn alias_holds(path: &syn::Path, src: &str) -> bool {
         },
         _ => false,
     })
+}
+
+/// The type arguments of a path segment (`Result<T, E>`: `T`, `E`).
+fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// `use anyhow::Error;`, `use anyhow::{Error, ..};` or `use anyhow::Result;` in the file.

@@ -347,21 +347,9 @@ fn owned_field_path(t: &Tokens<'_>, mut i: usize, optional: Option<&str>) -> boo
         }
 }
 
-/// Methods of a field's value (a `&String`, a `&Vec<T>`) whose result borrows nothing from it.
-const OWNED_OF_VALUE: [&str; 12] = [
-    "clone",
-    "to_string",
-    "to_owned",
-    "is_some",
-    "is_none",
-    "len",
-    "is_empty",
-    "contains",
-    "starts_with",
-    "ends_with",
-    "eq",
-    "ne",
-];
+/// Methods of a field's value (a `&String`, a `&Vec<T>`) whose result borrows nothing from it,
+/// besides [`OWNED`]: tests of it.
+const TESTS_OF_VALUE: [&str; 5] = ["contains", "starts_with", "ends_with", "eq", "ne"];
 
 /// Macros that only format their arguments: an argument borrowed for the call.
 const FORMATTING: [&str; 20] = [
@@ -428,7 +416,9 @@ fn reads_locally(x: &str, block: &str) -> bool {
                 return true;
             }
             if t.punct(k + 1) == Some(b'.') && t.punct(k + 3) == Some(b'(') {
-                return t.word(k + 2).is_some_and(|m| OWNED_OF_VALUE.contains(&m));
+                return t
+                    .word(k + 2)
+                    .is_some_and(|m| OWNED.contains(&m) || TESTS_OF_VALUE.contains(&m));
             }
             if t.punct(k + 1) == Some(b'.') {
                 return owned_field_path(&t, k + 1, None);
