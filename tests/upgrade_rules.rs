@@ -1619,3 +1619,38 @@ fn a_sampling_result_s_text_read_the_old_way_reads_the_first_block() {
         r.findings
     );
 }
+
+/// `.raw` of a sampling message's content is not the wrapper's field of a content: since 0.15
+/// that content is one block or several, so dropping `.raw` would not fit. It keeps the
+/// guidance (match the first block); a plain content's `.raw` is still dropped.
+#[test]
+fn a_sampling_message_s_raw_content_gets_guidance_not_the_drop() {
+    let src = "use rmcp::model::*;\n\npub fn sampled(result: &CreateMessageResult) -> String {\n    if let RawContent::Text(t) = &result.message.content.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n\npub fn plain(c: &Content) -> String {\n    if let RawContent::Text(t) = &c.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n";
+    let r = lint_text(r#"rmcp = "0.14""#, None, src);
+    let raw = |line: usize| {
+        r.findings
+            .iter()
+            .find(|f| f.line == line && f.message.contains("`.raw`"))
+            .unwrap_or_else(|| panic!("{:#?}", r.findings))
+    };
+    let sampled = raw(4);
+    assert_eq!(
+        sampled.fix.as_ref().map(|f| f.applicability),
+        Some(mcp_lint::finding::Applicability::DisplayOnly),
+        "{sampled:#?}"
+    );
+    assert!(
+        sampled
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("SamplingMessageContentBlock::Text(t)"),
+        "{sampled:#?}"
+    );
+    let plain = raw(12);
+    assert_eq!(
+        plain.fix.as_ref().map(|f| f.applicability),
+        Some(mcp_lint::finding::Applicability::Safe),
+        "{plain:#?}"
+    );
+}

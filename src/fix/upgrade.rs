@@ -104,6 +104,20 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 changes_named("Annotated")
                     .any(|c| matches!(c.kind, Kind::Unwrapped { inner, .. } if inner == field))
             });
+            // A sampling message's content is not a content of the kind the wrapper held (one
+            // block or several since 0.15): dropping `.raw` would not fit; the guidance stays.
+            let before = idx.text().get(..start).unwrap_or_default();
+            let mut from = start.saturating_sub(160);
+            while !before.is_char_boundary(from) {
+                from -= 1;
+            }
+            let sampled = crate::model::sdk::rmcp_upgrade::receiver_ends_in(
+                &before[from..],
+                crate::rules::rmcp_upgrade::SAMPLED_CONTENT,
+            );
+            if wrapper_field && sampled {
+                return Some(guidance(f));
+            }
             if wrapper_field {
                 return Some(Fix {
                     applicability: Applicability::Safe,

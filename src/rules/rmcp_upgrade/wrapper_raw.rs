@@ -189,6 +189,22 @@ fn emit(cx: &mut Cx<'_>, inner: &syn::ExprField, change: &Change, name: &str, ev
         return;
     }
     let since = format!("{}.{}", change.since.0, change.since.1);
+    let base = cx.line_index().range(inner.base.span());
+    let base = cx
+        .line_index()
+        .text()
+        .get(base.start..base.end)
+        .unwrap_or_default();
+    let help = if crate::model::sdk::rmcp_upgrade::receiver_ends_in(base, SAMPLED_CONTENT) {
+        // Not a content of the kind the wrapper held: a sampling message's, one block or several
+        // since 0.15, so dropping `.raw` would not fit (the fix leaves it to this guidance).
+        format!("{SAMPLED_CONTENT_HELP} (rmcp PRs #628, #{})", change.pr)
+    } else {
+        format!(
+            "drop `.{name}` (rmcp PR #{}): read the field of the value itself",
+            change.pr
+        )
+    };
     cx.emit(Draft {
         code: RENAMED,
         first: inner.dot_token.span,
@@ -199,9 +215,14 @@ fn emit(cx: &mut Cx<'_>, inner: &syn::ExprField, change: &Change, name: &str, ev
         ),
         mcp_method: None,
         sdk: Some(RMCP.name),
-        help: Some(format!(
-            "drop `.{name}` (rmcp PR #{}): read the field of the value itself",
-            change.pr
-        )),
+        help: Some(help),
     });
 }
+
+/// The field path of a sampling message's content, which 0.15 made one block or several.
+pub(crate) const SAMPLED_CONTENT: &str = "message.content";
+
+/// What to write for `.raw` of a sampling message's content.
+pub(crate) const SAMPLED_CONTENT_HELP: &str = "a sampling message's `content` is a \
+`SamplingContent` since rmcp 0.15 (one block or several): match its first block, \
+`if let Some(SamplingMessageContentBlock::Text(t)) = result.message.content.first()`";
