@@ -1621,11 +1621,12 @@ fn a_sampling_result_s_text_read_the_old_way_reads_the_first_block() {
 }
 
 /// `.raw` of a sampling message's content is not the wrapper's field of a content: since 0.15
-/// that content is one block or several, so dropping `.raw` would not fit. It keeps the
-/// guidance (match the first block); a plain content's `.raw` is still dropped.
+/// that content is one block or several, so dropping `.raw` would not fit. The match reads the
+/// first block (`Some(SamplingMessageContentBlock::Text(t)) = ...first()`); a plain content's
+/// `.raw` is still dropped; an arm that binds the whole value keeps the guidance.
 #[test]
-fn a_sampling_message_s_raw_content_gets_guidance_not_the_drop() {
-    let src = "use rmcp::model::*;\n\npub fn sampled(result: &CreateMessageResult) -> String {\n    if let RawContent::Text(t) = &result.message.content.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n\npub fn plain(c: &Content) -> String {\n    if let RawContent::Text(t) = &c.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n";
+fn a_sampling_message_s_raw_content_is_matched_on_its_first_block() {
+    let src = "use rmcp::model::*;\n\npub fn sampled(result: &CreateMessageResult) -> String {\n    if let RawContent::Text(t) = &result.message.content.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n\npub fn plain(c: &Content) -> String {\n    if let RawContent::Text(t) = &c.raw {\n        t.text.clone()\n    } else {\n        String::new()\n    }\n}\n\npub fn whole(result: &CreateMessageResult) -> usize {\n    match &result.message.content.raw {\n        RawContent::Text(t) => t.text.len(),\n        other => format!(\"{other:?}\").len(),\n    }\n}\n";
     let r = lint_text(r#"rmcp = "0.14""#, None, src);
     let raw = |line: usize| {
         r.findings
@@ -1634,23 +1635,37 @@ fn a_sampling_message_s_raw_content_gets_guidance_not_the_drop() {
             .unwrap_or_else(|| panic!("{:#?}", r.findings))
     };
     let sampled = raw(4);
+    let fix = sampled.fix.as_ref().unwrap();
     assert_eq!(
-        sampled.fix.as_ref().map(|f| f.applicability),
-        Some(mcp_lint::finding::Applicability::DisplayOnly),
+        fix.applicability,
+        mcp_lint::finding::Applicability::Unsafe,
         "{sampled:#?}"
     );
+    let fixed = mcp_lint::fix::apply::apply_fixes(src, &[fix]).text;
     assert!(
-        sampled
-            .help
-            .as_deref()
-            .unwrap()
-            .contains("SamplingMessageContentBlock::Text(t)"),
-        "{sampled:#?}"
+        fixed.contains(
+            "    if let Some(SamplingMessageContentBlock::Text(t)) = result.message.content.first() {\n"
+        ),
+        "{fixed}"
     );
     let plain = raw(12);
     assert_eq!(
         plain.fix.as_ref().map(|f| f.applicability),
         Some(mcp_lint::finding::Applicability::Safe),
         "{plain:#?}"
+    );
+    let whole = raw(20);
+    assert_eq!(
+        whole.fix.as_ref().map(|f| f.applicability),
+        Some(mcp_lint::finding::Applicability::DisplayOnly),
+        "{whole:#?}"
+    );
+    assert!(
+        whole
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("SamplingMessageContentBlock::Text(t)"),
+        "{whole:#?}"
     );
 }

@@ -26,6 +26,7 @@ pub mod manifest_edit;
 pub mod optional_session;
 pub mod rmcp;
 pub mod runtime_dependency;
+mod sampled_content;
 pub mod unused_imports;
 pub mod upgrade;
 

@@ -116,7 +116,8 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
                 crate::rules::rmcp_upgrade::SAMPLED_CONTENT,
             );
             if wrapper_field && sampled {
-                return Some(guidance(f));
+                return super::sampled_content::plan(idx, file, start, end)
+                    .or_else(|| Some(guidance(f)));
             }
             if wrapper_field {
                 return Some(Fix {

@@ -84,13 +84,41 @@ pub(super) fn wrapper_scrutinee<'p>(
         return;
     };
     let local = &cx.facts().local_types;
+    // A sampling message's content matched by a content variant, whichever name the same run's
+    // rename left on it (`RawContent::Text`, `ContentBlock::Text`): only rmcp's sampled content
+    // has that path and those variants.
+    let base = cx.line_index().range(inner.base.span());
+    let base = cx
+        .line_index()
+        .text()
+        .get(base.start..base.end)
+        .unwrap_or_default();
+    let sampled = crate::model::sdk::rmcp_upgrade::receiver_ends_in(base, SAMPLED_CONTENT);
     if !pats
         .into_iter()
-        .any(|p| names_wrapped_type(p, change, local))
+        .any(|p| names_wrapped_type(p, change, local) || (sampled && names_content_variant(p)))
     {
         return;
     }
     emit(cx, inner, change, &name, true);
+}
+
+/// Whether the pattern is a variant of a content enum by any of its names (`RawContent::Text(t)`,
+/// `ContentBlock::Text(t)`, `Content::Image { .. }`), or an `|` of such.
+fn names_content_variant(pat: &syn::Pat) -> bool {
+    let path = match pat {
+        syn::Pat::Or(o) => return o.cases.iter().any(names_content_variant),
+        syn::Pat::Reference(r) => return names_content_variant(&r.pat),
+        syn::Pat::TupleStruct(t) => &t.path,
+        syn::Pat::Struct(s) => &s.path,
+        syn::Pat::Path(p) => &p.path,
+        _ => return false,
+    };
+    path.segments.iter().rev().nth(1).is_some_and(|s| {
+        ["RawContent", "ContentBlock", "Content"]
+            .iter()
+            .any(|c| s.ident == c)
+    })
 }
 
 /// `x.raw` handed to a fn of this file whose parameter there has a type the wrapper held:
