@@ -551,6 +551,24 @@ fn actions_and_hover_right_after_a_change_see_the_new_text() {
     c.shutdown();
 }
 
+/// The quick fix whose title starts with `title`, among the actions at the first `needle` of
+/// the buffer `text` (a little inside it).
+fn quickfix_titled(c: &mut Client, uri: &str, text: &str, needle: &str, title: &str) -> Value {
+    let line = line_of(text, needle);
+    let column = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find(needle)
+        .unwrap() as u64;
+    let actions = actions_at_column(c, uri, line, column + 2, Some(vec!["quickfix"]));
+    actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with(title))
+        .cloned()
+        .unwrap_or_else(|| panic!("{actions:?}"))
+}
+
 /// A helper whose caller sits in another file: the buffer alone has no fix, the package's files
 /// together have one. The editor gets it as one action editing both files and the manifest (the
 /// caller's file as on disk, the helper's as in the buffer).
@@ -578,30 +596,20 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub stru
     let mut c = Client::start(dir.path(), &[], Value::Null);
     c.open(&uri, helper);
     c.diagnostics(&uri, 1);
-    let line = line_of(helper, "list_roots");
-    let column = helper
-        .lines()
-        .nth(line as usize)
-        .unwrap()
-        .find("list_roots")
-        .unwrap() as u64;
-    let actions = actions_at_column(&mut c, &uri, line, column + 2, Some(vec!["quickfix"]));
-    let across = actions
-        .iter()
-        .find(|a| {
-            a["title"]
-                .as_str()
-                .unwrap()
-                .starts_with("Unsafe fix MCP003 across 3 files")
-        })
-        .unwrap_or_else(|| panic!("{actions:?}"));
-    let helper_fixed = apply_edits(helper, &edits_of(across, &uri));
+    let across = quickfix_titled(
+        &mut c,
+        &uri,
+        helper,
+        "list_roots",
+        "Unsafe fix MCP003 across 3 files",
+    );
+    let helper_fixed = apply_edits(helper, &edits_of(&across, &uri));
     assert!(
         helper_fixed.contains("#[mrtr_helper]\npub(crate) async fn sure(mrtr: &Mrtr)"),
         "{helper_fixed}"
     );
     let tool_uri = file_uri(&dir.path().join("src/lib.rs"));
-    let tool_fixed = apply_edits(tool, &edits_of(across, &tool_uri));
+    let tool_fixed = apply_edits(tool, &edits_of(&across, &tool_uri));
     assert!(
         tool_fixed.contains("crate::shared::sure(&mrtr).await?"),
         "{tool_fixed}"
@@ -611,7 +619,7 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};\n\nmod shared;\n\npub stru
         "{tool_fixed}"
     );
     let manifest_uri = file_uri(&dir.path().join("Cargo.toml"));
-    let manifest_fixed = apply_edits(manifest, &edits_of(across, &manifest_uri));
+    let manifest_fixed = apply_edits(manifest, &edits_of(&across, &manifest_uri));
     assert!(
         manifest_fixed.ends_with("mrtr = \"0.1\"\n"),
         "{manifest_fixed}"
@@ -652,25 +660,15 @@ pub async fn confirm() -> Result<Value, String> {\n\
     let mut c = Client::start(dir.path(), &[], Value::Null);
     c.open(&uri, builder);
     c.diagnostics(&uri, 1);
-    let line = line_of(builder, "elicitation/create");
-    let column = builder
-        .lines()
-        .nth(line as usize)
-        .unwrap()
-        .find("elicitation/create")
-        .unwrap() as u64;
-    let actions = actions_at_column(&mut c, &uri, line, column + 2, Some(vec!["quickfix"]));
-    let across = actions
-        .iter()
-        .find(|a| {
-            a["title"]
-                .as_str()
-                .unwrap()
-                .starts_with("Unsafe fix MCP004 across 2 files")
-        })
-        .unwrap_or_else(|| panic!("{actions:?}"));
+    let across = quickfix_titled(
+        &mut c,
+        &uri,
+        builder,
+        "elicitation/create",
+        "Unsafe fix MCP004 across 2 files",
+    );
     let server_uri = file_uri(&dir.path().join("src/lib.rs"));
-    let server_fixed = apply_edits(server, &edits_of(across, &server_uri));
+    let server_fixed = apply_edits(server, &edits_of(&across, &server_uri));
     assert!(
         server_fixed.contains("if mrtr::jsonrpc::Question::message(&request).sends() {"),
         "{server_fixed}"
@@ -682,7 +680,7 @@ pub async fn confirm() -> Result<Value, String> {\n\
     // The builder's file is not edited.
     assert!(across["edit"]["changes"][&uri].is_null(), "{across}");
     let manifest_uri = file_uri(&dir.path().join("Cargo.toml"));
-    let manifest_fixed = apply_edits(manifest, &edits_of(across, &manifest_uri));
+    let manifest_fixed = apply_edits(manifest, &edits_of(&across, &manifest_uri));
     assert!(manifest_fixed.contains("mrtr = "), "{manifest_fixed}");
     c.shutdown();
 }

@@ -113,7 +113,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             }
             let sampled = crate::model::sdk::rmcp_upgrade::receiver_ends_in(
                 &before[from..],
-                crate::rules::rmcp_upgrade::SAMPLED_CONTENT,
+                crate::model::sdk::rmcp_upgrade::SAMPLED_CONTENT,
             );
             if wrapper_field && sampled {
                 return super::sampled_content::plan(idx, file, start, end)

@@ -14,7 +14,6 @@ use crate::rules::engine::{Cx, Draft, Rule};
 mod gone;
 mod result_reads;
 mod wrapper_raw;
-pub(crate) use wrapper_raw::SAMPLED_CONTENT;
 
 use wrapper_raw::{wrapper_argument, wrapper_field, wrapper_scrutinee};
 

@@ -38,7 +38,7 @@ use quote::ToTokens;
 use syn::visit::Visit;
 
 use crate::finding::{Edit, Finding};
-use crate::fix::rmcp::text::{indent_at, range_of, stmt_range, uses_of};
+use crate::fix::rmcp::text::{indent_at, last_ident, range_of, stmt_range, type_args, uses_of};
 use crate::model::fast_hash::{HashMap, HashSet};
 use crate::model::sdk::raw;
 use crate::reading::pat_names;
@@ -619,6 +619,11 @@ fn channel_made(s: &syn::Stmt, rx: &str) -> Option<String> {
     (last.ident == "channel" && oneshot).then(|| tx.clone())
 }
 
+/// The name of the first type argument of `seg` (`Sender<Value>`: `Value`).
+fn first_arg_name(seg: &syn::PathSegment) -> Option<String> {
+    type_args(seg).first().and_then(|t| last_ident(t))
+}
+
 /// The `T` of a `Sender<T>` (or of `oneshot::channel::<T>`) found in `ty`, at any depth
 /// (`Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>`).
 fn sender_item(ty: &syn::Type) -> Option<String> {
@@ -626,11 +631,7 @@ fn sender_item(ty: &syn::Type) -> Option<String> {
     impl<'ast> Visit<'ast> for Find {
         fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
             if self.0.is_none() && s.ident == "Sender" {
-                if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
-                    if let Some(syn::GenericArgument::Type(syn::Type::Path(t))) = a.args.first() {
-                        self.0 = t.path.segments.last().map(|s| s.ident.to_string());
-                    }
-                }
+                self.0 = first_arg_name(s);
             }
             syn::visit::visit_path_segment(self, s);
         }
@@ -759,23 +760,16 @@ impl PackageFns {
         if !fits {
             return Err(unproven());
         }
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return Err(unproven());
-        };
-        let Some(syn::GenericArgument::Type(syn::Type::Path(item))) = args.args.first() else {
-            return Err(unproven());
-        };
-        let item = item
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        if item == "Value" || self.deserialized.contains(&item) {
-            Ok(())
-        } else {
-            Err(unproven())
+        match first_arg_name(last) {
+            Some(item) if self.answers_into(&item) => Ok(()),
+            _ => Err(unproven()),
         }
+    }
+
+    /// Whether an answer deserializes into the type named `item`: a `Value`, or a type the
+    /// package derives `Deserialize` for.
+    fn answers_into(&self, item: &str) -> bool {
+        item == "Value" || self.deserialized.contains(item)
     }
 }
 
@@ -803,20 +797,10 @@ impl PackageFns {
                     syn::Pat::Type(t) => sender_item(&t.ty),
                     _ => None,
                 };
+                // A turbofish: `oneshot::channel::<Value>()`.
                 from_let.or_else(|| match l.init.as_ref().map(|i| &*i.expr) {
                     Some(syn::Expr::Call(c)) => match &*c.func {
-                        syn::Expr::Path(p) => {
-                            let last = p.path.segments.last()?;
-                            match &last.arguments {
-                                syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                                    Some(syn::GenericArgument::Type(syn::Type::Path(t))) => {
-                                        t.path.segments.last().map(|s| s.ident.to_string())
-                                    }
-                                    _ => None,
-                                },
-                                _ => None,
-                            }
-                        }
+                        syn::Expr::Path(p) => first_arg_name(p.path.segments.last()?),
                         _ => None,
                     },
                     _ => None,
@@ -831,7 +815,7 @@ impl PackageFns {
                 .find_map(|s| self.sender_goes(s, tx))
                 .ok_or_else(unproven)?,
         };
-        if item == "Value" || self.deserialized.contains(&item) {
+        if self.answers_into(&item) {
             Ok(())
         } else {
             Err(format!(

@@ -11,6 +11,8 @@
 
 use quote::ToTokens;
 
+use super::text::type_args;
+
 /// Error types rmcp and the common error crates spell, by last segment, that `MrtrError`
 /// converts into (`impl From<MrtrError> for ErrorData` in the runtime; `String` by its message;
 /// the error-box crates through `std::error::Error`).
@@ -107,21 +109,6 @@ fn alias_holds(path: &syn::Path, src: &str) -> bool {
         },
         _ => false,
     })
-}
-
-/// The type arguments of a path segment (`Result<T, E>`: `T`, `E`).
-fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
-    match &seg.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// `use anyhow::Error;`, `use anyhow::{Error, ..};` or `use anyhow::Result;` in the file.

@@ -11,9 +11,10 @@
 //! Checked on the text the compiled plans write, so asks in helpers (`helper(&mrtr, ..).await`)
 //! count as they will for the macro: every `.await` whose expression names `mrtr`.
 
-use proc_macro2::TokenTree;
-use quote::ToTokens;
 use syn::visit::Visit;
+
+use crate::fix::rmcp::text::uses_of;
+use crate::reading::source::LineIndex;
 
 /// Methods whose result borrows from their receiver or argument.
 const LENDING: &[&str] = &[
@@ -71,12 +72,12 @@ const PASSING: &[&str] = &[
 
 /// In `file` (the text the compiled plans leave), the names of the `#[mrtr_handler]` and
 /// `#[mrtr_helper]` fns that would keep a borrow across an ask, each with the binding.
-pub(super) fn offenders(file: &syn::File) -> Vec<(String, String)> {
+pub(super) fn offenders(idx: &LineIndex, file: &syn::File) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut fns = Fns(Vec::new());
     fns.visit_file(file);
     for (name, block) in fns.0 {
-        if let Some(binding) = kept_borrow(block) {
+        if let Some(binding) = kept_borrow(idx, block) {
             out.push((name, binding));
         }
     }
@@ -139,7 +140,7 @@ fn awaits(s: &syn::Stmt) -> bool {
 
 /// The first `let` of `block` (at any depth) that may borrow and is read at or after an ask
 /// later in the block it is declared in.
-fn kept_borrow(block: &syn::Block) -> Option<String> {
+fn kept_borrow(idx: &LineIndex, block: &syn::Block) -> Option<String> {
     let mut found = None;
     let mut blocks = Blocks(Vec::new());
     blocks.visit_block(block);
@@ -155,7 +156,7 @@ fn kept_borrow(block: &syn::Block) -> Option<String> {
                 continue;
             }
             let rest = &b.stmts[i + 1..];
-            if read_at_or_after_an_ask(rest, &name) {
+            if read_at_or_after_an_ask(idx, rest, &name) {
                 found = Some(name);
                 break;
             }
@@ -222,56 +223,27 @@ fn may_borrow(e: &syn::Expr) -> bool {
 
 /// Whether `name` is read in the statement of an ask (an `.await` of an expression naming
 /// `mrtr`) or in any statement after the first ask, among `stmts`.
-fn read_at_or_after_an_ask(stmts: &[syn::Stmt], name: &str) -> bool {
-    let Some(first) = stmts.iter().position(asks) else {
+fn read_at_or_after_an_ask(idx: &LineIndex, stmts: &[syn::Stmt], name: &str) -> bool {
+    let Some(first) = stmts.iter().position(|s| asks(idx, s)) else {
         return false;
     };
-    stmts[first..]
-        .iter()
-        .any(|s| names(s.to_token_stream(), name))
+    stmts[first..].iter().any(|s| uses_of(s, idx, name) > 0)
 }
 
 /// Whether the statement holds an ask: an `.await` of an expression that names `mrtr`.
-fn asks(s: &syn::Stmt) -> bool {
-    struct Ask(bool);
-    impl<'ast> Visit<'ast> for Ask {
+fn asks(idx: &LineIndex, s: &syn::Stmt) -> bool {
+    struct Ask<'i, 'a>(&'i LineIndex<'a>, bool);
+    impl<'ast> Visit<'ast> for Ask<'_, '_> {
         fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
-            if names(a.base.to_token_stream(), "mrtr") {
-                self.0 = true;
+            if uses_of(&a.base, self.0, "mrtr") > 0 {
+                self.1 = true;
             }
             syn::visit::visit_expr_await(self, a);
         }
     }
-    let mut v = Ask(false);
+    let mut v = Ask(idx, false);
     v.visit_stmt(s);
-    v.0
-}
-
-/// Whether the tokens hold the identifier `name` (not as a field: `x.name`).
-fn names(ts: proc_macro2::TokenStream, name: &str) -> bool {
-    let mut after_dot = false;
-    for t in ts {
-        match t {
-            TokenTree::Ident(i) if !after_dot && i == name => return true,
-            TokenTree::Group(g) => {
-                if names(g.stream(), name) {
-                    return true;
-                }
-                after_dot = false;
-            }
-            TokenTree::Punct(p) => after_dot = p.as_char() == '.',
-            // A format string's inline argument (`format!("{name}")`, `"{name:?}"`).
-            TokenTree::Literal(l) => {
-                let text = l.to_string();
-                if text.contains(&format!("{{{name}}}")) || text.contains(&format!("{{{name}:")) {
-                    return true;
-                }
-                after_dot = false;
-            }
-            _ => after_dot = false,
-        }
-    }
-    false
+    v.1
 }
 
 #[cfg(test)]
@@ -279,7 +251,7 @@ mod tests {
     use super::*;
 
     fn of(src: &str) -> Vec<(String, String)> {
-        offenders(&syn::parse_file(src).unwrap())
+        offenders(&LineIndex::new(src), &syn::parse_file(src).unwrap())
     }
 
     #[test]

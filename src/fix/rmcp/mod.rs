@@ -296,16 +296,16 @@ fn demote_kept_borrows(
 ) {
     // Only a compiled plan that edits a function that may keep a borrow needs the check.
     let range_of = |at: usize| enclosing.innermost(at);
-    let candidate = planned.iter().any(|(_, p)| {
-        p.as_ref().is_ok_and(|p| {
-            !p.needs_scope
-                && p.edits
-                    .iter()
-                    .chain(&p.own_edits)
-                    .filter_map(|e| range_of(e.start))
-                    .any(|i| kept_borrows::may_keep(fns[i].block))
-        })
-    });
+    // Each function edited, once (a plan's edits fall in few functions, many times over).
+    let mut edited: Vec<usize> = planned
+        .iter()
+        .filter_map(|(_, p)| p.as_ref().ok().filter(|p| !p.needs_scope))
+        .flat_map(|p| p.edits.iter().chain(&p.own_edits))
+        .filter_map(|e| range_of(e.start))
+        .collect();
+    edited.sort_unstable();
+    edited.dedup();
+    let candidate = edited.iter().any(|&i| kept_borrows::may_keep(fns[i].block));
     if !candidate {
         return;
     }
@@ -327,7 +327,7 @@ fn demote_kept_borrows(
     let Ok(file) = syn::parse_file(&text) else {
         return;
     };
-    let offenders = kept_borrows::offenders(&file);
+    let offenders = kept_borrows::offenders(&LineIndex::new(&text), &file);
     if offenders.is_empty() {
         return;
     }

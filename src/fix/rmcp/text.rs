@@ -421,6 +421,22 @@ pub fn last_ident(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// The type arguments of a path segment (`Result<T, E>`: `T`, `E`), lifetimes and constants
+/// left out.
+pub fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The last segment of a path, as text.
 pub fn path_end(path: &syn::Path) -> String {
     path.segments

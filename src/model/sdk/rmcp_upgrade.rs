@@ -225,6 +225,10 @@ const fn item(
     }
 }
 
+/// The field path of a sampling message's content, which 0.15 (#628) made one block or several
+/// (`SamplingContent`): what the old single `Content` was read by through it changed with it.
+pub const SAMPLED_CONTENT: &str = "message.content";
+
 /// Whether a receiver's text (`result.message.content`, spaces and line breaks allowed) ends
 /// in the field path a [`Kind::Replaced`] row asks for.
 pub fn receiver_ends_in(text: &str, path: &str) -> bool {
@@ -554,7 +558,7 @@ pub static CHANGES: &[Change] = &[
     Change {
         kind: Kind::Replaced {
             with: "$.first().and_then(|c| c.as_text())",
-            receiver: Some("message.content"),
+            receiver: Some(SAMPLED_CONTENT),
         },
         ..removed(Version(0, 15, 0), 628, "as_text", "rmcp 0.15 made a sampling message's `content` a `SamplingContent` (one content block or several, SEP-1577): read the first block's text with `.content.first().and_then(|c| c.as_text())`")
     },

@@ -87,13 +87,7 @@ pub(super) fn wrapper_scrutinee<'p>(
     // A sampling message's content matched by a content variant, whichever name the same run's
     // rename left on it (`RawContent::Text`, `ContentBlock::Text`): only rmcp's sampled content
     // has that path and those variants.
-    let base = cx.line_index().range(inner.base.span());
-    let base = cx
-        .line_index()
-        .text()
-        .get(base.start..base.end)
-        .unwrap_or_default();
-    let sampled = crate::model::sdk::rmcp_upgrade::receiver_ends_in(base, SAMPLED_CONTENT);
+    let sampled = of_sampled_content(cx, inner);
     if !pats
         .into_iter()
         .any(|p| names_wrapped_type(p, change, local) || (sampled && names_content_variant(p)))
@@ -217,13 +211,7 @@ fn emit(cx: &mut Cx<'_>, inner: &syn::ExprField, change: &Change, name: &str, ev
         return;
     }
     let since = format!("{}.{}", change.since.0, change.since.1);
-    let base = cx.line_index().range(inner.base.span());
-    let base = cx
-        .line_index()
-        .text()
-        .get(base.start..base.end)
-        .unwrap_or_default();
-    let help = if crate::model::sdk::rmcp_upgrade::receiver_ends_in(base, SAMPLED_CONTENT) {
+    let help = if of_sampled_content(cx, inner) {
         // Not a content of the kind the wrapper held: a sampling message's, one block or several
         // since 0.15, so dropping `.raw` would not fit (the fix leaves it to this guidance).
         format!("{SAMPLED_CONTENT_HELP} (rmcp PRs #628, #{})", change.pr)
@@ -247,8 +235,13 @@ fn emit(cx: &mut Cx<'_>, inner: &syn::ExprField, change: &Change, name: &str, ev
     });
 }
 
-/// The field path of a sampling message's content, which 0.15 made one block or several.
-pub(crate) const SAMPLED_CONTENT: &str = "message.content";
+/// Whether `x.raw` is read off a sampling message's content (`result.message.content.raw`).
+fn of_sampled_content(cx: &Cx<'_>, inner: &syn::ExprField) -> bool {
+    let base = cx.line_index().range(inner.base.span());
+    let text = cx.line_index().text().get(base.start..base.end);
+    use crate::model::sdk::rmcp_upgrade::{receiver_ends_in, SAMPLED_CONTENT};
+    receiver_ends_in(text.unwrap_or_default(), SAMPLED_CONTENT)
+}
 
 /// What to write for `.raw` of a sampling message's content.
 pub(crate) const SAMPLED_CONTENT_HELP: &str = "a sampling message's `content` is a \
