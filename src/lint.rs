@@ -11,7 +11,7 @@ use crate::catalog::catalog;
 use crate::finding::{FileError, Finding, Level, Report, Summary};
 use crate::model::callgraph::CallGraph;
 use crate::model::item_index::Held;
-use crate::model::manifest::{Package, Packages};
+use crate::model::manifest::{KnownEvidence, Package, Packages, Version};
 use crate::model::prefilter::Prefilter;
 use crate::model::scope::FileFacts;
 use crate::reading::source::{LineIndex, Range};
@@ -506,7 +506,16 @@ pub fn lint_files_with(
             }
         };
         if prefilter.as_deref().is_none_or(admitted) {
-            Scanned::Admitted(display, Mutex::new(bytes), has_directives, has_trigger)
+            // The package's code evidence reads every source of it: scanned here, on every
+            // thread, rather than read again under the package cache's lock.
+            let evidence = crate::model::sdk::rmcp_upgrade::written_below(&bytes);
+            Scanned::Admitted(
+                display,
+                Mutex::new(bytes),
+                has_directives,
+                has_trigger,
+                evidence,
+            )
         } else {
             Scanned::Skipped(display, has_directives)
         }
@@ -515,9 +524,12 @@ pub fn lint_files_with(
                    display: &str,
                    bytes: &Mutex<Vec<u8>>,
                    has_trigger: bool,
-                   held: Held<'_>|
+                   held: Held<'_>,
+                   known: KnownEvidence<'_>|
      -> FileResult {
-        let package = packages.for_file(f);
+        let package = crate::timings::stage(crate::timings::Stage::Package, || {
+            packages.for_file_with(f, known)
+        });
         // The first pass saw a trigger token; with the package in hand, the second tier decides.
         if prefilter
             .as_deref()
@@ -568,16 +580,20 @@ pub fn lint_files_with(
             Scanned::Admitted(_, bytes, ..) => Some(lock(bytes).clone()).filter(|b| !b.is_empty()),
             _ => None,
         };
+        let known = |path: &Path| match &scanned[*by_path.get(path)?] {
+            Scanned::Admitted(.., evidence) => Some(*evidence),
+            _ => None,
+        };
         let analysed: Vec<(usize, FileResult)> = order
             .par_iter()
             .with_max_len(1)
             .map(|&i| {
-                let Scanned::Admitted(display, bytes, has_directives, has_trigger) = &scanned[i]
+                let Scanned::Admitted(display, bytes, has_directives, has_trigger, _) = &scanned[i]
                 else {
                     unreachable!("only admitted files are analysed")
                 };
                 let r = guarded(|| {
-                    let mut r = analyse(&files[i], display, bytes, *has_trigger, &held);
+                    let mut r = analyse(&files[i], display, bytes, *has_trigger, &held, &known);
                     r.has_directives = *has_directives;
                     r
                 });
@@ -659,7 +675,13 @@ fn admitted_late(
     prefilter: &Option<std::sync::Arc<Prefilter>>,
 ) -> Vec<(usize, FileResult)> {
     let mut with_consts: Vec<(PathBuf, PathBuf)> = Vec::new();
+    // The files of a folder share a package: one look-up per folder, not per file (this loop runs
+    // on one thread, between the parallel passes).
+    let mut folders: crate::model::fast_hash::HashSet<&Path> = Default::default();
     for &i in order {
+        if !folders.insert(files[i].parent().unwrap_or(Path::new(""))) {
+            continue;
+        }
         let Some(p) = packages.for_file(&files[i]) else {
             continue;
         };
@@ -725,8 +747,9 @@ enum Scanned {
     Skipped(String, bool),
     /// The display path, the bytes (until the analysis takes them; the crate index may read
     /// them before), whether they hold a suppression directive, and whether the first pass found
-    /// a trigger token (the second look needs not scan for it again).
-    Admitted(String, Mutex<Vec<u8>>, bool, bool),
+    /// a trigger token (the second look needs not scan for it again), and the file's code
+    /// evidence (`Packages::for_file_with`).
+    Admitted(String, Mutex<Vec<u8>>, bool, bool, Option<Version>),
     Failed(String, FileResult),
 }
 

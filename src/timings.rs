@@ -35,6 +35,9 @@ impl Phases {
 #[derive(Clone, Copy)]
 pub enum Stage {
     Scan,
+    /// The file's package looked up: its manifest, lock and code evidence read on a package's
+    /// first file, a lock wait when another thread is reading them.
+    Package,
     ItemIndex,
     Skeleton,
     Parse,
@@ -48,8 +51,9 @@ pub enum Stage {
     Wrappers,
 }
 
-const STAGE_NAMES: [&str; 10] = [
+const STAGE_NAMES: [&str; 11] = [
     "scan",
+    "package",
     "item index",
     "skeleton",
     "parse",
@@ -61,8 +65,8 @@ const STAGE_NAMES: [&str; 10] = [
     "  of which wrappers",
 ];
 
-static STAGE_NANOS: [std::sync::atomic::AtomicU64; 10] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 10];
+static STAGE_NANOS: [std::sync::atomic::AtomicU64; 11] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 11];
 
 /// Whether `MCP_LINT_TIMINGS` asks for timings (read once).
 fn on() -> bool {

@@ -15,6 +15,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// The code evidence of a package's source file, by its absolute, normalized path, when the
+/// caller has it already (a run's first pass scans the files it reads, on every thread): what
+/// [`written_below`](crate::model::sdk::rmcp_upgrade::written_below) says of its text. `None`:
+/// not known, so the file is read and scanned.
+pub type KnownEvidence<'a> = &'a dyn Fn(&Path) -> Option<Option<Version>>;
+
 /// `major.minor.patch`; pre-release and build metadata are dropped (`4.0.0-alpha.1` is 4.0.0:
 /// what matters here is which API line a version belongs to).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -171,10 +177,14 @@ impl Package {
 
     /// Reads `manifest` (a `Cargo.toml` with a `[package]`). `Ok(None)` for a virtual manifest.
     pub fn read(manifest: &Path) -> Result<Option<Package>, String> {
-        Package::read_cached(manifest, &mut Cache::default())
+        Package::read_cached(manifest, &mut Cache::default(), &|_| None)
     }
 
-    fn read_cached(manifest: &Path, cache: &mut Cache) -> Result<Option<Package>, String> {
+    fn read_cached(
+        manifest: &Path,
+        cache: &mut Cache,
+        known: KnownEvidence<'_>,
+    ) -> Result<Option<Package>, String> {
         let table = read_toml(manifest)?;
         let Some(pkg) = table.get("package").and_then(|p| p.as_table()) else {
             return Ok(None);
@@ -231,7 +241,7 @@ impl Package {
                 }
             }
         }
-        code_evidence(dir, &name, &mut deps);
+        code_evidence(dir, &name, &mut deps, known);
         let mut package = Package::new(manifest.to_path_buf(), name.clone(), deps);
         let own_sdk = crate::model::sdk::SDKS
             .iter()
@@ -268,7 +278,7 @@ impl Package {
 /// and the prefilter treat the code as what it is. A manifest bumped by hand, Dependabot or
 /// Renovate, with the code left as it was, is the usual way a server meets the upgrade; the
 /// manifest alone would switch the upgrade off exactly there. rmcp's own package is left alone.
-fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
+fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency], known: KnownEvidence<'_>) {
     use crate::model::sdk::rmcp_upgrade::just_below;
     let rmcp = crate::model::sdk::rmcp::RMCP.packages;
     if rmcp.contains(&name) {
@@ -283,7 +293,7 @@ fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
     else {
         return;
     };
-    let Some(below) = package_sources_written_below(dir, highest) else {
+    let Some(below) = package_sources_written_below(dir, highest, known) else {
         return;
     };
     for d in deps
@@ -300,8 +310,13 @@ fn code_evidence(dir: &Path, name: &str, deps: &mut [Dependency]) {
 /// [`written_below`](crate::model::sdk::rmcp_upgrade::written_below) over the package's `.rs`
 /// files (the folder of its manifest, without `target/`, hidden folders and nested packages),
 /// when that is at or below `version`. Bounded: at most 20,000 files and 256 MiB are read, so a
-/// huge tree costs a bounded scan (a file past the bound is no evidence).
-fn package_sources_written_below(dir: &Path, version: Version) -> Option<Version> {
+/// huge tree costs a bounded scan (a file past the bound is no evidence). A file whose evidence
+/// is `known` is not read again.
+fn package_sources_written_below(
+    dir: &Path,
+    version: Version,
+    known: KnownEvidence<'_>,
+) -> Option<Version> {
     const MAX_FILES: usize = 20_000;
     const MAX_BYTES: u64 = 256 << 20;
     let (mut files, mut bytes) = (0usize, 0u64);
@@ -326,14 +341,24 @@ fn package_sources_written_below(dir: &Path, version: Version) -> Option<Version
                 continue;
             }
             files += 1;
-            bytes += e.metadata().map_or(0, |m| m.len());
-            if files > MAX_FILES || bytes > MAX_BYTES {
+            if files > MAX_FILES {
                 return lowest.filter(|l| *l <= version);
             }
-            let Ok(text) = std::fs::read(&path) else {
-                continue;
+            // Only the files read here count toward the bytes bound: a known one costs nothing.
+            let evidence = match known(&crate::model::item_index::normalize(&path)) {
+                Some(evidence) => evidence,
+                None => {
+                    bytes += e.metadata().map_or(0, |m| m.len());
+                    if bytes > MAX_BYTES {
+                        return lowest.filter(|l| *l <= version);
+                    }
+                    match std::fs::read(&path) {
+                        Ok(text) => crate::model::sdk::rmcp_upgrade::written_below(&text),
+                        Err(_) => continue,
+                    }
+                }
             };
-            if let Some(v) = crate::model::sdk::rmcp_upgrade::written_below(&text) {
+            if let Some(v) = evidence {
                 lowest = Some(lowest.map_or(v, |l| l.min(v)));
             }
         }
@@ -650,13 +675,13 @@ impl Cache {
         verdict
     }
 
-    fn for_dir(&mut self, dir: &Path) -> Option<Arc<Package>> {
+    fn for_dir(&mut self, dir: &Path, known: KnownEvidence<'_>) -> Option<Arc<Package>> {
         if let Some(hit) = self.by_dir.get(dir) {
             return hit.clone();
         }
         let manifest = dir.join("Cargo.toml");
         let found = if manifest.is_file() {
-            match Package::read_cached(&manifest, self) {
+            match Package::read_cached(&manifest, self, known) {
                 Ok(Some(p)) => Some(Arc::new(p)),
                 // A virtual manifest: the folder belongs to a workspace, not to a package.
                 Ok(None) => None,
@@ -666,7 +691,7 @@ impl Cache {
                 }
             }
         } else {
-            dir.parent().and_then(|parent| self.for_dir(parent))
+            dir.parent().and_then(|parent| self.for_dir(parent, known))
         };
         self.by_dir.insert(dir.to_path_buf(), found.clone());
         found
@@ -689,13 +714,19 @@ impl Packages {
     /// The package of the file at `path`, or `None` when no `Cargo.toml` with a `[package]`
     /// encloses it (or it does not parse: see [`Packages::errors`]).
     pub fn for_file(&self, path: &Path) -> Option<Arc<Package>> {
+        self.for_file_with(path, &|_| None)
+    }
+
+    /// [`Packages::for_file`], taking the code evidence of the package's sources from `known`
+    /// where it has it (a run's first pass scanned most of them) before reading the disk.
+    pub fn for_file_with(&self, path: &Path, known: KnownEvidence<'_>) -> Option<Arc<Package>> {
         let abs = std::path::absolute(path).ok()?;
         let dir = abs.parent()?;
         let package = self
             .cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .for_dir(dir)?;
+            .for_dir(dir, known)?;
         Some(package.seen_from(&abs))
     }
 
