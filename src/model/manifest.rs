@@ -843,4 +843,36 @@ mod tests {
             .unwrap();
         assert_eq!(rmcp(&p).version, Some(Version(2, 2, 0)));
     }
+
+    #[test]
+    fn evidence_the_first_pass_has_is_taken_and_the_rest_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = crate::model::item_index::normalize(&std::path::absolute(dir.path()).unwrap());
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"s\"\nversion = \"0.1.0\"\n\n[dependencies]\nrmcp = \"3.11\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub mod tools;\n").unwrap();
+        let tools = root.join("src/tools.rs");
+        std::fs::write(
+            &tools,
+            "pub fn n(p: &rmcp::model::CallToolRequestParam) {}\n",
+        )
+        .unwrap();
+        let version = |known: KnownEvidence<'_>| {
+            Packages::new()
+                .for_file_with(&root.join("src/lib.rs"), known)
+                .and_then(|p| p.dependency_on(&["rmcp"]).and_then(|d| d.version))
+                .unwrap()
+        };
+        // What the caller scanned stands for the file's text: here it saw nothing old in it.
+        let scanned_clean = |p: &Path| (p == tools).then_some(None);
+        assert_eq!(version(&scanned_clean), Version(3, 11, 0));
+        // A file it did not scan is read from the disk, as is every file without the caller.
+        let scanned_lib = |p: &Path| (p == root.join("src/lib.rs")).then_some(None);
+        assert!(version(&scanned_lib) < Version(3, 0, 0));
+        assert!(version(&|_| None) < Version(3, 0, 0));
+    }
 }
