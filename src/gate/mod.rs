@@ -139,6 +139,31 @@ pub fn test_code_policy(
 
 /// Applies configuration, suppressions and the baseline to the engine's report. `files` are the
 /// display paths of every linted file, so suppressions in files without findings are checked too.
+/// The findings of each file, and every file of the run with none, in path order. The engine's
+/// findings come sorted by path, so a file's are one run of them: moved as runs, one path copy
+/// per file, where a map entry per finding cost a path copy and a dozen path comparisons each.
+/// Unsorted findings are grouped all the same.
+fn by_path(findings: Vec<Finding>, files: &[String]) -> Vec<(String, Vec<Finding>)> {
+    let mut groups: Vec<(String, Vec<Finding>)> = Vec::with_capacity(files.len());
+    for f in findings {
+        match groups.last_mut() {
+            Some((path, fs)) if *path == f.path => fs.push(f),
+            _ => groups.push((f.path.clone(), vec![f])),
+        }
+    }
+    groups.extend(files.iter().map(|f| (f.clone(), Vec::new())));
+    // Stable: a file's runs keep their order, and come before its empty entry.
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups.dedup_by(|later, kept| {
+        if later.0 != kept.0 {
+            return false;
+        }
+        kept.1.append(&mut later.1);
+        true
+    });
+    groups
+}
+
 pub fn apply(
     report: Report,
     files: &[String],
@@ -153,16 +178,9 @@ pub fn apply(
         errors,
         mut summary,
     } = report;
-    let mut by_path: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
-    for f in findings {
-        by_path.entry(f.path.clone()).or_default().push(f);
-    }
-    for f in files {
-        by_path.entry(f.clone()).or_default();
-    }
     let mut kept = Vec::new();
     let mut suppressed = 0;
-    for (path, fs) in by_path {
+    for (path, fs) in by_path(findings, files) {
         let abs = resolver.absolute(&path);
         let cfg = resolver.for_file(Path::new(&path)).map_err(|e| e.0)?;
         if cfg.is_excluded(&abs) {
@@ -197,9 +215,13 @@ pub fn apply(
             _ => fs,
         };
         let resolver = &*resolver;
+        // Asked per readiness finding, answered once per file (a package look-up each).
+        let targets_mrtr = std::cell::OnceCell::new();
+        let package_targets_mrtr =
+            || *targets_mrtr.get_or_init(|| resolver.package_targets_mrtr(&abs));
         kept.extend(
             fs.into_iter()
-                .filter_map(|f| cfg.filter_in(f, &abs, || resolver.package_targets_mrtr(&abs))),
+                .filter_map(|f| cfg.filter_in(f, &abs, package_targets_mrtr)),
         );
     }
     kept.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -402,4 +424,52 @@ pub fn add_suppressions(findings: &[Finding], reason: &str, base: &Path) -> (Vec
         }
     }
     (lines, ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Level;
+
+    fn at(path: &str, line: usize) -> Finding {
+        Finding {
+            code: "MCP001".into(),
+            name: "n".into(),
+            level: Level::Error,
+            path: path.into(),
+            line,
+            column: 1,
+            end_line: line,
+            end_column: 2,
+            message: "m".into(),
+            mcp_method: None,
+            sdk: None,
+            help: None,
+            fix: None,
+        }
+    }
+
+    #[test]
+    fn findings_are_grouped_by_file_in_path_order_with_every_file_of_the_run() {
+        // Sorted as the engine writes them, and out of order as another caller may pass them.
+        for findings in [
+            vec![at("a.rs", 1), at("a.rs", 2), at("c.rs", 1)],
+            vec![at("c.rs", 1), at("a.rs", 1), at("a.rs", 2)],
+        ] {
+            let files = ["b.rs", "c.rs", "a.rs"].map(String::from);
+            let groups = by_path(findings, &files);
+            let seen: Vec<(&str, Vec<usize>)> = groups
+                .iter()
+                .map(|(p, fs)| (p.as_str(), fs.iter().map(|f| f.line).collect()))
+                .collect();
+            assert_eq!(
+                seen,
+                [("a.rs", vec![1, 2]), ("b.rs", vec![]), ("c.rs", vec![1])]
+            );
+        }
+        // A file's findings split in two runs are one group, in their order.
+        let groups = by_path(vec![at("a.rs", 3), at("b.rs", 1), at("a.rs", 1)], &[]);
+        let lines: Vec<usize> = groups[0].1.iter().map(|f| f.line).collect();
+        assert_eq!((groups.len(), lines), (2, vec![3, 1]));
+    }
 }
