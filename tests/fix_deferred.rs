@@ -512,3 +512,66 @@ pub fn confirm(out: &mut impl Write, input: &mut impl BufRead) -> std::io::Resul
     assert_eq!(read(dir.path(), "src/lib.rs"), src);
     assert!(String::from_utf8_lossy(&out.stdout).contains("MCP004"));
 }
+
+/// A tool erring with a `CallToolResult` (so not the compiled form) that asks until the user
+/// accepts, going round again on any failure.
+const ASKS_UNTIL_YES: &str = r#"use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Confirm {
+    pub confirm: bool,
+}
+rmcp::elicit_safe!(Confirm);
+
+#[derive(Clone, Default)]
+pub struct S;
+
+#[tool_router]
+impl S {
+    #[tool(description = "Drop the cache")]
+    async fn drop_cache(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, CallToolResult> {
+        let c = loop {
+            match context.peer.elicit::<Confirm>("Drop it?").await {
+                Ok(Some(c)) => break c,
+                _ => continue,
+            }
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("{}", c.confirm))]))
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for S {}
+"#;
+
+#[test]
+fn an_ask_in_a_loop_that_goes_on_when_it_fails_is_not_deferred_and_one_that_leaves_is() {
+    let manifest = "[package]\nname = \"s\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nrmcp = { version = \"3.11\", features = [\"server\", \"elicitation\"] }\n";
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", manifest);
+    write(dir.path(), "src/lib.rs", ASKS_UNTIL_YES);
+    // Deferred, the ask would fail until the retry and the loop would ask on forever.
+    let out = run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    assert_eq!(read(dir.path(), "src/lib.rs"), ASKS_UNTIL_YES);
+    let report = run(dir.path(), &["src"]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains("and not deferred: the ask stands in a `loop` that goes on when it fails"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The same loop leaving on a failure takes the deferred form.
+    let leaves = ASKS_UNTIL_YES.replace(
+        "_ => continue,",
+        "Ok(None) => continue,\n                Err(e) => return Err(CallToolResult::error(vec![ContentBlock::text(e.to_string())])),",
+    );
+    write(dir.path(), "src/lib.rs", &leaves);
+    run(dir.path(), &["--fix", "--unsafe-fixes", "src"]);
+    let fixed = read(dir.path(), "src/lib.rs");
+    assert!(
+        fixed.contains("mrtr::rmcp::deferred::elicit::<Confirm>(&context.peer, \"Drop it?\")"),
+        "{fixed}"
+    );
+}

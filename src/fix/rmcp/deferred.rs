@@ -172,6 +172,9 @@ pub(super) fn anywhere(
             m,
             "the request is not a method call on the peer".to_string(),
         ))?;
+        if super::endless::asks_forever(site.block, (f.line, f.column.saturating_sub(1))) {
+            return Err((m, super::endless::WHY.to_string()));
+        }
         let (edit, method) = edit_of(cx, mc).map_err(|why| (m, why))?;
         let replays = replayed_before(site, &stmts, edit.start);
         edits.push(edit);
@@ -254,6 +257,9 @@ pub(super) fn plan(
     let mut messages = Vec::new();
     for &m in members {
         let f = findings[m];
+        if super::endless::asks_forever(site.block, (f.line, f.column.saturating_sub(1))) {
+            return Err((m, super::endless::WHY.to_string()));
+        }
         let (edit, method) = call_edit(cx, site, f).map_err(|why| (m, why))?;
         edits.push(edit);
         messages.push(format!(

@@ -16,6 +16,7 @@ mod asks;
 mod call;
 mod caps;
 mod deferred;
+mod endless;
 mod error_type;
 mod handler;
 mod helper;
@@ -124,16 +125,21 @@ fn plan_unit(
             }
             // Whatever the compiled rewrite refused, the deferred form takes at the call site,
             // when every request of the function has one (see `scope`).
-            Err(refused) => match deferred::anywhere(&cx, &fns, *fi, findings, members)
-                .ok()
-                .filter(|_| tiers.deferred)
-            {
-                Some(p) => {
+            Err(refused) => match deferred::anywhere(&cx, &fns, *fi, findings, members) {
+                Ok(p) if tiers.deferred => {
                     planned.push((members.clone(), Ok(p)));
                     planned_fns.push(*fi);
                 }
-                None => {
+                other => {
+                    // A loop the deferred form would hang is worth saying: the compiled form's
+                    // reason alone would suggest the deferred one.
+                    let spins = matches!(&other, Err((_, why)) if why == endless::WHY);
                     for (m, message) in refused {
+                        let message = if spins {
+                            format!("{message}; and not deferred: {}", endless::WHY)
+                        } else {
+                            message
+                        };
                         out[m] = Some(display_only(message));
                     }
                 }
