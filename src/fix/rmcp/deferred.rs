@@ -293,7 +293,7 @@ build or call it), so nothing would give the ask an MRTR round"
             continue;
         }
         // The context stays: the handler still hands its peer to the code that asks.
-        let (e, i) = handler::edits(h, cx.src, cx.idx, None).map_err(|why| {
+        let (e, i) = handler::edits(h, cx, None).map_err(|why| {
             (
                 members[0],
                 format!(

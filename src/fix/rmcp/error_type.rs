@@ -11,7 +11,7 @@
 
 use quote::ToTokens;
 
-use super::text::type_args;
+use super::text::{last_ident, type_args};
 
 /// Error types rmcp and the common error crates spell, by last segment, that `MrtrError`
 /// converts into (`impl From<MrtrError> for ErrorData` in the runtime; `String` by its message;
@@ -19,8 +19,8 @@ use super::text::type_args;
 const HOLDS: [&str; 4] = ["ErrorData", "McpError", "String", "Report"];
 
 /// `Ok` when the error type of `sig`'s `Result` is known to hold an `MrtrError`; else why not.
-/// `src`: the text of the file the fn is in.
-pub fn check(sig: &syn::Signature, src: &str) -> Result<(), String> {
+/// `items`: the items of the file the fn is in (its imports, aliases and `impl`s).
+pub fn check(sig: &syn::Signature, items: &[syn::Item]) -> Result<(), String> {
     let name = sig.ident.to_string();
     let syn::ReturnType::Type(_, ty) = &sig.output else {
         return Err(format!("`{name}` does not return `Result<T, E>`"));
@@ -38,8 +38,8 @@ pub fn check(sig: &syn::Signature, src: &str) -> Result<(), String> {
     }
     let args = type_args(last);
     let holds = match args.get(1) {
-        Some(err) => holds(err, src),
-        None => alias_holds(&p.path, src),
+        Some(err) => holds(err, items),
+        None => alias_holds(&p.path, items),
     };
     if holds {
         return Ok(());
@@ -55,7 +55,7 @@ pub fn check(sig: &syn::Signature, src: &str) -> Result<(), String> {
 }
 
 /// Whether `err` is one of the known types, or one the file converts `MrtrError` into.
-fn holds(err: &syn::Type, src: &str) -> bool {
+fn holds(err: &syn::Type, items: &[syn::Item]) -> bool {
     match err {
         syn::Type::Path(p) => {
             let Some(last) = p.path.segments.last() else {
@@ -69,30 +69,27 @@ fn holds(err: &syn::Type, src: &str) -> bool {
                 return err.to_token_stream().to_string().contains("dyn");
             }
             let from_anyhow = p.path.segments.iter().any(|s| s.ident == "anyhow")
-                || (p.path.segments.len() == 1 && imports_anyhow_error(src));
-            (name == "Error" && from_anyhow) || converts_itself(&name, src)
+                || (p.path.segments.len() == 1 && imports_from_anyhow(items, "Error"));
+            (name == "Error" && from_anyhow) || converts_itself(&name, items)
         }
-        syn::Type::Paren(t) => holds(&t.elem, src),
-        syn::Type::Group(t) => holds(&t.elem, src),
+        syn::Type::Paren(t) => holds(&t.elem, items),
+        syn::Type::Group(t) => holds(&t.elem, items),
         _ => false,
     }
 }
 
 /// A `Result<T>` with one argument: anyhow's by its path (`anyhow::Result<T>`) or the file's
 /// import, or the file's own alias (`type Result<T> = std::result::Result<T, AppError>;`).
-fn alias_holds(path: &syn::Path, src: &str) -> bool {
+fn alias_holds(path: &syn::Path, items: &[syn::Item]) -> bool {
     if path.segments.iter().any(|s| s.ident == "anyhow") {
         return true;
     }
     let alias = path.segments.last().map(|s| s.ident.to_string());
     let alias = alias.as_deref().unwrap_or("Result");
-    if path.segments.len() == 1 && imports_from_anyhow(src, alias) {
+    if path.segments.len() == 1 && imports_from_anyhow(items, alias) {
         return true;
     }
-    let Ok(file) = syn::parse_file(src) else {
-        return false;
-    };
-    file.items.iter().any(|item| match item {
+    all_items(items).any(|item| match item {
         syn::Item::Type(t) if t.ident == alias => match &*t.ty {
             syn::Type::Path(p) => {
                 let err = p
@@ -101,7 +98,7 @@ fn alias_holds(path: &syn::Path, src: &str) -> bool {
                     .last()
                     .and_then(|s| type_args(s).get(1).copied());
                 match err {
-                    Some(err) => holds(err, src),
+                    Some(err) => holds(err, items),
                     None => p.path.segments.iter().any(|s| s.ident == "anyhow"),
                 }
             }
@@ -111,27 +108,59 @@ fn alias_holds(path: &syn::Path, src: &str) -> bool {
     })
 }
 
-/// `use anyhow::Error;`, `use anyhow::{Error, ..};` or `use anyhow::Result;` in the file.
-fn imports_from_anyhow(src: &str, name: &str) -> bool {
-    src.lines().map(str::trim).any(|l| {
-        l.starts_with("use anyhow::")
-            && (l.contains(&format!("::{name};"))
-                || l.contains(&format!("{{{name},"))
-                || l.contains(&format!(", {name}}}"))
-                || l.contains(&format!(", {name},"))
-                || l.contains(&format!("{{{name}}}")))
+/// The items of the file, those of its inline modules included.
+fn all_items(items: &[syn::Item]) -> impl Iterator<Item = &syn::Item> {
+    items.iter().flat_map(|item| {
+        let inner: Box<dyn Iterator<Item = &syn::Item>> = match item {
+            syn::Item::Mod(m) => match &m.content {
+                Some((_, items)) => Box::new(all_items(items)),
+                None => Box::new(std::iter::empty()),
+            },
+            _ => Box::new(std::iter::empty()),
+        };
+        std::iter::once(item).chain(inner)
     })
 }
 
-fn imports_anyhow_error(src: &str) -> bool {
-    imports_from_anyhow(src, "Error")
+/// Whether a `use` of the file brings anyhow's item into scope as `name` (`use anyhow::Error;`,
+/// `use anyhow::{Context, Result};`, `use anyhow::Result as AResult;`).
+fn imports_from_anyhow(items: &[syn::Item], name: &str) -> bool {
+    fn leaf_named(tree: &syn::UseTree, name: &str) -> bool {
+        match tree {
+            syn::UseTree::Path(p) => leaf_named(&p.tree, name),
+            syn::UseTree::Group(g) => g.items.iter().any(|t| leaf_named(t, name)),
+            syn::UseTree::Name(n) => n.ident == name,
+            syn::UseTree::Rename(r) => r.rename == name,
+            syn::UseTree::Glob(_) => false,
+        }
+    }
+    all_items(items).any(|item| match item {
+        syn::Item::Use(u) => match &u.tree {
+            syn::UseTree::Path(p) if p.ident == "anyhow" => leaf_named(&p.tree, name),
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
-/// `impl From<MrtrError> for NAME` (or `mrtr::MrtrError`) in the file.
-fn converts_itself(name: &str, src: &str) -> bool {
-    let compact: String = src.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.contains(&format!("implFrom<MrtrError>for{name}{{"))
-        || compact.contains(&format!("implFrom<mrtr::MrtrError>for{name}{{"))
+/// `impl From<MrtrError> for NAME` (the error by any path: `mrtr::MrtrError`) in the file.
+fn converts_itself(name: &str, items: &[syn::Item]) -> bool {
+    all_items(items).any(|item| {
+        let syn::Item::Impl(imp) = item else {
+            return false;
+        };
+        let Some((_, trait_path, _)) = &imp.trait_ else {
+            return false;
+        };
+        let from_mrtr = trait_path.segments.last().is_some_and(|s| {
+            s.ident == "From"
+                && type_args(s)
+                    .first()
+                    .and_then(|t| last_ident(t))
+                    .is_some_and(|t| t == "MrtrError")
+        });
+        from_mrtr && last_ident(&imp.self_ty).is_some_and(|t| t == name)
+    })
 }
 
 #[cfg(test)]
@@ -148,7 +177,7 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        check(&f.sig, src)
+        check(&f.sig, &file.items)
     }
 
     #[test]
@@ -161,9 +190,11 @@ mod tests {
             "async fn h() -> Result<u8, anyhow::Error> { todo!() }",
             "async fn h() -> anyhow::Result<u8> { todo!() }",
             "use anyhow::Result;\nasync fn h() -> Result<u8> { todo!() }",
+            "use anyhow::{Context, Result as AResult};\nasync fn h() -> AResult<u8> { todo!() }",
+            "mod errors { pub type Result<T> = std::result::Result<T, rmcp::ErrorData>; }\nuse errors::Result;\nasync fn h() -> Result<u8> { todo!() }",
             "async fn h() -> Result<u8, Box<dyn std::error::Error + Send + Sync>> { todo!() }",
             "type Result<T> = std::result::Result<T, rmcp::ErrorData>;\nasync fn h() -> Result<u8> { todo!() }",
-            "enum AppError { M(String) }\nimpl From<mrtr::MrtrError> for AppError { fn from(e: mrtr::MrtrError) -> Self { AppError::M(e.to_string()) } }\nasync fn h() -> Result<u8, AppError> { todo!() }",
+            "enum AppError { M(String) }\nimpl From<mrtr::MrtrError>\n    for AppError { fn from(e: mrtr::MrtrError) -> Self { AppError::M(e.to_string()) } }\nasync fn h() -> Result<u8, AppError> { todo!() }",
         ] {
             assert_eq!(check_fn(ok), Ok(()), "{ok}");
         }

@@ -42,7 +42,7 @@ impl<'a> FnSite<'a> {
     }
 }
 
-fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
+pub(super) fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs
         .iter()
         .any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
@@ -149,31 +149,30 @@ fn result_ok_type(sig: &syn::Signature) -> Option<&syn::Type> {
 /// Checks that `#[mrtr_handler]` can take the function, and returns the edits on its signature
 /// and attributes. `mrtr_param`: for a `#[tool]`, the parameter the `Mrtr` replaces (the request
 /// context, when the rewrite leaves no other use of it), else `None` to add one.
-pub fn edits(
+pub(super) fn edits(
     site: &FnSite,
-    src: &str,
-    idx: &LineIndex,
+    cx: &super::Cx,
     replace_param: Option<&str>,
 ) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
-    edits_returning(site, src, idx, replace_param, None)
+    edits_returning(site, cx, replace_param, None)
 }
 
 /// [`edits`] for a tool whose return type another edit of the same fix rewrites: `ok_name` is
 /// the `Ok` type it will have (a tool returning `String` is made to return a `CallToolResult`).
-pub fn edits_returning(
+pub(super) fn edits_returning(
     site: &FnSite,
-    src: &str,
-    idx: &LineIndex,
+    cx: &super::Cx,
     replace_param: Option<&str>,
     ok_name: Option<&str>,
 ) -> Result<(Vec<Edit>, Vec<&'static str>), String> {
+    let (src, idx) = (cx.src, cx.idx);
     let name = site.sig.ident.to_string();
     if site.sig.asyncness.is_none() {
         return Err(format!("`{name}` is not an `async fn`"));
     }
     if ok_name.is_none() {
         // A return type the fix rewrites (`ok_name`) gets an error that holds it.
-        super::error_type::check(site.sig, src)?;
+        super::error_type::check(site.sig, cx.items)?;
     }
     let ok_ty = result_ok_type(site.sig);
     let ok_name = match (ok_name, ok_ty) {

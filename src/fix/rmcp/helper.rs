@@ -52,7 +52,7 @@ pub(super) fn plan(
     check_unique(cx, fns, site).map_err(fail)?;
     let returns = plain::returns(site.sig);
     if let Returns::Result = returns {
-        super::error_type::check(site.sig, cx.src).map_err(fail)?;
+        super::error_type::check(site.sig, cx.items).map_err(fail)?;
     }
 
     // The requests inside the helper, rewritten as in a handler (or, when the helper returned a
@@ -297,7 +297,7 @@ fn template_of(cx: &Cx, site: &FnSite) -> Result<String, String> {
             _ => None,
         })
         .ok_or_else(unwritten)?;
-    super::error_type::check(site.sig, cx.src)?;
+    super::error_type::check(site.sig, cx.items)?;
     let (ts, te) = range_of(&**ty, cx.idx).ok_or("a type without a position")?;
     let (vs, ve) = range_of(value, cx.idx).ok_or("a type without a position")?;
     Ok(format!("{}{{T}}{}", &cx.src[ts..vs], &cx.src[ve..te]))
@@ -386,7 +386,7 @@ first, then this one"
         let values: Vec<&syn::Expr> = match &returns {
             Returns::Result => {
                 if !handler {
-                    super::error_type::check(caller.sig, cx.src).map_err(but)?;
+                    super::error_type::check(caller.sig, cx.items).map_err(but)?;
                 }
                 Vec::new()
             }
@@ -431,7 +431,7 @@ first, then this one"
             let plain_tool = matches!(returns, Returns::Plain(_));
             let ok = plain_tool.then_some("CallToolResult");
             let (caller_edits, names) =
-                handler::edits_returning(caller, cx.src, cx.idx, param, ok).map_err(but)?;
+                handler::edits_returning(caller, cx, param, ok).map_err(but)?;
             edits.extend(caller_edits);
             imports.extend(names);
             // The checks through the context that goes: on its `mrtr: Mrtr` now.

@@ -572,8 +572,8 @@ would be kept across the ask"
             }
         }
     }
-    let (mut edits, mut imports) = handler::edits(site, cx.src, cx.idx, replace.as_deref())
-        .map_err(|why| (members[0], why))?;
+    let (mut edits, mut imports) =
+        handler::edits(site, cx, replace.as_deref()).map_err(|why| (members[0], why))?;
     edits.extend(alias_edits);
     let mut messages = Vec::new();
     for c in calls {
