@@ -73,43 +73,15 @@ const PASSING: &[&str] = &[
 /// In `file` (the text the compiled plans leave), the names of the `#[mrtr_handler]` and
 /// `#[mrtr_helper]` fns that would keep a borrow across an ask, each with the binding.
 pub(super) fn offenders(idx: &LineIndex, file: &syn::File) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut fns = Fns(Vec::new());
-    fns.visit_file(file);
-    for (name, block) in fns.0 {
-        if let Some(binding) = kept_borrow(idx, block) {
-            out.push((name, binding));
-        }
-    }
-    out
-}
-
-/// The rewritten fns: those marked to become state machines.
-struct Fns<'ast>(Vec<(String, &'ast syn::Block)>);
-
-impl<'ast> Visit<'ast> for Fns<'ast> {
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if marked(&f.attrs) {
-            self.0.push((f.sig.ident.to_string(), &f.block));
-        }
-        syn::visit::visit_item_fn(self, f);
-    }
-
-    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if marked(&f.attrs) {
-            self.0.push((f.sig.ident.to_string(), &f.block));
-        }
-        syn::visit::visit_impl_item_fn(self, f);
-    }
-}
-
-fn marked(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path()
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "mrtr_handler" || s.ident == "mrtr_helper")
-    })
+    let mut fns = Vec::new();
+    super::handler::collect(&file.items, idx, &mut fns);
+    fns.iter()
+        .filter(|f| {
+            super::handler::has_attr(f.attrs, "mrtr_handler")
+                || super::handler::has_attr(f.attrs, "mrtr_helper")
+        })
+        .filter_map(|f| Some((f.sig.ident.to_string(), kept_borrow(idx, f.block)?)))
+        .collect()
 }
 
 /// Whether `block` (as the original text has it) holds a `let` that may borrow, followed in its
@@ -141,31 +113,17 @@ fn awaits(s: &syn::Stmt) -> bool {
 /// The first `let` of `block` (at any depth) that may borrow and is read at or after an ask
 /// later in the block it is declared in.
 fn kept_borrow(idx: &LineIndex, block: &syn::Block) -> Option<String> {
-    let mut found = None;
     let mut blocks = Blocks(Vec::new());
     blocks.visit_block(block);
-    for b in blocks.0 {
-        for (i, stmt) in b.stmts.iter().enumerate() {
+    blocks.0.iter().find_map(|b| {
+        b.stmts.iter().enumerate().find_map(|(i, stmt)| {
             let syn::Stmt::Local(local) = stmt else {
-                continue;
+                return None;
             };
-            let Some((name, borrows)) = binding(local) else {
-                continue;
-            };
-            if !borrows {
-                continue;
-            }
-            let rest = &b.stmts[i + 1..];
-            if read_at_or_after_an_ask(idx, rest, &name) {
-                found = Some(name);
-                break;
-            }
-        }
-        if found.is_some() {
-            break;
-        }
-    }
-    found
+            let (name, borrows) = binding(local)?;
+            (borrows && read_at_or_after_an_ask(idx, &b.stmts[i + 1..], &name)).then_some(name)
+        })
+    })
 }
 
 /// Every block of a body, nested ones included (closures' and async blocks' too: conservative).
