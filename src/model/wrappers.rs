@@ -248,23 +248,11 @@ struct Asks<'a> {
     found: Option<(&'static SdkTable, &'static str, McpMethod)>,
 }
 
-fn rooted_at_self(e: &syn::Expr) -> bool {
-    match e {
-        syn::Expr::Path(p) => p.path.is_ident("self"),
-        syn::Expr::Field(f) => rooted_at_self(&f.base),
-        syn::Expr::MethodCall(mc) => rooted_at_self(&mc.receiver),
-        syn::Expr::Await(a) => rooted_at_self(&a.base),
-        syn::Expr::Try(t) => rooted_at_self(&t.expr),
-        syn::Expr::Paren(p) => rooted_at_self(&p.expr),
-        syn::Expr::Reference(r) => rooted_at_self(&r.expr),
-        syn::Expr::Unary(u) => rooted_at_self(&u.expr),
-        _ => false,
-    }
-}
-
 impl<'ast> Visit<'ast> for Asks<'_> {
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
-        if self.found.is_none() && rooted_at_self(&mc.receiver) {
+        if self.found.is_none()
+            && crate::reading::is_path_named(crate::reading::chain_root(&mc.receiver).0, "self")
+        {
             let name = mc.method.to_string();
             for sdk in SDKS.iter().copied().filter(|s| (self.uses)(s)) {
                 let m = sdk

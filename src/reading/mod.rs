@@ -41,3 +41,37 @@ fn collect_pat(p: &syn::Pat, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// Where a receiver chain starts (`self` in `self.inner.read().await.peer`), through fields,
+/// method calls, `.await`, `?`, parentheses, references and derefs; with the named field read
+/// first off it (`inner`), when the chain's first step is one.
+pub fn chain_root(e: &syn::Expr) -> (&syn::Expr, Option<&syn::Ident>) {
+    let mut e = e;
+    let mut first_field = None;
+    loop {
+        e = match e {
+            syn::Expr::Field(f) => {
+                first_field = match &f.member {
+                    syn::Member::Named(n) => Some(n),
+                    syn::Member::Unnamed(_) => None,
+                };
+                &f.base
+            }
+            syn::Expr::MethodCall(mc) => {
+                first_field = None;
+                &mc.receiver
+            }
+            syn::Expr::Await(a) => &a.base,
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::Reference(r) => &r.expr,
+            syn::Expr::Unary(u) => &u.expr,
+            root => return (root, first_field),
+        };
+    }
+}
+
+/// Whether `e` is the path `name` alone (`tx`, `self`).
+pub fn is_path_named(e: &syn::Expr, name: &str) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
+}

@@ -771,9 +771,7 @@ impl PackageFns {
     fn answers_into(&self, item: &str) -> bool {
         item == "Value" || self.deserialized.contains(item)
     }
-}
 
-impl PackageFns {
     /// Whether the answer fits the item type of a channel made in place: named by a turbofish
     /// or the `let`'s type, or read off where its sender `tx` goes among `stmts`: into a field
     /// of `self` (`self.pending.lock().await.insert(id, tx)`: the field's declared type holds a
@@ -836,7 +834,11 @@ impl PackageFns {
         impl<'ast> Visit<'ast> for Goes<'_> {
             fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
                 if self.found.is_none() {
-                    if let Some(k) = m.args.iter().position(|a| is_name(a, self.tx)) {
+                    if let Some(k) = m
+                        .args
+                        .iter()
+                        .position(|a| crate::reading::is_path_named(a, self.tx))
+                    {
                         self.found = self_field(&m.receiver)
                             .and_then(|f| self.fns.fields.get(&f))
                             .and_then(|tys| tys.iter().find_map(sender_item))
@@ -847,9 +849,12 @@ impl PackageFns {
             }
             fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
                 if self.found.is_none() {
-                    if let (Some(k), syn::Expr::Path(p)) =
-                        (c.args.iter().position(|a| is_name(a, self.tx)), &*c.func)
-                    {
+                    if let (Some(k), syn::Expr::Path(p)) = (
+                        c.args
+                            .iter()
+                            .position(|a| crate::reading::is_path_named(a, self.tx)),
+                        &*c.func,
+                    ) {
                         if let Some(last) = p.path.segments.last() {
                             self.found = self.fns.param_item(&last.ident.to_string(), k);
                         }
@@ -877,24 +882,12 @@ impl PackageFns {
     }
 }
 
-fn is_name(e: &syn::Expr, name: &str) -> bool {
-    matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
-}
-
 /// The field of `self` a receiver chain starts from (`self.pending.lock().await`: `pending`).
 fn self_field(e: &syn::Expr) -> Option<String> {
-    match e {
-        syn::Expr::Field(f) => match (&*f.base, &f.member) {
-            (syn::Expr::Path(p), syn::Member::Named(n)) if p.path.is_ident("self") => {
-                Some(n.to_string())
-            }
-            _ => self_field(&f.base),
-        },
-        syn::Expr::MethodCall(m) => self_field(&m.receiver),
-        syn::Expr::Await(a) => self_field(&a.base),
-        syn::Expr::Try(t) => self_field(&t.expr),
-        syn::Expr::Paren(p) => self_field(&p.expr),
-        syn::Expr::Reference(r) => self_field(&r.expr),
+    match crate::reading::chain_root(e) {
+        (root, Some(field)) if crate::reading::is_path_named(root, "self") => {
+            Some(field.to_string())
+        }
         _ => None,
     }
 }
