@@ -13,8 +13,21 @@ use crate::finding::{Applicability, Fix};
 use crate::fix::rmcp::text::range_of;
 use crate::reading::source::LineIndex;
 
-/// The names a content's variants were reached by, before and after the 2.0 rename.
-const CONTENT_PATHS: [&str; 3] = ["RawContent", "ContentBlock", "Content"];
+/// Whether the `.raw` link ending at `end` reads a sampling message's content
+/// (`result.message.content.raw`), by the text of the expression it is read off.
+pub fn is_sampled(idx: &LineIndex, file: &syn::File, end: usize) -> bool {
+    let raw_field = crate::fix::find_expr::find(
+        file,
+        &|e| matches!(e, syn::Expr::Field(f) if range_of(&f.member, idx).is_some_and(|(_, e)| e == end)),
+    );
+    let Some(syn::Expr::Field(f)) = raw_field else {
+        return false;
+    };
+    crate::fix::upgrade::expr_text(idx, &f.base).is_some_and(|base| {
+        use crate::model::sdk::rmcp_upgrade::{receiver_ends_in, SAMPLED_CONTENT};
+        receiver_ends_in(&base, SAMPLED_CONTENT)
+    })
+}
 
 /// The fix of `.raw` at `start..end` (the `.raw` link) when it ends the scrutinee of an
 /// `if let` or a `match` whose patterns are content variants; `None` otherwise.
@@ -78,10 +91,8 @@ fn renamed_pattern(idx: &LineIndex, pat: &syn::Pat) -> Option<String> {
         syn::Pat::Path(p) => &p.path,
         _ => return None,
     };
-    let segs = &path.segments;
-    let variant = segs.last()?;
-    let owner = segs.iter().rev().nth(1)?;
-    if !CONTENT_PATHS.iter().any(|c| owner.ident == c) {
+    let variant = path.segments.last()?;
+    if !crate::model::sdk::rmcp_upgrade::names_content_variant(path) {
         return None;
     }
     // What follows the path (`(t)`, `{ text, .. }`), as written.

@@ -106,16 +106,7 @@ pub fn plan(idx: &LineIndex, file: &syn::File, f: &Finding) -> Option<Fix> {
             });
             // A sampling message's content is not a content of the kind the wrapper held (one
             // block or several since 0.15): dropping `.raw` would not fit; the guidance stays.
-            let before = idx.text().get(..start).unwrap_or_default();
-            let mut from = start.saturating_sub(160);
-            while !before.is_char_boundary(from) {
-                from -= 1;
-            }
-            let sampled = crate::model::sdk::rmcp_upgrade::receiver_ends_in(
-                &before[from..],
-                crate::model::sdk::rmcp_upgrade::SAMPLED_CONTENT,
-            );
-            if wrapper_field && sampled {
+            if wrapper_field && super::sampled_content::is_sampled(idx, file, end) {
                 return super::sampled_content::plan(idx, file, start, end)
                     .or_else(|| Some(guidance(f)));
             }

@@ -229,6 +229,17 @@ const fn item(
 /// (`SamplingContent`): what the old single `Content` was read by through it changed with it.
 pub const SAMPLED_CONTENT: &str = "message.content";
 
+/// Whether `path` names a variant of a content enum by any of its names across releases
+/// (`RawContent::Text`, `ContentBlock::Text`, `Content::Image`): what a sampled content's
+/// `.raw` was matched against.
+pub fn names_content_variant(path: &syn::Path) -> bool {
+    path.segments.iter().rev().nth(1).is_some_and(|s| {
+        ["RawContent", "ContentBlock", "Content"]
+            .iter()
+            .any(|c| s.ident == c)
+    })
+}
+
 /// Whether a receiver's text (`result.message.content`, spaces and line breaks allowed) ends
 /// in the field path a [`Kind::Replaced`] row asks for.
 pub fn receiver_ends_in(text: &str, path: &str) -> bool {

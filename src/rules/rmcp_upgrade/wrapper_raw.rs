@@ -108,11 +108,7 @@ fn names_content_variant(pat: &syn::Pat) -> bool {
         syn::Pat::Path(p) => &p.path,
         _ => return false,
     };
-    path.segments.iter().rev().nth(1).is_some_and(|s| {
-        ["RawContent", "ContentBlock", "Content"]
-            .iter()
-            .any(|c| s.ident == c)
-    })
+    crate::model::sdk::rmcp_upgrade::names_content_variant(path)
 }
 
 /// `x.raw` handed to a fn of this file whose parameter there has a type the wrapper held:
