@@ -75,25 +75,19 @@ impl<'a> Visit<'a> for Walk<'a> {
 /// scrutinee of a `match` with a failure arm that neither leaves nor returns, of an `if let Ok(..)`
 /// without an `else`, or the receiver of a method that turns the failure into a value.
 fn swallowed(ancestors: &[&syn::Expr], call: &syn::Expr) -> bool {
-    let Some((await_at, syn::Expr::Await(aw))) = ancestors
-        .iter()
-        .enumerate()
-        .next_back()
-        .map(|(i, e)| (i, *e))
-    else {
+    let Some((&awaited, outer)) = ancestors.split_last() else {
         return false;
     };
-    if !std::ptr::eq(&*aw.base, call) {
+    if !matches!(awaited, syn::Expr::Await(aw) if std::ptr::eq(&*aw.base, call)) {
         return false;
     }
-    let awaited: &syn::Expr = ancestors[await_at];
-    match ancestors[..await_at].last() {
+    match outer.last() {
         Some(syn::Expr::Match(m)) if std::ptr::eq(&*m.expr, awaited) => m
             .arms
             .iter()
             .any(|arm| fails(&arm.pat) && !leaves(&arm.body)),
         Some(syn::Expr::Let(l)) if std::ptr::eq(&*l.expr, awaited) => {
-            let if_without_else = ancestors[..await_at]
+            let if_without_else = outer
                 .iter()
                 .rev()
                 .nth(1)
