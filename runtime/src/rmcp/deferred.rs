@@ -79,13 +79,20 @@ fn elicitation_answer<T>(found: Deferred<Elicitation<T>>) -> Result<Option<T>, E
         Deferred::Ready(Elicitation::Accept(value)) => Ok(Some(value)),
         Deferred::Ready(Elicitation::Decline) => Err(ElicitationError::UserDeclined),
         Deferred::Ready(Elicitation::Cancel) => Err(ElicitationError::UserCancelled),
-        Deferred::Pending => Err(ElicitationError::Service(awaiting_answer())),
+        other => Err(elicitation_failed(other)),
+    }
+}
+
+/// The error of an elicitation that found no answer, as the peer's own ask reports it.
+fn elicitation_failed<T>(found: Deferred<T>) -> ElicitationError {
+    match found {
+        Deferred::Pending => ElicitationError::Service(awaiting_answer()),
         Deferred::Failed(MrtrError::MissingCapability { .. }) => {
-            Err(ElicitationError::CapabilityNotSupported)
+            ElicitationError::CapabilityNotSupported
         }
-        Deferred::Failed(error) => Err(ElicitationError::Service(service_error(error))),
-        Deferred::Unscoped | Deferred::InProcess => {
-            unreachable!("the caller sends these the legacy way")
+        Deferred::Failed(error) => ElicitationError::Service(service_error(error)),
+        Deferred::Ready(_) | Deferred::Unscoped | Deferred::InProcess => {
+            unreachable!("the caller takes an answer, and sends these the legacy way")
         }
     }
 }
@@ -121,11 +128,7 @@ pub async fn elicit_url_with_timeout(
                 .await
         }
         Deferred::Ready(answer) => Ok(answer.action),
-        Deferred::Pending => Err(ElicitationError::Service(awaiting_answer())),
-        Deferred::Failed(MrtrError::MissingCapability { .. }) => {
-            Err(ElicitationError::CapabilityNotSupported)
-        }
-        Deferred::Failed(error) => Err(ElicitationError::Service(service_error(error))),
+        other => Err(elicitation_failed(other)),
     }
 }
 
