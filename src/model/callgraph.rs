@@ -3,6 +3,7 @@
 //! `on_initialized` or `list_tools` do. Callees are matched by name (`self.x(..)`, `Self::x(..)`,
 //! `x(..)`, `module::x(..)`), within one file.
 
+use crate::reading::name;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::fast_hash::HashSet;
@@ -149,7 +150,7 @@ pub fn handler_kind(
     sig: &syn::Signature,
     takes_context: bool,
 ) -> HandlerKind {
-    let name = sig.ident.to_string();
+    let name = name::of(&sig.ident);
     let has_handler_attr = attrs.iter().any(|a| {
         a.path().segments.last().is_some_and(|s| {
             SDKS.iter()
@@ -159,7 +160,7 @@ pub fn handler_kind(
     let _ = facts;
     match handler {
         Some(h) if h.side == crate::model::sdk::Side::Client => HandlerKind::Client,
-        Some(h) if h.mrtr_methods.contains(&name.as_str()) => HandlerKind::MrtrRequest,
+        Some(h) if h.mrtr_methods.contains(&&*name) => HandlerKind::MrtrRequest,
         Some(h) if name.starts_with(h.hook_prefix) => HandlerKind::Hook,
         Some(h) if !h.request_suffix.is_empty() && name.ends_with(h.request_suffix) => {
             HandlerKind::OtherRequest
@@ -180,7 +181,11 @@ pub fn impl_handler(facts: &FileFacts, i: &syn::ItemImpl) -> Option<&'static Han
 }
 
 /// Whether a signature takes a handler context of some SDK (`RequestContext<RoleServer>`).
-pub fn takes_context(facts: &FileFacts, sig: &syn::Signature, generics: &HashSet<String>) -> bool {
+pub fn takes_context(
+    facts: &FileFacts,
+    sig: &syn::Signature,
+    generics: &[HashSet<String>],
+) -> bool {
     sig.inputs.iter().any(|i| match i {
         syn::FnArg::Typed(pt) => matches!(
             facts.classify_type(&pt.ty, generics),
@@ -217,7 +222,7 @@ impl Builder<'_> {
             .type_params()
             .map(|t| t.ident.to_string())
             .collect();
-        let ctx = takes_context(self.facts, sig, &generics);
+        let ctx = takes_context(self.facts, sig, std::slice::from_ref(&generics));
         let kind = handler_kind(self.facts, handler, attrs, sig, ctx);
         let name = sig.ident.to_string();
         self.graph.kinds.entry(name.clone()).or_default().push(kind);
@@ -226,18 +231,26 @@ impl Builder<'_> {
         self.current.pop();
     }
 
-    fn call(&mut self, callee: String) {
-        if let Some(caller) = self.current.last() {
-            if *caller != callee {
-                let caller = if self.in_task > 0 {
-                    let task = format!("{SPAWNED_BY}{caller}");
-                    self.graph.spawned.insert(task.clone());
-                    task
-                } else {
-                    caller.clone()
-                };
-                self.graph.callers.entry(callee).or_default().insert(caller);
-            }
+    fn call(&mut self, callee: &str) {
+        let Some(caller) = self.current.last() else {
+            return;
+        };
+        if caller == callee {
+            return;
+        }
+        // Most calls are made again (`to_string`, `clone`): only a new pair is stored.
+        if !self.graph.callers.contains_key(callee) {
+            (self.graph.callers).insert(callee.to_string(), BTreeSet::new());
+        }
+        let Some(callers) = self.graph.callers.get_mut(callee) else {
+            return;
+        };
+        if self.in_task > 0 {
+            let task = format!("{SPAWNED_BY}{caller}");
+            self.graph.spawned.insert(task.clone());
+            callers.insert(task);
+        } else if !callers.contains(caller.as_str()) {
+            callers.insert(caller.clone());
         }
     }
 
@@ -268,7 +281,7 @@ impl<'ast> Visit<'ast> for Builder<'_> {
 
     fn visit_expr_method_call(&mut self, mc: &'ast syn::ExprMethodCall) {
         if matches!(&*mc.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
-            self.call(mc.method.to_string());
+            self.call(&name::of(&mc.method));
         }
         if crate::reading::ident_is_one_of(&mc.method, crate::model::scope::SPAWNS) {
             self.visit_expr(&mc.receiver);
@@ -281,7 +294,7 @@ impl<'ast> Visit<'ast> for Builder<'_> {
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*c.func {
             if let Some(last) = p.path.segments.last() {
-                self.call(last.ident.to_string());
+                self.call(&name::of(&last.ident));
             }
         }
         let spawns = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
@@ -296,7 +309,7 @@ impl<'ast> Visit<'ast> for Builder<'_> {
     /// `let task = async move { .. };` then `spawn(task)` in the file: the block runs in a task.
     fn visit_local(&mut self, l: &'ast syn::Local) {
         let spawned = match &l.pat {
-            syn::Pat::Ident(pi) => self.facts.spawned_names.contains(&pi.ident.to_string()),
+            syn::Pat::Ident(pi) => self.facts.spawned_names.contains(&*name::of(&pi.ident)),
             _ => false,
         };
         let Some(init) = l.init.as_ref().filter(|_| spawned) else {

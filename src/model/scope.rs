@@ -18,6 +18,7 @@ use crate::model::item_index::{ItemIndex, TypeText};
 use crate::model::manifest::{Dependency, Package};
 use crate::model::scan::RawRequest;
 use crate::model::sdk::{HandlerTrait, McpMethod, RoleSource, SdkTable, Side, SDKS};
+use crate::reading::name;
 
 /// What an expression is, as far as MCP is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -458,7 +459,7 @@ impl FileFacts {
             let k = match syn::parse_str::<syn::Type>(&t.text) {
                 Ok(mut ty) => {
                     qualify(&mut ty, &items.files[t.file].imports);
-                    self.classify_type(&ty, &HashSet::default())
+                    self.classify_type(&ty, &[])
                 }
                 Err(_) => Kind::Unknown,
             };
@@ -521,8 +522,11 @@ impl FileFacts {
             }
         }
         // A path through a module the file does not import (`server::ServerHandler`): by name.
-        let last = path.segments.last()?.ident.to_string();
-        let real = self.imports.get(&last).map_or(last, |imp| imp.name.clone());
+        let last = name::of(&path.segments.last()?.ident);
+        let real = self
+            .imports
+            .get(&*last)
+            .map_or(&*last, |imp| imp.name.as_str());
         SDKS.iter()
             .filter(|s| !self.absent(s) && (s.bare_names || self.mentions(s)))
             .find_map(|sdk| sdk.handler_traits.iter().find(|h| h.name == real))
@@ -542,44 +546,44 @@ impl FileFacts {
         else {
             return Vec::new();
         };
-        let first = first_seg.ident.to_string();
-        let last = last_seg.ident.to_string();
-        let from_root = |root: &str, name: String| -> Vec<(&'static SdkTable, String)> {
+        let first = name::of(&first_seg.ident);
+        let last = name::of(&last_seg.ident);
+        let from_root = |root: &str, name: &str| -> Vec<(&'static SdkTable, String)> {
             SDKS.iter()
                 .filter(|s| self.is_root_of(root, s))
-                .map(|s| (*s, name.clone()))
+                .map(|s| (*s, name.to_string()))
                 .collect()
         };
         if path.segments.len() > 1 {
             if SDKS
                 .iter()
-                .any(|s| s.crates.contains(&first.as_str()) || self.is_root_of(&first, s))
+                .any(|s| s.crates.contains(&&*first) || self.is_root_of(&first, s))
             {
-                return from_root(&first, last);
+                return from_root(&first, &last);
             }
             // `model::ServerRequest` after `use rmcp::model;`, or an enum imported from the SDK.
-            if let Some(imp) = self.imports.get(&first) {
-                return from_root(&imp.root, last);
+            if let Some(imp) = self.imports.get(&*first) {
+                return from_root(&imp.root, &last);
             }
             // A lowercase head that is not imported is another crate or a local module; a local
             // type is ours. Neither is the SDK.
             if first.starts_with(|c: char| c.is_lowercase() || c == '_')
-                || self.local_types.contains(&first)
+                || self.local_types.contains(&*first)
             {
                 return Vec::new();
             }
-            return self.bare(last);
+            return self.bare(&last);
         }
-        match self.imports.get(&last) {
+        match self.imports.get(&*last) {
             Some(imp) if matches!(imp.root.as_str(), "crate" | "super" | "self") => {
                 match self.reexported(imp) {
-                    Some((root, name)) => from_root(&root, name),
+                    Some((root, name)) => from_root(&root, &name),
                     None => Vec::new(),
                 }
             }
-            Some(imp) => from_root(&imp.root, imp.name.clone()),
-            None if self.local_types.contains(&last) => Vec::new(),
-            None => self.bare(last),
+            Some(imp) => from_root(&imp.root, &imp.name),
+            None if self.local_types.contains(&*last) => Vec::new(),
+            None => self.bare(&last),
         }
     }
 
@@ -645,10 +649,10 @@ impl FileFacts {
     /// A name that is neither imported nor defined here (a glob import, a prelude, a
     /// re-export): the SDKs the file mentions, then those the package depends on, then those
     /// whose names are distinctive enough to claim without evidence (`bare_names`).
-    fn bare(&self, name: String) -> Vec<(&'static SdkTable, String)> {
+    fn bare(&self, name: &str) -> Vec<(&'static SdkTable, String)> {
         self.bare_sdks
             .iter()
-            .map(|&i| (SDKS[i], name.clone()))
+            .map(|&i| (SDKS[i], name.to_string()))
             .collect()
     }
 
@@ -668,7 +672,7 @@ impl FileFacts {
 
     /// Classifies a type: is it (a wrapper around) an SDK peer or context, and of which side?
     /// `generics` are the type parameters in scope, which stay `Unknown`.
-    pub fn classify_type(&self, ty: &syn::Type, generics: &HashSet<String>) -> Kind {
+    pub fn classify_type(&self, ty: &syn::Type, generics: &[HashSet<String>]) -> Kind {
         match ty {
             syn::Type::Reference(r) => self.classify_type(&r.elem, generics),
             syn::Type::Paren(p) => self.classify_type(&p.elem, generics),
@@ -695,23 +699,22 @@ impl FileFacts {
                 let Some(last) = tp.path.segments.last() else {
                     return Kind::Unknown;
                 };
-                let name = last.ident.to_string();
-                if tp.qself.is_none() && tp.path.segments.len() == 1 && generics.contains(&name) {
+                let name = name::of(&last.ident);
+                if tp.qself.is_none()
+                    && tp.path.segments.len() == 1
+                    && generics.iter().any(|g| g.contains(&*name))
+                {
                     return Kind::Unknown;
                 }
-                let real = self
-                    .imports
-                    .get(&name)
-                    .map(|i| i.name.clone())
-                    .unwrap_or_else(|| name.clone());
-                if WRAPPERS.contains(&real.as_str()) {
+                let real = self.imports.get(&*name).map_or(&*name, |i| i.name.as_str());
+                if WRAPPERS.contains(&real) {
                     return match first_type_arg(&last.arguments) {
                         Some(inner) => self.classify_type(inner, generics),
                         None => Kind::Unknown,
                     };
                 }
                 // `HashMap<String, Peer<RoleServer>>`: what `get`, `values` and `iter` reach.
-                if MAPS.contains(&real.as_str()) {
+                if MAPS.contains(&real) {
                     return match last_type_arg(&last.arguments) {
                         Some(inner) => self.classify_type(inner, generics),
                         None => Kind::Unknown,
@@ -720,7 +723,7 @@ impl FileFacts {
                 // `type ServerPeer = Peer<RoleServer>;`. Aliases can form a cycle
                 // (`type A = B; type B = A;` does not compile, but the file may still say it).
                 if tp.path.segments.len() == 1 {
-                    if let Some(aliased) = self.type_aliases.get(&name) {
+                    if let Some(aliased) = self.type_aliases.get(&*name) {
                         thread_local!(static HOPS: std::cell::Cell<u8> = const { std::cell::Cell::new(0) });
                         let hops = HOPS.with(|h| h.get());
                         if hops >= 16 {
@@ -754,11 +757,11 @@ impl FileFacts {
                 // A type from elsewhere in this crate (`use crate::types::ServerPeer`) may be an
                 // alias or re-export of an SDK type the file cannot see: unknown, not foreign.
                 let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
-                let from_crate = match self.imports.get(&name) {
+                let from_crate = match self.imports.get(&*name) {
                     Some(imp) if tp.path.segments.len() == 1 => crate_root(&imp.root),
                     _ => {
                         tp.path.segments.len() > 1
-                            && crate_root(&tp.path.segments[0].ident.to_string())
+                            && crate_root(&name::of(&tp.path.segments[0].ident))
                     }
                 };
                 if from_crate {
@@ -775,19 +778,19 @@ impl FileFacts {
     /// crate itself.
     fn crate_alias_name(&self, tp: &syn::TypePath) -> Option<String> {
         let segs = &tp.path.segments;
-        let last = segs.last()?.ident.to_string();
+        let last = name::of(&segs.last()?.ident);
         // Most types are no alias of the package's: a few compares, no hash lookup.
         if !self.items.as_deref()?.may_answer(&last) {
             return None;
         }
         let crate_root = |root: &str| matches!(root, "crate" | "self" | "super");
         if segs.len() > 1 {
-            return crate_root(&segs[0].ident.to_string()).then_some(last);
+            return crate_root(&name::of(&segs[0].ident)).then(|| last.to_string());
         }
-        match self.imports.get(&last) {
-            Some(imp) => (crate_root(&imp.root) && imp.name == last).then_some(last),
-            None if self.local_types.contains(&last) => None,
-            None => Some(last),
+        match self.imports.get(&*last) {
+            Some(imp) => (crate_root(&imp.root) && imp.name == *last).then(|| last.to_string()),
+            None if self.local_types.contains(&*last) => None,
+            None => Some(last.to_string()),
         }
     }
 
@@ -803,11 +806,11 @@ impl FileFacts {
                 let syn::Type::Path(tp) = first_type_arg(args)? else {
                     return None;
                 };
-                let ident = tp.path.segments.last()?.ident.to_string();
+                let ident = name::of(&tp.path.segments.last()?.ident);
                 let real = self
                     .imports
-                    .get(&ident)
-                    .map_or(ident.as_str(), |i| i.name.as_str());
+                    .get(&*ident)
+                    .map_or(&*ident, |i| i.name.as_str());
                 sdk.role(real)
             }
         }

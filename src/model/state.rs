@@ -11,6 +11,7 @@ use crate::model::callgraph::{CallGraph, HandlerKind};
 use crate::model::scan::{RawRequest, RawScan};
 use crate::model::scope::{FileFacts, Kind, Origin, Value};
 use crate::model::sdk::{HandlerTrait, McpMethod, SdkTable, Side, SDKS};
+use crate::reading::name;
 use crate::reading::source::LineIndex;
 
 /// Methods and functions that return (a handle on) what they are called on, for our purposes.
@@ -129,12 +130,8 @@ impl<'a> State<'a> {
         self.frames.iter().rev().find_map(|f| f.get(name))
     }
 
-    fn generics_in_scope(&self) -> HashSet<String> {
-        self.generics.iter().flatten().cloned().collect()
-    }
-
     pub(crate) fn classify(&self, ty: &syn::Type) -> Kind {
-        self.facts.classify_type(ty, &self.generics_in_scope())
+        self.facts.classify_type(ty, &self.generics)
     }
 
     /// Which side a handler instance expression is (`Counter::new()`, `Counter`, `Counter {..}`).
@@ -144,20 +141,20 @@ impl<'a> State<'a> {
                 syn::Expr::Path(p) => {
                     let segs = &p.path.segments;
                     if segs.len() >= 2 {
-                        Some(segs[segs.len() - 2].ident.to_string())
+                        Some(name::of(&segs[segs.len() - 2].ident))
                     } else {
                         None
                     }
                 }
                 _ => None,
             },
-            syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            syn::Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            syn::Expr::Path(p) => p.path.segments.last().map(|s| name::of(&s.ident)),
+            syn::Expr::Struct(s) => s.path.segments.last().map(|s| name::of(&s.ident)),
             syn::Expr::Paren(p) => return self.handler_side(&p.expr),
             syn::Expr::Reference(r) => return self.handler_side(&r.expr),
             _ => None,
         };
-        if let Some(side) = name.and_then(|n| self.facts.handler_impls.get(&n).copied()) {
+        if let Some(side) = name.and_then(|n| self.facts.handler_impls.get(&*n).copied()) {
             return Some(side);
         }
         // A local bound to a handler instance (`let server = Counter::new();`).
@@ -177,7 +174,7 @@ impl<'a> State<'a> {
                 let Some(last) = segs.last() else {
                     return Value::unknown();
                 };
-                let id = last.ident.to_string();
+                let id = name::of(&last.ident);
                 if segs.len() == 1 {
                     if id == "self" {
                         let name = self.impls.last().and_then(|i| i.self_name.clone());
@@ -187,35 +184,31 @@ impl<'a> State<'a> {
                         return v.clone();
                     }
                 }
-                if let Some(ty) = self.facts.statics.get(&id) {
+                if let Some(ty) = self.facts.statics.get(&*id) {
                     return Value::of(self.classify(ty), Origin::Stored).with_hint(&id);
                 }
                 if let k @ (Kind::Peer { .. } | Kind::Context { .. }) = self.facts.crate_static(&id)
                 {
                     return Value::of(k, Origin::Stored).with_hint(&id);
                 }
-                if let Some(side) = self.facts.handler_impls.get(&id) {
+                if let Some(side) = self.facts.handler_impls.get(&*id) {
                     return Value::of(Kind::Handler(*side), Origin::Unknown);
                 }
                 Value::unknown().with_hint(&id)
             }
             syn::Expr::Field(f) => {
-                let name = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
                 let base = self.value_of(&f.base);
-                self.member_value(base, &name)
+                match &f.member {
+                    syn::Member::Named(n) => self.member_value(base, &name::of(n)),
+                    syn::Member::Unnamed(i) => self.member_value(base, &i.index.to_string()),
+                }
             }
             syn::Expr::MethodCall(mc) => {
-                let name = mc.method.to_string();
-                if TRANSPARENT_METHODS.contains(&name.as_str()) {
+                let name = name::of(&mc.method);
+                if TRANSPARENT_METHODS.contains(&&*name) {
                     return self.value_of(&mc.receiver);
                 }
-                if let Some(sdk) = SDKS
-                    .iter()
-                    .find(|s| s.serve_methods.contains(&name.as_str()))
-                {
+                if let Some(sdk) = SDKS.iter().find(|s| s.serve_methods.contains(&&*name)) {
                     return self.served(&mc.receiver, sdk);
                 }
                 let base = self.value_of(&mc.receiver);
@@ -223,7 +216,7 @@ impl<'a> State<'a> {
                     Kind::Context { .. } | Kind::Peer { .. } if mc.args.is_empty() => {
                         return self.member_value(base, &name);
                     }
-                    Kind::Unknown if name == "peer" && mc.args.is_empty() => {
+                    Kind::Unknown if *name == *"peer" && mc.args.is_empty() => {
                         return base.with_hint("peer");
                     }
                     _ => {}
@@ -244,9 +237,10 @@ impl<'a> State<'a> {
                 let Some(last) = p.path.segments.last() else {
                     return Value::unknown();
                 };
-                let name = last.ident.to_string();
+                let name = name::of(&last.ident);
                 for sdk in SDKS {
-                    if let Some((_, side)) = sdk.serve_functions.iter().find(|(n, _)| *n == name) {
+                    if let Some((_, side)) = sdk.serve_functions.iter().find(|(n, _)| *n == &*name)
+                    {
                         return Value::of(
                             Kind::Peer {
                                 sdk,
@@ -262,13 +256,13 @@ impl<'a> State<'a> {
                 if let Some(side) = self.handler_side(e) {
                     return Value::of(Kind::Handler(side), Origin::Unknown);
                 }
-                if WRAPPING_CALLS.contains(&name.as_str()) && c.args.len() == 1 {
+                if WRAPPING_CALLS.contains(&&*name) && c.args.len() == 1 {
                     return self.value_of(&c.args[0]);
                 }
                 Value::unknown()
             }
             syn::Expr::Struct(s) => match s.path.segments.last() {
-                Some(seg) => match self.facts.handler_impls.get(&seg.ident.to_string()) {
+                Some(seg) => match self.facts.handler_impls.get(&*name::of(&seg.ident)) {
                     Some(side) => Value::of(Kind::Handler(*side), Origin::Unknown),
                     None => Value::unknown(),
                 },
@@ -446,13 +440,9 @@ impl<'a> State<'a> {
             syn::Pat::Reference(r) => self.bind_pat(&r.pat, value),
             syn::Pat::Paren(p) => self.bind_pat(&p.pat, value),
             syn::Pat::TupleStruct(ts) => {
-                let head = ts
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                let inner = if matches!(head.as_str(), "Some" | "Ok") && ts.elems.len() == 1 {
+                let head = ts.path.segments.last().map(|s| name::of(&s.ident));
+                let inner = if matches!(head.as_deref(), Some("Some" | "Ok")) && ts.elems.len() == 1
+                {
                     value
                 } else {
                     Value::unknown()
@@ -616,7 +606,7 @@ impl<'ast> Visit<'ast> for RequestScan<'_, '_> {
 
     fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
         if p.path.segments.len() == 1 {
-            if let Some(v) = self.state.lookup(&p.path.segments[0].ident.to_string()) {
+            if let Some(v) = self.state.lookup(&name::of(&p.path.segments[0].ident)) {
                 if v.request.is_some() {
                     self.found = v.request;
                     return;

@@ -5,6 +5,7 @@ pub mod const_items;
 pub mod discover;
 pub mod lexer;
 pub mod macro_body;
+pub mod name;
 pub mod parse;
 pub mod skeleton;
 pub mod source;

@@ -6,6 +6,7 @@ use crate::model::callgraph::HandlerKind;
 use crate::model::manifest::Dependency;
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{Generics, RequestMethod, SdkTable, SDKS};
+use crate::reading::name;
 use crate::rules::engine::{Cx, Draft, Placement, Rule};
 
 pub struct LegacyRequest;
@@ -18,7 +19,7 @@ impl Rule for LegacyRequest {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::MethodCall(mc) => {
-                let name = mc.method.to_string();
+                let name = name::of(&mc.method);
                 for sdk in SDKS {
                     // One entry per arity and version line; the call's shape picks the candidates.
                     let shaped: Vec<&RequestMethod> = sdk
@@ -52,8 +53,8 @@ impl Rule for LegacyRequest {
                 if segs.len() < 2 || c.args.is_empty() {
                     return;
                 }
-                let name = segs[segs.len() - 1].ident.to_string();
-                let ty = segs[segs.len() - 2].ident.to_string();
+                let name = name::of(&segs[segs.len() - 1].ident);
+                let ty = name::of(&segs[segs.len() - 2].ident);
                 for sdk in SDKS {
                     if cx.facts().absent(sdk) {
                         continue;
@@ -67,10 +68,10 @@ impl Rule for LegacyRequest {
                     let real = cx
                         .facts()
                         .imports
-                        .get(&ty)
-                        .map_or(ty.clone(), |i| i.name.clone());
+                        .get(&*ty)
+                        .map_or(&*ty, |i| i.name.as_str());
                     let is_peer = sdk.peer_types.iter().any(|t| t.name == real);
-                    if is_peer && !cx.facts().local_types.contains(&ty) {
+                    if is_peer && !cx.facts().local_types.contains(&*ty) {
                         let v = cx.value_of(&c.args[0]);
                         let dep = cx.facts().dependency(sdk).cloned();
                         let legacy = sdk.request_methods_named(&name).find(|m| {

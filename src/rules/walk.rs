@@ -13,6 +13,7 @@ use crate::model::request_helpers::{deferred_question, unguarded_parts};
 use crate::model::scope::{type_name, FileFacts, Kind, Origin, Value};
 use crate::model::state::{FnContext, ImplInfo, State};
 use crate::reading::macro_body::{parse_macro_body, Piece};
+use crate::reading::name;
 use crate::reading::source::{LineIndex, Range};
 use crate::rules::engine::{Cx, Draft, Rule};
 
@@ -185,7 +186,7 @@ impl<'a> Walker<'a> {
         fn carries(w: &Walker<'_>, ts: &proc_macro2::TokenStream) -> bool {
             ts.clone().into_iter().any(|t| match t {
                 proc_macro2::TokenTree::Ident(i) => {
-                    w.state.lookup(&i.to_string()).is_some_and(|v| {
+                    w.state.lookup(&name::of(&i)).is_some_and(|v| {
                         v.request.is_some()
                             || !v.raw.is_empty()
                             || v.kind != crate::model::scope::Kind::Unknown
@@ -237,13 +238,8 @@ fn code_and_methods(text: &str) -> Vec<u8> {
 /// `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(..)]`, or `#[cfg(test)]`.
 fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        let last = a
-            .path()
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        match last.as_str() {
+        let last = a.path().segments.last().map(|s| name::of(&s.ident));
+        match last.as_deref().unwrap_or_default() {
             "test" | "rstest" | "test_case" | "quickcheck" | "proptest" => true,
             "cfg" => a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"),
             _ => false,
@@ -251,9 +247,9 @@ fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-fn last_ident(e: &syn::Expr) -> Option<String> {
+fn last_ident(e: &syn::Expr) -> Option<name::Name> {
     match e {
-        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| name::of(&s.ident)),
         _ => None,
     }
 }
@@ -327,7 +323,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         };
         self.ask(|r, cx| r.check_local(cx, l));
         // `let task = async move { .. }; tokio::spawn(task);`: the body runs in the spawned task.
-        let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&pi.ident.to_string()))
+        let spawned_later = matches!(&l.pat, syn::Pat::Ident(pi) if self.state.facts.spawned_names.contains(&*name::of(&pi.ident)))
             && matches!(&*init.expr, syn::Expr::Async(_) | syn::Expr::Closure(_));
         if spawned_later {
             self.spawned(|w| w.visit_expr(&init.expr));
@@ -420,7 +416,7 @@ impl<'ast> Visit<'ast> for Walker<'_> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         self.visit_expr(&c.func);
-        let spawn = last_ident(&c.func).is_some_and(|n| SPAWNS.contains(&n.as_str()));
+        let spawn = last_ident(&c.func).is_some_and(|n| SPAWNS.contains(&&*n));
         let visit_args = |w: &mut Self| {
             for a in &c.args {
                 w.visit_expr(a);
@@ -438,10 +434,10 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if let Some(t) = &mc.turbofish {
             self.visit_angle_bracketed_generic_arguments(t);
         }
-        let method = mc.method.to_string();
-        let spawn = SPAWNS.contains(&method.as_str());
+        let method = name::of(&mc.method);
+        let spawn = SPAWNS.contains(&&*method);
         let element = ADAPTERS
-            .contains(&method.as_str())
+            .contains(&&*method)
             .then(|| self.state.value_of(&mc.receiver));
         let visit_args = |w: &mut Self| {
             for a in &mc.args {
@@ -465,18 +461,13 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if self.macro_depth >= 16 {
             return;
         }
-        let name = m
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = m.path.segments.last().map(|s| name::of(&s.ident));
         if !self.macro_may_matter(m) {
             return;
         }
         let pieces = parse_macro_body(&m.tokens);
         self.macro_depth += 1;
-        if SPAWNS.contains(&name.as_str()) {
+        if SPAWNS.contains(&name.as_deref().unwrap_or_default()) {
             self.spawned(|w| w.visit_pieces(pieces));
         } else {
             self.visit_pieces(pieces);

@@ -168,6 +168,9 @@ fn plan_unit(
             needed.extend(p.imports.iter().copied());
         }
     }
+    // Every plan asks for the same few names: each is looked for once (`import_edit` sorts).
+    needed.sort_unstable();
+    needed.dedup();
     // Only the names the written code uses: an elicitation whose answer is read with
     // `.accepted()` names no `Elicitation`, and an import of it would be unused.
     needed.retain(|name| {

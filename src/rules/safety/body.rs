@@ -409,7 +409,7 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
 
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
         self.b.methods.push(mc);
-        self.b.idents.insert(mc.method.to_string());
+        insert_name(&mut self.b.idents, &mc.method);
         // `.and_then(|r| ..)`: the closure's parameters stand for (items of) the receiver.
         for a in &mc.args {
             if let syn::Expr::Closure(cl) = a {
@@ -436,7 +436,7 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
     fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
         self.b.fields.push(f);
         if let syn::Member::Named(n) = &f.member {
-            self.b.idents.insert(n.to_string());
+            insert_name(&mut self.b.idents, n);
         }
         syn::visit::visit_expr_field(self, f);
     }
@@ -458,7 +458,7 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
     }
 
     fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
-        self.b.idents.insert(i.to_string());
+        insert_name(&mut self.b.idents, i);
     }
 
     fn visit_lit_str(&mut self, s: &'a syn::LitStr) {
@@ -468,9 +468,18 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
     fn visit_macro(&mut self, m: &'a syn::Macro) {
         self.b.macros.push(m);
         if let Some(last) = m.path.segments.last() {
-            self.b.idents.insert(last.ident.to_string());
+            insert_name(&mut self.b.idents, &last.ident);
         }
         token_words(&m.tokens, &mut self.b.idents, &mut self.b.strings);
+    }
+}
+
+/// Adds `ident`'s name to `names`: most names of a body come again and again, and only a new one
+/// is made a `String`.
+fn insert_name(names: &mut HashSet<String>, ident: &proc_macro2::Ident) {
+    let name = crate::reading::name::of(ident);
+    if !names.contains(&*name) {
+        names.insert(String::from(name));
     }
 }
 
@@ -478,9 +487,7 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
 fn token_words(ts: &TokenStream, idents: &mut HashSet<String>, strings: &mut Vec<String>) {
     for tt in ts.clone() {
         match tt {
-            TokenTree::Ident(i) => {
-                idents.insert(i.to_string());
-            }
+            TokenTree::Ident(i) => insert_name(idents, &i),
             TokenTree::Literal(l) => {
                 if let Some(s) = lit_str(&l) {
                     for name in format_arg_names(&s) {
