@@ -36,10 +36,7 @@ pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<(
     out.write_all(&frame.as_bytes()[..at])?;
     out.write_all(b"\"findings\": [\n")?;
     for (n, batch) in report.findings.chunks(BATCH).enumerate() {
-        let items: Vec<Vec<u8>> = batch
-            .par_iter()
-            .map(indented)
-            .collect::<serde_json::Result<_>>()?;
+        let items: Vec<Vec<u8>> = batch.par_iter().map(indented).collect();
         for (i, item) in items.iter().enumerate() {
             if n > 0 || i > 0 {
                 out.write_all(b",\n")?;
@@ -67,27 +64,18 @@ struct Frame<'a> {
 /// Where the empty findings array stands in the frame's pretty text.
 const EMPTY_FINDINGS: &str = "\"findings\": [],";
 
-/// One finding as the pretty printer writes it inside the array: every line four spaces in.
-/// Written straight at that depth, as the only element of an array in an array (the printer's
-/// own indentation, two spaces a level), whose two brackets each side are then cut off: no pass
-/// over the text to indent it again, which was a third of the writer's time.
-fn indented(f: &Finding) -> serde_json::Result<Vec<u8>> {
+/// One finding as the pretty printer writes it inside the array: every line four spaces in
+/// (`json_pretty.rs`).
+fn indented(f: &Finding) -> Vec<u8> {
     let mut out = Vec::with_capacity(2048);
-    serde_json::to_writer_pretty(&mut out, &[[f]])?;
-    debug_assert!(out.starts_with(OUTER_OPEN) && out.ends_with(OUTER_CLOSE));
-    out.truncate(out.len() - OUTER_CLOSE.len());
-    out.drain(..OUTER_OPEN.len());
-    Ok(out)
+    super::json_pretty::finding(&mut out, f);
+    out
 }
-
-/// What the pretty printer writes around `[[x]]`'s element.
-const OUTER_OPEN: &[u8] = b"[\n  [\n";
-const OUTER_CLOSE: &[u8] = b"\n  ]\n]";
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::{Applicability, Edit, Fix, Level};
+    use crate::finding::{Applicability, Edit, FileEdits, Fix, Level};
 
     fn finding(n: usize, with_fix: bool) -> Finding {
         Finding {
@@ -120,12 +108,56 @@ mod tests {
         }
     }
 
+    /// Every field set, every variant, and strings with every kind of byte JSON escapes.
+    fn odd_findings() -> Vec<Finding> {
+        let texts = [
+            "plain",
+            "",
+            "quote \" backslash \\ slash / tab \t cr \r bell \u{7} nul \u{0} unit \u{1f} del \u{7f}",
+            "form \u{c} back \u{8} é 漢 🦀 \u{2028}",
+        ];
+        let mut out = Vec::new();
+        for (n, text) in texts.iter().enumerate() {
+            let mut f = finding(n, true);
+            f.message = text.to_string();
+            f.code = format!("MCP{n}{text}");
+            f.level = [Level::Error, Level::Warning, Level::Allow][n % 3];
+            f.mcp_method = (n % 2 == 0).then(|| text.to_string());
+            f.sdk = (n % 2 == 1).then(|| format!("sdk {text}"));
+            f.help = (n != 1).then(|| text.to_string());
+            f.line = usize::MAX - n;
+            f.column = 0;
+            let fix = f.fix.as_mut().unwrap();
+            fix.applicability = [Applicability::Safe, Applicability::Unsafe, Applicability::DisplayOnly][n % 3];
+            fix.message = text.to_string();
+            fix.edits[0].replacement = text.to_string();
+            if n % 2 == 1 {
+                fix.edits.clear();
+            }
+            if n >= 2 {
+                fix.other_files = vec![
+                    FileEdits {
+                        path: format!("src/{text}.rs"),
+                        edits: fix.edits.iter().cloned().chain(fix.edits.clone()).collect(),
+                    },
+                    FileEdits {
+                        path: "empty.rs".into(),
+                        edits: Vec::new(),
+                    },
+                ];
+            }
+            out.push(f);
+        }
+        out
+    }
+
     #[test]
     fn byte_for_byte_the_pretty_printer() {
         for findings in [
             vec![],
             vec![finding(1, true)],
             (0..50).map(|n| finding(n, n % 2 == 0)).collect(),
+            odd_findings(),
         ] {
             let report = Report {
                 version: 1,

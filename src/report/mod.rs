@@ -5,6 +5,7 @@ pub mod concise;
 pub mod github;
 mod human;
 pub mod json;
+mod json_pretty;
 pub mod rustc_json;
 pub mod sarif;
 pub mod statistics;
