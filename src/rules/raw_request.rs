@@ -8,6 +8,7 @@ use crate::model::request_helpers::is_method_sender;
 use crate::model::scan::{RawRequest as RawLit, RawScan};
 use crate::model::scope::{Kind, Origin};
 use crate::model::sdk::{raw, McpMethod, SdkTable, Side, SDKS};
+use crate::reading::name;
 use crate::rules::engine::{Cx, Draft, Placement, Rule, Unreached};
 
 pub struct RawRequest;
@@ -20,7 +21,7 @@ impl Rule for RawRequest {
     fn check_expr(&self, cx: &mut Cx<'_>, expr: &syn::Expr) {
         match expr {
             syn::Expr::MethodCall(mc) => {
-                let name = mc.method.to_string();
+                let name = name::of(&mc.method);
                 for sdk in SDKS {
                     let Some(m) = sdk.raw_send(&name, mc.args.len()) else {
                         continue;
@@ -45,39 +46,42 @@ impl Rule for RawRequest {
                         return;
                     }
                 }
-                if raw::SINK_METHODS.contains(&name.as_str()) {
+                if raw::SINK_METHODS.contains(&&*name) {
                     for a in &mc.args {
                         let lits = cx.raw_requests_in(a);
                         report_literals(cx, lits, &name);
                     }
                 }
-                // A client's own peer asks the server; it never sends these.
-                let client_side = matches!(
-                    cx.value_of(&mc.receiver).kind,
-                    Kind::Peer {
-                        side: Some(Side::Client),
-                        ..
-                    } | Kind::Context {
-                        side: Some(Side::Client),
-                        ..
-                    }
-                );
-                if !client_side {
-                    let lits = method_strings(cx, &name, &mc.args);
+                // A client's own peer asks the server; it never sends these. (The receiver is
+                // looked at only for a call that passes a method's name: most calls pass none.)
+                let lits = method_strings(cx, &name, &mc.args);
+                let client_side = || {
+                    matches!(
+                        cx.value_of(&mc.receiver).kind,
+                        Kind::Peer {
+                            side: Some(Side::Client),
+                            ..
+                        } | Kind::Context {
+                            side: Some(Side::Client),
+                            ..
+                        }
+                    )
+                };
+                if !lits.is_empty() && !client_side() {
                     report_literals(cx, lits, &name);
                 }
             }
             syn::Expr::Struct(s) => {
                 for f in &s.fields {
                     if let syn::Member::Named(n) = &f.member {
-                        stored_in_field(cx, &n.to_string(), &f.expr);
+                        stored_in_field(cx, &name::of(n), &f.expr);
                     }
                 }
             }
             syn::Expr::Assign(a) => {
                 if let syn::Expr::Field(f) = &*a.left {
                     if let syn::Member::Named(n) = &f.member {
-                        stored_in_field(cx, &n.to_string(), &a.right);
+                        stored_in_field(cx, &name::of(n), &a.right);
                     }
                 }
             }
@@ -86,8 +90,8 @@ impl Rule for RawRequest {
                 let Some(last) = p.path.segments.last() else {
                     return;
                 };
-                let name = last.ident.to_string();
-                if raw::SINK_FUNCTIONS.contains(&name.as_str()) {
+                let name = name::of(&last.ident);
+                if raw::SINK_FUNCTIONS.contains(&&*name) {
                     for a in &c.args {
                         let lits = cx.raw_requests_in(a);
                         report_literals(cx, lits, &name);
@@ -103,14 +107,14 @@ impl Rule for RawRequest {
     /// A builder fn (`request_helpers.rs`) whose value the package sends somewhere else: the
     /// finding stands at the request literal it builds, and names the sender.
     fn check_fn(&self, cx: &mut Cx<'_>, sig: &syn::Signature, block: &syn::Block) {
-        let name = sig.ident.to_string();
-        if !cx.facts().helpers.builders.contains_key(&name) {
+        let name = name::of(&sig.ident);
+        if !cx.facts().helpers.builders.contains_key(&*name) {
             return;
         }
         let Some(sender) = cx
             .facts()
             .request_flow()
-            .and_then(|f| f.builders.get(&name))
+            .and_then(|f| f.builders.get(&*name))
             .cloned()
         else {
             return;
@@ -129,8 +133,8 @@ impl Rule for RawRequest {
         let Some(last) = mac.path.segments.last() else {
             return;
         };
-        let name = last.ident.to_string();
-        if raw::SINK_MACROS.contains(&name.as_str()) {
+        let name = name::of(&last.ident);
+        if raw::SINK_MACROS.contains(&&*name) {
             let lits = cx.raw_requests_in_tokens(&mac.tokens);
             report_literals(cx, lits, &format!("{name}!"));
         }
