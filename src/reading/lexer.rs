@@ -252,7 +252,13 @@ impl<'a> Lexer<'a> {
             let b = self.peek(0)?;
             let start = self.at;
             match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.at += 1,
+                // Indentation comes in runs: passed over in one tight loop.
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    self.at += 1;
+                    while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+                        self.at += 1;
+                    }
+                }
                 b'/' if self.peek(1) == Some(b'/') => {
                     self.line_comment();
                     if self.comments {
