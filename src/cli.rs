@@ -370,6 +370,8 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
         return Ok(EXIT_CLEAN);
     }
     let mut phases = crate::timings::Phases::start();
+    // Not joined: the first file that needs what it builds waits for it there.
+    let _warming = crate::lint::warm_up(&settings);
     let (files, walk_errors) = crate::reading::discover::discover(&paths, &settings.base_dir);
     phases.mark("discover");
     let files = gate::drop_excluded(files, &mut resolver)?;

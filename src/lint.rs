@@ -149,6 +149,31 @@ pub struct FileResult {
     pub has_directives: bool,
 }
 
+/// Builds, on a thread of its own, what the analysis builds on first use: the prefilter's
+/// automata and the rules' tables (about 8 ms of one core on this machine, `bench/run.sh`). The
+/// command starts it before it walks the tree, one core's work, so the other core does it: the
+/// first files on both workers found it built, where before one built it while the other waited.
+/// A small server file of our own is linted for it, so whatever the rules build on first use is
+/// built, whichever rules those are.
+pub fn warm_up(settings: &Settings) -> Option<std::thread::JoinHandle<()>> {
+    const SERVER: &str = "use rmcp::{model::*, service::RequestContext, ErrorData, RoleServer};\n\
+struct Warm;\n\
+impl Warm {\n    \
+async fn ask(&self, ctx: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {\n        \
+let roots = ctx.peer.list_roots().await;\n        \
+let _ = ctx.peer.create_elicitation(CreateElicitationRequestParam::default()).await;\n        \
+Ok(CallToolResult::success(vec![Content::text(format!(\"{roots:?}\"))]))\n    }\n}\n";
+    // One worker asked for (or a rerun after a crash, one file at a time): no second thread.
+    if worker_threads(settings.threads) < 2 {
+        return None;
+    }
+    let settings = settings.clone();
+    std::thread::Builder::new()
+        .name("warm-up".into())
+        .spawn(move || drop(lint_source("warm-up.rs", SERVER.as_bytes(), &settings)))
+        .ok()
+}
+
 /// Lints one file's bytes. `path` is used as given in the findings. Runs on a thread with a
 /// large stack, so deeply nested input cannot overflow the caller's.
 pub fn lint_source(path: &str, source: &[u8], settings: &Settings) -> FileResult {
@@ -549,6 +574,7 @@ pub fn lint_files_with(
         lint_admitted(display, bytes, settings, prefilter.as_deref(), package)
     };
     let run = || -> Vec<Outcome> {
+        let mut phases = crate::timings::Phases::start();
         let scanned: Vec<Scanned> = files
             .par_iter()
             .map(|f| {
@@ -560,6 +586,7 @@ pub fn lint_files_with(
                     })
             })
             .collect();
+        phases.mark("  read");
         let mut order: Vec<usize> = (0..files.len())
             .filter(|&i| matches!(scanned[i], Scanned::Admitted(..)))
             .collect();
@@ -568,11 +595,18 @@ pub fn lint_files_with(
             _ => std::cmp::Reverse(0),
         });
         // Admitted files by absolute path, for the crate index: what it finds here it does not
-        // read again.
+        // read again. (`std::path::absolute` asks the OS for the working directory each time:
+        // a system call per file, on one thread.)
+        let cwd = std::env::current_dir().ok();
         let by_path: crate::model::fast_hash::HashMap<PathBuf, usize> = order
             .iter()
             .filter_map(|&i| {
-                let abs = std::path::absolute(&files[i]).ok()?;
+                let f = &files[i];
+                let abs = match &cwd {
+                    _ if f.is_absolute() => f.clone(),
+                    Some(cwd) => cwd.join(f),
+                    None => std::path::absolute(f).ok()?,
+                };
                 Some((crate::model::item_index::normalize(&abs), i))
             })
             .collect();
@@ -584,6 +618,7 @@ pub fn lint_files_with(
             Scanned::Admitted(.., evidence) => Some(*evidence),
             _ => None,
         };
+        phases.mark("  order");
         let analysed: Vec<(usize, FileResult)> = order
             .par_iter()
             .with_max_len(1)
@@ -600,6 +635,7 @@ pub fn lint_files_with(
                 (i, r.unwrap_or_else(|| internal_error(display)))
             })
             .collect();
+        phases.mark("  analyse");
         let mut done: Vec<Option<FileResult>> = (0..files.len()).map(|_| None).collect();
         for (i, r) in analysed {
             done[i] = Some(r);
@@ -609,6 +645,7 @@ pub fn lint_files_with(
                 done[i] = Some(r);
             }
         }
+        phases.mark("  late");
         scanned
             .into_iter()
             .zip(done)
