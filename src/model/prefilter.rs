@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::model::manifest::Package;
-use crate::reading::skeleton::BodyKeys;
+use crate::reading::skeleton::{BodyKeys, UpgradeKeys, WholeNames};
 
 /// Substrings (case-sensitive, so the scan keeps its SIMD prefilter) that mark a file as MCP code whatever its package depends on.
 const ANCHORS: &[&str] = &[
@@ -175,8 +175,8 @@ impl Prefilter {
             keys.imported = crate::model::sdk::rmcp_upgrade::imported_only_names();
         }
         keys.upgrade = match below_3 {
-            Some(true) => self.upgrade.scanner.clone().map(|s| (s, false)),
-            Some(false) => self.upgrade.old_names.clone().map(|s| (s, true)),
+            Some(true) => self.upgrade.scanner.clone().map(UpgradeKeys::Anywhere),
+            Some(false) => self.upgrade.old_keys.clone(),
             None => None,
         };
         Some(keys)
@@ -320,6 +320,8 @@ struct UpgradeTriggers {
     /// package already on 3.x: there they must stand as whole identifiers, since most are the
     /// start of a 3.x name (`Content` of `ContentBlock`).
     old_names: Option<AhoCorasick>,
+    /// The same names as the skeleton looks for them (`UpgradeKeys::Whole`).
+    old_keys: Option<UpgradeKeys>,
 }
 
 impl UpgradeTriggers {
@@ -363,6 +365,19 @@ impl UpgradeTriggers {
                 scanner(&names)
             },
             old_names: if old.is_empty() { None } else { scanner(&old) },
+            old_keys: (!old.is_empty()).then(|| {
+                let (plain, marked): (Vec<&'static str>, Vec<&'static str>) = old
+                    .iter()
+                    .partition(|n| n.bytes().all(crate::reading::lexer::is_ident));
+                UpgradeKeys::Whole {
+                    names: Arc::new(WholeNames::new(&plain)),
+                    marked: if marked.is_empty() {
+                        None
+                    } else {
+                        scanner(&marked)
+                    },
+                }
+            }),
             names,
         }
     }

@@ -33,8 +33,8 @@ pub struct BodyKeys {
     /// they overlap, and no token holds a brace, so both start inside the same body.
     pub more_triggers: Option<AhoCorasick>,
     /// The rmcp upgrade names worth keeping a body for in this file's package (see
-    /// `Prefilter::body_keys`), and whether they count only as whole identifiers.
-    pub upgrade: Option<(AhoCorasick, bool)>,
+    /// `Prefilter::body_keys`).
+    pub upgrade: Option<UpgradeKeys>,
     /// Crate names, matched against the file's identifiers.
     pub context: Vec<&'static str>,
     /// Names that keep a body only in a file whose `use` of an SDK crate names them: rmcp's
@@ -46,6 +46,41 @@ pub struct BodyKeys {
     /// Constants declared in other files of the package with one of those values
     /// (`item_index.rs`): a body naming one is kept the same way.
     pub package_consts: Vec<String>,
+}
+
+/// How the rmcp upgrade names keep a body.
+#[derive(Clone)]
+pub enum UpgradeKeys {
+    /// Anywhere in its text, inside a longer name too (a package below rmcp 3.0, or of unknown
+    /// version).
+    Anywhere(AhoCorasick),
+    /// Standing alone (a package on rmcp 3.x, where most old names start a current one:
+    /// `Content` of `ContentBlock`): a plain name as one of the body's identifiers, looked up
+    /// per identifier the skeleton's lexer listed; a name with punctuation in it (`.raw.`)
+    /// through `marked`, its match standing alone.
+    Whole {
+        names: std::sync::Arc<WholeNames>,
+        marked: Option<AhoCorasick>,
+    },
+}
+
+/// Plain identifiers, looked up by their bytes; [`Shapes`] rules out most identifiers unhashed.
+pub struct WholeNames {
+    names: std::collections::HashSet<&'static [u8]>,
+    shapes: Shapes,
+}
+
+impl WholeNames {
+    pub fn new(names: &[&'static str]) -> WholeNames {
+        WholeNames {
+            names: names.iter().map(|n| n.as_bytes()).collect(),
+            shapes: Shapes::of(names.iter().map(|n| n.as_bytes())),
+        }
+    }
+
+    fn contains(&self, ident: &[u8]) -> bool {
+        self.shapes.may_be(ident) && self.names.contains(ident)
+    }
 }
 
 /// One fn body (or an enum's variants): the offsets of its braces, the item's name, and the body
@@ -153,33 +188,8 @@ fn blank_bodies(
             keep_around(bodies, &mut kept, m.start(), &mut |_| {});
         }
     }
-    if let Some((upgrade, whole)) = &keys.upgrade {
-        // Only a body still to blank can change, so only those are scanned (the outermost of
-        // them: a nested one is in its parent's text); their scans find the matches a scan of
-        // the whole text finds there. No name holds a `{`, so no match of the whole text runs
-        // across a body's opening brace, and a scan from just after it takes the same steps;
-        // the scan reads on past the closing brace by the longest name, so a match that starts
-        // inside ends where it would. The names run without SIMD search (there are too many), so
-        // this is most of their cost; on an rmcp server, most bodies are kept already.
-        let outermost: Vec<&Body> = bodies
-            .iter()
-            .enumerate()
-            .filter(|(i, b)| !kept[*i] && b.parent.is_none_or(|p| kept[p]))
-            .map(|(_, b)| b)
-            .collect();
-        for b in outermost {
-            let from = b.open + 1;
-            let to = (b.close + upgrade.max_pattern_len()).min(bytes.len());
-            for m in upgrade.find_iter(&bytes[from..to]) {
-                let (start, end) = (from + m.start(), from + m.end());
-                if start >= b.close {
-                    break;
-                }
-                if !whole || crate::reading::lexer::stands_alone(bytes, start, end) {
-                    keep_around(bodies, &mut kept, start, &mut |_| {});
-                }
-            }
-        }
+    if let Some(upgrade) = &keys.upgrade {
+        keep_upgrade_names(bytes, upgrade, bodies, idents, &mut kept);
     }
     keep_naming_consts(bytes, keys, consts, bodies, idents, &mut kept);
     keep_callers(bytes, bodies, idents, &mut kept);
@@ -229,6 +239,60 @@ fn blank_bodies(
     out.extend_from_slice(&bytes[at..]);
     // Only whole chars were replaced, by ASCII: still UTF-8.
     String::from_utf8(out).ok()
+}
+
+/// Keeps the bodies still to blank that hold one of the upgrade names. Only a body still to
+/// blank can change, so only those are looked at (the outermost of them: a nested one is in its
+/// parent's text).
+fn keep_upgrade_names(
+    bytes: &[u8],
+    upgrade: &UpgradeKeys,
+    bodies: &[Body],
+    idents: &[Range<usize>],
+    kept: &mut [bool],
+) {
+    let outermost: Vec<usize> = (0..bodies.len())
+        .filter(|&i| !kept[i] && bodies[i].parent.is_none_or(|p| kept[p]))
+        .collect();
+    // Each body's scan finds the matches a scan of the whole text finds there: no name holds a
+    // `{`, so no match of the whole text runs across a body's opening brace, and a scan from just
+    // after it takes the same steps; it reads on past the closing brace by the longest name, so
+    // a match that starts inside ends where it would.
+    let scan = |ac: &AhoCorasick, whole: bool, kept: &mut [bool]| {
+        for &i in &outermost {
+            let b = &bodies[i];
+            let from = b.open + 1;
+            let to = (b.close + ac.max_pattern_len()).min(bytes.len());
+            for m in ac.find_iter(&bytes[from..to]) {
+                let (start, end) = (from + m.start(), from + m.end());
+                if start >= b.close {
+                    break;
+                }
+                if !whole || crate::reading::lexer::stands_alone(bytes, start, end) {
+                    keep_around(bodies, kept, start, &mut |_| {});
+                }
+            }
+        }
+    };
+    match upgrade {
+        // The names run without SIMD search (there are too many): most of their cost, and why
+        // a package on 3.x looks its names up by identifier instead.
+        UpgradeKeys::Anywhere(ac) => scan(ac, false, kept),
+        UpgradeKeys::Whole { names, marked } => {
+            if let Some(marked) = marked {
+                scan(marked, true, kept);
+            }
+            for &i in &outermost {
+                let b = &bodies[i];
+                let first = idents.partition_point(|r| r.start <= b.open);
+                for r in idents[first..].iter().take_while(|r| r.start < b.close) {
+                    if names.contains(&bytes[r.clone()]) {
+                        keep_around(bodies, kept, r.start, &mut |_| {});
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Keeps every body that names a constant whose value is one of [`BodyKeys::const_values`] (a
@@ -446,33 +510,41 @@ mod tests {
     #[test]
     fn upgrade_names_keep_the_bodies_a_scan_of_the_whole_text_keeps() {
         let names = [".size }", "Content", "ContentPart"];
-        // Leftmost-first, as the prefilter builds its scanners.
-        let scanner = aho_corasick::AhoCorasickBuilder::new()
-            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-            .build(names)
-            .unwrap();
         let text = "fn a() { trigger() }\nfn b() { ContentPart::x() }\nfn c() { s.size }\n\
-fn d() { Contents }\nfn e() { let y = 1; }\nfn f() { fn g() { Content::text() } }\n";
-        for whole in [false, true] {
+fn d() { Contents }\nfn e() { let y = 1; }\nfn f() { fn g() { Content::text() } }\n\
+fn h() { \"Content\" } // Content\n";
+        // Leftmost-first, as the prefilter builds its scanners.
+        let scanner = |names: &[&str]| {
+            aho_corasick::AhoCorasickBuilder::new()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(names)
+                .unwrap()
+        };
+        let anywhere = UpgradeKeys::Anywhere(scanner(&names));
+        let whole = UpgradeKeys::Whole {
+            names: std::sync::Arc::new(WholeNames::new(&names[1..])),
+            marked: Some(scanner(&names[..1])),
+        };
+        for (upgrade, is_whole) in [(anywhere, false), (whole, true)] {
             let keys = BodyKeys {
-                upgrade: Some((scanner.clone(), whole)),
+                upgrade: Some(upgrade),
                 ..keys(&["trigger"])
             };
             let out = blank(text, &keys).expect("e is blanked");
-            // The whole text, scanned as before.
-            let mut expected: Vec<&str> = vec!["trigger()", "s.size", "Content::text()"];
-            if whole {
-                // Leftmost-first: `Content` is read in `ContentPart`, and does not stand alone.
-                expected.push("fn g()");
-            } else {
-                expected.extend(["ContentPart::x()", "Contents"]);
-            }
-            for kept in expected {
-                assert!(out.contains(kept), "{whole}: {kept} in {out}");
+            // Kept either way: a name standing alone (`ContentPart`, not hidden by `Content`,
+            // which starts it), one with punctuation, one in a nested fn.
+            for kept in [
+                "trigger()",
+                "ContentPart::x()",
+                "s.size",
+                "fn g() { Content::text()",
+            ] {
+                assert!(out.contains(kept), "{is_whole}: {kept} in {out}");
             }
             assert!(!out.contains("let y"), "{out}");
-            assert_eq!(out.contains("Contents"), !whole, "{out}");
-            assert_eq!(out.contains("ContentPart::x()"), !whole, "{out}");
+            // Inside a longer name, or in a string: only a package below 3.0 keeps the body.
+            assert_eq!(out.contains("Contents"), !is_whole, "{out}");
+            assert_eq!(out.contains("\"Content\""), !is_whole, "{out}");
         }
     }
 
