@@ -704,6 +704,9 @@ impl Cache {
 #[derive(Default)]
 pub struct Packages {
     cache: Mutex<Cache>,
+    /// The working directory, read once: `std::path::absolute` reads it for every relative
+    /// path, a system call per file looked up.
+    cwd: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl Packages {
@@ -720,7 +723,7 @@ impl Packages {
     /// [`Packages::for_file`], taking the code evidence of the package's sources from `known`
     /// where it has it (a run's first pass scanned most of them) before reading the disk.
     pub fn for_file_with(&self, path: &Path, known: KnownEvidence<'_>) -> Option<Arc<Package>> {
-        let abs = std::path::absolute(path).ok()?;
+        let abs = self.absolute(path)?;
         let dir = abs.parent()?;
         let package = self
             .cache
@@ -734,8 +737,8 @@ impl Packages {
     /// judged from the text of its manifest without parsing it (large manifests such as
     /// `windows-sys`'s cost more to parse than the file costs to scan). `false` when unsure.
     pub fn certainly_without_an_sdk(&self, path: &Path) -> bool {
-        let Some(dir) = std::path::absolute(path)
-            .ok()
+        let Some(dir) = self
+            .absolute(path)
             .and_then(|p| p.parent().map(Path::to_path_buf))
         else {
             return false;
@@ -744,6 +747,24 @@ impl Packages {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .certainly_without_an_sdk(&dir)
+    }
+
+    /// `path` made absolute as `std::path::absolute` makes it (its `.` components dropped, its
+    /// `..` kept), from the working directory as it was at the first look-up.
+    fn absolute(&self, path: &Path) -> Option<PathBuf> {
+        if path.is_absolute() {
+            return std::path::absolute(path).ok();
+        }
+        let cwd = self
+            .cwd
+            .get_or_init(|| std::env::current_dir().ok())
+            .as_ref()?;
+        let mut abs = cwd.clone();
+        abs.extend(
+            path.components()
+                .filter(|c| *c != std::path::Component::CurDir),
+        );
+        Some(abs)
     }
 
     /// Manifests and locks that could not be read, each once, in a stable order.
@@ -763,6 +784,28 @@ impl Packages {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_made_absolute_as_the_standard_library_makes_them() {
+        let packages = Packages::new();
+        for p in [
+            "a/b.rs",
+            "./a/./b.rs",
+            "a//b.rs",
+            "../x/y.rs",
+            "a/../b/c.rs",
+            ".",
+            "/abs/./p.rs",
+        ] {
+            let p = Path::new(p);
+            assert_eq!(
+                packages.absolute(p),
+                std::path::absolute(p).ok(),
+                "{}",
+                p.display()
+            );
+        }
+    }
 
     #[test]
     fn versions_and_requirements() {
