@@ -187,61 +187,74 @@ fn number(out: &mut Vec<u8>, mut n: usize) {
 
 /// A JSON string as serde escapes it: `"` and `\`, and the control characters (`\n`, `\t`, `\r`,
 /// `\b`, `\f` by name, the others as `\u00XX` in lowercase hex); everything else as it is.
-/// Most of the report is fix text with nothing to escape: it is passed over eight bytes at a
-/// time, and only a word that may hold such a byte is looked at byte by byte.
+/// Most of the report is fix text, code with a quote or a line break every few words: the next
+/// byte to escape is found eight bytes at a time, and the text up to it copied in one piece.
 fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut from = 0;
     let mut i = 0;
     while i < bytes.len() {
-        if let Some(word) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if !may_need_escape(word) {
-                i += 8;
-                continue;
+        let at = match bytes.get(i..i + 8) {
+            Some(word) => {
+                let mask = escapes(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+                if mask == 0 {
+                    i += 8;
+                    continue;
+                }
+                // The lowest flagged byte is always a true one (see `escapes`).
+                i + (mask.trailing_zeros() / 8) as usize
             }
-        }
-        let end = (i + 8).min(bytes.len());
-        for (j, &b) in bytes.iter().enumerate().take(end).skip(i) {
-            let escape: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\t' => b"\\t",
-                b'\r' => b"\\r",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                0..=0x1f => b"",
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[from..j]);
-            if escape.is_empty() {
+            None => match bytes[i..].iter().position(|&b| escape(b).is_some()) {
+                Some(k) => i + k,
+                None => break,
+            },
+        };
+        out.extend_from_slice(&bytes[from..at]);
+        let b = bytes[at];
+        match escape(b) {
+            Some(named) if !named.is_empty() => out.extend_from_slice(named),
+            _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.extend_from_slice(b"\\u00");
                 out.push(HEX[usize::from(b >> 4)]);
                 out.push(HEX[usize::from(b & 15)]);
-            } else {
-                out.extend_from_slice(escape);
             }
-            from = j + 1;
         }
-        i = end;
+        from = at + 1;
+        i = at + 1;
     }
     out.extend_from_slice(&bytes[from..]);
     out.push(b'"');
 }
 
-/// Whether one of the eight bytes of `word` may be a control character, `"` or `\`: never false
-/// when one is (a borrow may make it true when none is, which only costs a closer look).
-fn may_need_escape(word: u64) -> bool {
+/// How `b` is written inside a JSON string when it is not written as it is: by name, or `&[]`
+/// for `\u00XX`; `None` for a byte written as it is.
+fn escape(b: u8) -> Option<&'static [u8]> {
+    Some(match b {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\t' => b"\\t",
+        b'\r' => b"\\r",
+        0x08 => b"\\b",
+        0x0c => b"\\f",
+        0..=0x1f => b"",
+        _ => return None,
+    })
+}
+
+/// The bytes of `word` (read little-endian, the first byte lowest) that may need an escape, as
+/// their high bits: a control character, `"` or `\`. A borrow can flag a byte above a flagged
+/// one that needs none, never one below: the lowest flag is exact.
+fn escapes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // A byte below `n` (`n` at most 0x80) sets its high bit in `x - n` while its own is clear.
     let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
     let quote = word ^ (ONES * u64::from(b'"'));
     let backslash = word ^ (ONES * u64::from(b'\\'));
-    (below(word, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
+    below(word, 0x20) | below(quote, 1) | below(backslash, 1)
 }
 
 #[cfg(test)]
