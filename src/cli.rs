@@ -470,6 +470,7 @@ fn run_lint(args: &LintArgs) -> Result<i32, String> {
             eprintln!("note: {n}");
         }
     }
+    phases.mark("prepare");
     // The JSON report of a large tree is tens of megabytes: written as it is made, not held.
     if args.format == Format::Json && !args.statistics && args.output.is_none() {
         write_stdout_with(|out| {
