@@ -30,18 +30,38 @@ pub struct Body<'a> {
     pub matches: Vec<&'a syn::ExprMatch>,
     pub fields: Vec<&'a syn::ExprField>,
     pub indexes: Vec<&'a syn::ExprIndex>,
-    /// Every identifier, field and method name in the body (closures and macro tokens included).
-    pub idents: HashSet<String>,
-    /// Every string literal in the body (macro tokens included).
-    pub strings: Vec<String>,
+    /// What the words are read from, when a check first asks for them.
+    root: Root<'a>,
+    words: std::cell::OnceCell<Words>,
     /// Locals borrowed `&mut` somewhere (`getrandom::fill(&mut key)`): their initializer is not
     /// their value.
     pub mut_borrowed: HashSet<String>,
 }
 
+/// The code a body's index covers.
+#[derive(Default, Clone, Copy)]
+enum Root<'a> {
+    #[default]
+    Nothing,
+    Block(&'a syn::Block),
+    Expr(&'a syn::Expr),
+}
+
+/// Every name and string of a body. Most fns that start a check never ask for them (a legacy
+/// tool that elicits starts MCP108, which reads its calls), and collecting them was most of the
+/// cost of indexing a body: so they are collected on a check's first question.
+#[derive(Default)]
+struct Words {
+    idents: HashSet<String>,
+    strings: Vec<String>,
+}
+
 impl<'a> Body<'a> {
     pub fn scan(sig: &'a syn::Signature, block: &'a syn::Block) -> Body<'a> {
-        let mut b = Body::default();
+        let mut b = Body {
+            root: Root::Block(block),
+            ..Body::default()
+        };
         for input in &sig.inputs {
             if let syn::FnArg::Typed(pt) = input {
                 let head = last_segment(&pt.ty);
@@ -56,6 +76,29 @@ impl<'a> Body<'a> {
         let mut idx = Indexer { b: &mut b };
         idx.visit_block(block);
         b
+    }
+
+    /// Every identifier, field and method name in the body (closures and macro tokens included).
+    pub fn idents(&self) -> &HashSet<String> {
+        &self.words().idents
+    }
+
+    /// Every string literal in the body (macro tokens included).
+    pub fn strings(&self) -> &[String] {
+        &self.words().strings
+    }
+
+    fn words(&self) -> &Words {
+        self.words.get_or_init(|| {
+            let mut w = Words::default();
+            let mut v = WordIndexer { w: &mut w };
+            match self.root {
+                Root::Nothing => {}
+                Root::Block(b) => v.visit_block(b),
+                Root::Expr(e) => v.visit_expr(e),
+            }
+            w
+        })
     }
 
     /// The initializers of a local name (every `let`, `if let`, match arm and assignment).
@@ -409,7 +452,6 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
 
     fn visit_expr_method_call(&mut self, mc: &'a syn::ExprMethodCall) {
         self.b.methods.push(mc);
-        insert_name(&mut self.b.idents, &mc.method);
         // `.and_then(|r| ..)`: the closure's parameters stand for (items of) the receiver.
         for a in &mc.args {
             if let syn::Expr::Closure(cl) = a {
@@ -435,9 +477,6 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
 
     fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
         self.b.fields.push(f);
-        if let syn::Member::Named(n) = &f.member {
-            insert_name(&mut self.b.idents, n);
-        }
         syn::visit::visit_expr_field(self, f);
     }
 
@@ -457,20 +496,34 @@ impl<'a> Visit<'a> for Indexer<'_, 'a> {
         syn::visit::visit_expr_index(self, i);
     }
 
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        self.b.macros.push(m);
+    }
+}
+
+/// Collects a body's [`Words`]: every identifier the walk meets (method and field names are
+/// identifiers too), of a macro its name and its tokens' words. Nested fn items are skipped, as
+/// by [`Indexer`].
+struct WordIndexer<'w> {
+    w: &'w mut Words,
+}
+
+impl<'a> Visit<'a> for WordIndexer<'_> {
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+
     fn visit_ident(&mut self, i: &'a proc_macro2::Ident) {
-        insert_name(&mut self.b.idents, i);
+        insert_name(&mut self.w.idents, i);
     }
 
     fn visit_lit_str(&mut self, s: &'a syn::LitStr) {
-        self.b.strings.push(s.value());
+        self.w.strings.push(s.value());
     }
 
     fn visit_macro(&mut self, m: &'a syn::Macro) {
-        self.b.macros.push(m);
         if let Some(last) = m.path.segments.last() {
-            insert_name(&mut self.b.idents, &last.ident);
+            insert_name(&mut self.w.idents, &last.ident);
         }
-        token_words(&m.tokens, &mut self.b.idents, &mut self.b.strings);
+        token_words(&m.tokens, &mut self.w.idents, &mut self.w.strings);
     }
 }
 
@@ -680,7 +733,10 @@ pub fn is_none(e: &syn::Expr) -> bool {
 impl<'a> Body<'a> {
     /// The index of a lone expression (a `static` or `const` initializer): no parameters.
     pub fn scan_expr(e: &'a syn::Expr) -> Body<'a> {
-        let mut b = Body::default();
+        let mut b = Body {
+            root: Root::Expr(e),
+            ..Body::default()
+        };
         let mut idx = Indexer { b: &mut b };
         idx.visit_expr(e);
         b
@@ -707,5 +763,33 @@ pub fn json_str(value: &TokenStream) -> Option<(String, Span)> {
     match (it.next(), it.next()) {
         (Some(TokenTree::Literal(l)), None) => lit_str(&l).map(|s| (s, l.span())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_collected_on_the_first_question_and_cover_macros_but_not_nested_fns() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            fn handler(ctx: Ctx) {
+                let caps = ctx.client_capabilities();
+                tracing::info!("asked {}", ctx.request_state);
+                fn nested() { let hidden = "inner"; }
+                let url = "https://example.invalid";
+            }
+        };
+        let b = Body::scan(&f.sig, &f.block);
+        assert!(b.words.get().is_none(), "indexing a body collects no words");
+        let idents = b.idents();
+        for name in ["caps", "client_capabilities", "info", "request_state", "url"] {
+            assert!(idents.contains(name), "{name} in {idents:?}");
+        }
+        assert!(!idents.contains("hidden"), "a nested fn is its own body");
+        assert!(!idents.contains("tracing"), "of a macro path, its name only");
+        assert_eq!(b.strings(), ["asked {}", "https://example.invalid"]);
+        let e: syn::Expr = syn::parse_quote!(Codec::new(KEY));
+        assert!(Body::scan_expr(&e).idents().contains("KEY"));
     }
 }

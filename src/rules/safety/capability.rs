@@ -94,7 +94,7 @@ fn is_cap_word(s: &str) -> bool {
 
 /// Does the body look at `elicitation.url` of the client's capabilities?
 fn checks_url(b: &Body<'_>) -> bool {
-    if b.idents.iter().any(|i| {
+    if b.idents().iter().any(|i| {
         let l = i.to_ascii_lowercase();
         l.contains("url")
             && (l.contains("elicit") || l.contains("capab") || l.starts_with("supports"))
@@ -118,15 +118,18 @@ fn checks_url(b: &Body<'_>) -> bool {
 
 pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let b = &f.body;
-    let reads_request = b
-        .idents
-        .iter()
-        .any(|i| i == "request_state" || i == "input_responses")
-        || b.strings
+    // A closure: the words are collected only for a plain fn, which is a handler when it reads
+    // the request's MRTR fields.
+    let reads_request = || {
+        b.idents()
             .iter()
-            .any(|s| s == "requestState" || s == "inputResponses");
+            .any(|i| i == "request_state" || i == "input_responses")
+            || b.strings()
+                .iter()
+                .any(|s| s == "requestState" || s == "inputResponses")
+    };
     let handler =
-        f.kind == HandlerKind::MrtrRequest || (f.kind == HandlerKind::Plain && reads_request);
+        f.kind == HandlerKind::MrtrRequest || (f.kind == HandlerKind::Plain && reads_request());
     if !handler {
         return;
     }
@@ -135,7 +138,7 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
         return;
     }
     let reads_caps =
-        b.idents.iter().any(|i| is_cap_word(i)) || b.strings.iter().any(|s| is_cap_word(s));
+        b.idents().iter().any(|i| is_cap_word(i)) || b.strings().iter().any(|s| is_cap_word(s));
     if !reads_caps {
         for a in &found {
             let cap = match a.wire {

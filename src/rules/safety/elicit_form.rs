@@ -117,7 +117,7 @@ fn schema_from_type(cx: &mut Cx<'_>, b: &Body<'_>) {
         let builder = name.contains("property")
             || name.starts_with("required_")
             || name.starts_with("optional_");
-        if builder && b.idents.contains("ElicitationSchema") {
+        if builder && b.idents().contains("ElicitationSchema") {
             if let Some(syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
                 ..

@@ -104,7 +104,7 @@ pub(super) fn check(cx: &mut Cx<'_>, f: &FnView<'_>) {
     let b = &f.body;
     // A fn that draws a random key and keeps a literal only as the fallback when the OS random
     // source fails (a placeholder the caller marks unusable) is not hard-coding its key.
-    let draws_random = b.idents.iter().any(|i| {
+    let draws_random = b.idents().iter().any(|i| {
         let w = super::words::words(i);
         w.iter()
             .any(|w| w == "random" || w == "getrandom" || w == "rng")
