@@ -91,7 +91,7 @@ impl Dispatches<'_> {
     fn in_fn(&mut self, is_async: bool, block: &syn::Block, walk: impl FnOnce(&mut Self)) {
         let outer = self.fn_body;
         self.fn_body = if is_async {
-            range_of(block, self.idx)
+            crate::fix::rmcp::text::block_range(block, self.idx)
         } else {
             None
         };
@@ -213,7 +213,8 @@ impl Dispatches<'_> {
             _ => return Err("the arm is not one awaited call".into()),
         };
         let handler = self.text(handler).ok_or("a node without a position")?;
-        let (s, e) = range_of(&*arm.body, self.idx).ok_or("an arm without a position")?;
+        let (s, e) = crate::fix::rmcp::text::expr_range(&arm.body, self.idx)
+            .ok_or("an arm without a position")?;
         let src = self.idx.text();
         let indent = indent_at(src, s);
         let i1 = format!("{indent}    ");

@@ -142,7 +142,7 @@ impl Calls<'_> {
     fn in_fn(&mut self, sig: &syn::Signature, block: &syn::Block, walk: impl FnOnce(&mut Self)) {
         let handler = self.handlers.iter().any(|h| sig.ident == h);
         if handler {
-            if let Some(r) = range_of(block, self.idx) {
+            if let Some(r) = crate::fix::rmcp::text::block_range(block, self.idx) {
                 self.bodies.push(r);
             }
             self.inside += 1;

@@ -4,7 +4,7 @@
 //! `Ok(None)` and the transport errors (`Service`, `ParseError`, ...) have no counterpart: an
 //! accepted answer always has content, and a failed round returns from the handler through `?`.
 
-use super::text::{range_of, uses_of};
+use super::text::{expr_uses_of, range_of};
 use crate::finding::Edit;
 use crate::reading::source::LineIndex;
 
@@ -122,11 +122,11 @@ pub fn rewrite(m: &syn::ExprMatch, src: &str, idx: &LineIndex) -> Result<Vec<Edi
                         continue;
                     }
                     if let Some(b) = binding {
-                        if uses_of(&*arm.body, idx, &b) > 0
+                        if expr_uses_of(&arm.body, idx, &b) > 0
                             || arm
                                 .guard
                                 .as_ref()
-                                .is_some_and(|(_, g)| uses_of(&**g, idx, &b) > 0)
+                                .is_some_and(|(_, g)| expr_uses_of(g, idx, &b) > 0)
                         {
                             return Err(format!("the `Err({b})` arm reads the error"));
                         }
@@ -184,11 +184,11 @@ pub fn rewrite_keeping(
                 }
                 Alt::AnyErr(binding) => {
                     let read = binding.as_ref().is_some_and(|b| {
-                        uses_of(&*arm.body, idx, b) > 0
+                        expr_uses_of(&arm.body, idx, b) > 0
                             || arm
                                 .guard
                                 .as_ref()
-                                .is_some_and(|(_, g)| uses_of(&**g, idx, b) > 0)
+                                .is_some_and(|(_, g)| expr_uses_of(g, idx, b) > 0)
                     });
                     let inspected = binding.as_ref().is_some_and(|b| error_inspected(arm, b));
                     if read && (inspected || !(declined && cancelled)) {

@@ -53,7 +53,7 @@ pub(super) fn rewrite(cx: &Cx, block: &syn::Block, param: &str, handle: &str) ->
         let Some((s, e)) = range_of(*local, cx.idx) else {
             continue;
         };
-        if super::text::uses_of(block, cx.idx, name) != through + 1 {
+        if super::text::block_uses_of(block, cx.idx, name) != through + 1 {
             kept_locals.push(name.clone());
             continue;
         }

@@ -418,7 +418,7 @@ fn is_handler(f: &FnSite) -> bool {
 }
 
 fn body_text<'s>(cx: &Cx<'s>, f: &FnSite) -> &'s str {
-    range_of(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e])
+    super::text::block_range(f.block, cx.idx).map_or("", |(s, e)| &cx.src[s..e])
 }
 
 /// What [`walk_up`] does at a function that names the one below it.

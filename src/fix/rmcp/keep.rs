@@ -131,7 +131,8 @@ pub(super) fn plan_keeping(
                 (Some(Node::Expr(syn::Expr::If(i))), Some(inner)) => match &ask {
                     Ask::Elicit { .. } => accept_edit(cx, &l.pat, inner).map(|e| vec![e]),
                     _ => bound_name(inner).and_then(|n| {
-                        let text = range_of(&i.then_branch, cx.idx).map(|(s, e)| &cx.src[s..e])?;
+                        let text = super::text::block_range(&i.then_branch, cx.idx)
+                            .map(|(s, e)| &cx.src[s..e])?;
                         strip_roots(cx, text, &n, |v| {
                             syn::visit::Visit::visit_block(v, &i.then_branch)
                         })
@@ -374,7 +375,7 @@ fn roots_arms(cx: &Cx, m: &syn::ExprMatch) -> Option<Vec<Edit>> {
                     ("Ok", _) => {
                         let name = bound_name(inner)?;
                         let (_, from) = range_of(&arm.pat, cx.idx)?;
-                        let (_, to) = range_of(&*arm.body, cx.idx)?;
+                        let (_, to) = text::expr_range(&arm.body, cx.idx)?;
                         edits.extend(strip_roots(cx, cx.src.get(from..to)?, &name, |v| {
                             if let Some((_, g)) = &arm.guard {
                                 syn::visit::Visit::visit_expr(v, g);
@@ -417,7 +418,7 @@ fn roots_chain<'a>(cx: &Cx, found: &locate::Site<'a>, aw: &'a syn::Expr) -> Opti
                     return None;
                 };
                 let name = bound_name(param)?;
-                let (s, e) = range_of(&*c.body, cx.idx)?;
+                let (s, e) = text::expr_range(&c.body, cx.idx)?;
                 return strip_roots(cx, cx.src.get(s..e)?, &name, |v| {
                     syn::visit::Visit::visit_expr(v, &c.body)
                 });
@@ -452,7 +453,7 @@ fn error_read(cx: &Cx, found: &locate::Site, aw: &syn::Expr) -> bool {
                     match (text::path_end(&ts.path).as_str(), &ts.elems[0]) {
                         ("Ok", _) | ("Err", syn::Pat::Wild(_)) => true,
                         ("Err", syn::Pat::Ident(pi)) => {
-                            text::uses_of(&*arm.body, cx.idx, &pi.ident.to_string()) == 0
+                            text::expr_uses_of(&arm.body, cx.idx, &pi.ident.to_string()) == 0
                         }
                         _ => false,
                     }

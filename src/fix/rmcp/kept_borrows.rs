@@ -13,7 +13,7 @@
 
 use syn::visit::Visit;
 
-use crate::fix::rmcp::text::uses_of;
+use crate::fix::rmcp::text::{expr_uses_of, stmt_uses_of};
 use crate::reading::source::LineIndex;
 
 /// Methods whose result borrows from their receiver or argument.
@@ -185,7 +185,9 @@ fn read_at_or_after_an_ask(idx: &LineIndex, stmts: &[syn::Stmt], name: &str) -> 
     let Some(first) = stmts.iter().position(|s| asks(idx, s)) else {
         return false;
     };
-    stmts[first..].iter().any(|s| uses_of(s, idx, name) > 0)
+    stmts[first..]
+        .iter()
+        .any(|s| stmt_uses_of(s, idx, name) > 0)
 }
 
 /// Whether the statement holds an ask: an `.await` of an expression that names `mrtr`.
@@ -193,7 +195,7 @@ fn asks(idx: &LineIndex, s: &syn::Stmt) -> bool {
     struct Ask<'i, 'a>(&'i LineIndex<'a>, bool);
     impl<'ast> Visit<'ast> for Ask<'_, '_> {
         fn visit_expr_await(&mut self, a: &'ast syn::ExprAwait) {
-            if uses_of(&a.base, self.0, "mrtr") > 0 {
+            if expr_uses_of(&a.base, self.0, "mrtr") > 0 {
                 self.1 = true;
             }
             syn::visit::visit_expr_await(self, a);

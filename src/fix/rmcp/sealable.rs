@@ -17,7 +17,7 @@ pub(super) fn unsealable_kept(
     site: &FnSite,
     first_ask: usize,
 ) -> Option<(String, String)> {
-    let (_, body_end) = text::range_of(site.block, cx.idx)?;
+    let (_, body_end) = text::block_range(site.block, cx.idx)?;
     for stmt in &site.block.stmts {
         let syn::Stmt::Local(local) = stmt else {
             continue;

@@ -62,6 +62,12 @@ pub fn stmt_range(stmt: &syn::Stmt, idx: &LineIndex) -> Option<(usize, usize)> {
     }
 }
 
+/// [`range_of`] a block, from its braces: printing it copied the whole body, once per fn a pass
+/// looked into.
+pub fn block_range(b: &syn::Block, idx: &LineIndex) -> Option<(usize, usize)> {
+    span_range(b.brace_token.span.open(), b.brace_token.span.close(), idx)
+}
+
 /// [`range_of`] a `use` item, from its own first token and its `;` (a long import list was
 /// printed to find them).
 pub fn use_range(u: &syn::ItemUse, idx: &LineIndex) -> Option<(usize, usize)> {
@@ -173,6 +179,9 @@ fn first_token(e: &syn::Expr, top: bool) -> Option<Span> {
         Expr::If(i) if top && i.attrs.is_empty() => Some(i.if_token.span),
         Expr::Return(r) if top && r.attrs.is_empty() => Some(r.return_token.span),
         Expr::Reference(r) if top && r.attrs.is_empty() => Some(r.and_token.span),
+        Expr::Block(b) if top && b.attrs.is_empty() && b.label.is_none() => {
+            Some(b.block.brace_token.span.join())
+        }
         _ => None,
     }
 }
@@ -199,6 +208,7 @@ fn last_token(e: &syn::Expr) -> Option<Span> {
         Expr::Paren(p) => Some(p.paren_token.span.join()),
         Expr::Macro(m) => Some(m.mac.delimiter.span().join()),
         Expr::Match(m) => Some(m.brace_token.span.join()),
+        Expr::Block(b) => Some(b.block.brace_token.span.join()),
         _ => None,
     }
 }
@@ -253,6 +263,16 @@ pub fn uses_of(node: &impl ToTokens, idx: &LineIndex, name: &str) -> usize {
 /// [`uses_of`] an expression, its ends found without printing it (see [`expr_range`]).
 pub fn expr_uses_of(e: &syn::Expr, idx: &LineIndex, name: &str) -> usize {
     expr_range(e, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+}
+
+/// [`uses_of`] a block (see [`block_range`]).
+pub fn block_uses_of(b: &syn::Block, idx: &LineIndex, name: &str) -> usize {
+    block_range(b, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+}
+
+/// [`uses_of`] a statement (see [`stmt_range`]).
+pub fn stmt_uses_of(stmt: &syn::Stmt, idx: &LineIndex, name: &str) -> usize {
+    stmt_range(stmt, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
 }
 
 /// How many times `text` uses `name` (see [`uses_of`]): the count [`scan`] gives, without

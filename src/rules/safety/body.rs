@@ -783,11 +783,20 @@ mod tests {
         let b = Body::scan(&f.sig, &f.block);
         assert!(b.words.get().is_none(), "indexing a body collects no words");
         let idents = b.idents();
-        for name in ["caps", "client_capabilities", "info", "request_state", "url"] {
+        for name in [
+            "caps",
+            "client_capabilities",
+            "info",
+            "request_state",
+            "url",
+        ] {
             assert!(idents.contains(name), "{name} in {idents:?}");
         }
         assert!(!idents.contains("hidden"), "a nested fn is its own body");
-        assert!(!idents.contains("tracing"), "of a macro path, its name only");
+        assert!(
+            !idents.contains("tracing"),
+            "of a macro path, its name only"
+        );
         assert_eq!(b.strings(), ["asked {}", "https://example.invalid"]);
         let e: syn::Expr = syn::parse_quote!(Codec::new(KEY));
         assert!(Body::scan_expr(&e).idents().contains("KEY"));
