@@ -610,6 +610,67 @@ mod tests {
         assert_eq!(uses.fresh_name("fresh", &[]), "fresh");
     }
 
+    /// The ranges read off a node's own first and last tokens against the range of its printed
+    /// tokens, for every block, statement, expression and parameter of the crate's own sources.
+    #[test]
+    fn ranges_from_a_nodes_ends_match_its_printed_range() {
+        struct Check<'i, 'a> {
+            idx: &'i LineIndex<'a>,
+            seen: [usize; 4],
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Check<'_, '_> {
+            fn visit_block(&mut self, b: &'ast syn::Block) {
+                assert_eq!(block_range(b, self.idx), range_of(b, self.idx));
+                self.seen[0] += 1;
+                syn::visit::visit_block(self, b);
+            }
+            fn visit_stmt(&mut self, s: &'ast syn::Stmt) {
+                assert_eq!(stmt_range(s, self.idx), range_of(s, self.idx));
+                self.seen[1] += 1;
+                syn::visit::visit_stmt(self, s);
+            }
+            fn visit_expr(&mut self, e: &'ast syn::Expr) {
+                let at = range_of(e, self.idx);
+                assert_eq!(
+                    expr_range(e, self.idx),
+                    at,
+                    "{:?}",
+                    at.map(|(s, e)| &self.idx.text()[s..e])
+                );
+                self.seen[2] += 1;
+                syn::visit::visit_expr(self, e);
+            }
+            fn visit_pat_type(&mut self, p: &'ast syn::PatType) {
+                assert_eq!(param_range(p, self.idx), range_of(p, self.idx));
+                self.seen[3] += 1;
+                syn::visit::visit_pat_type(self, p);
+            }
+        }
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+        let mut seen = [0; 4];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let file = syn::parse_file(&text).unwrap();
+                    let idx = LineIndex::new(&text);
+                    let mut check = Check {
+                        idx: &idx,
+                        seen: [0; 4],
+                    };
+                    syn::visit::Visit::visit_file(&mut check, &file);
+                    for (total, n) in seen.iter_mut().zip(check.seen) {
+                        *total += n;
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 1000), "{seen:?}");
+    }
+
     /// The count that lexes only around a name's places against lexing every token, for every
     /// word of the crate's own sources and of shapes that change how text lexes.
     #[test]
