@@ -610,6 +610,24 @@ mod tests {
         assert_eq!(uses.fresh_name("fresh", &[]), "fresh");
     }
 
+    /// The text of every Rust source of this crate: real code of every shape, for the tests
+    /// that compare a fast path with the slow one.
+    fn own_sources() -> Vec<String> {
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+        let mut texts = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    texts.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        texts
+    }
+
     /// The ranges read off a node's own first and last tokens against the range of its printed
     /// tokens, for every block, statement, expression and parameter of the crate's own sources.
     #[test]
@@ -646,26 +664,17 @@ mod tests {
                 syn::visit::visit_pat_type(self, p);
             }
         }
-        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
         let mut seen = [0; 4];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    let file = syn::parse_file(&text).unwrap();
-                    let idx = LineIndex::new(&text);
-                    let mut check = Check {
-                        idx: &idx,
-                        seen: [0; 4],
-                    };
-                    syn::visit::Visit::visit_file(&mut check, &file);
-                    for (total, n) in seen.iter_mut().zip(check.seen) {
-                        *total += n;
-                    }
-                }
+        for text in own_sources() {
+            let file = syn::parse_file(&text).unwrap();
+            let idx = LineIndex::new(&text);
+            let mut check = Check {
+                idx: &idx,
+                seen: [0; 4],
+            };
+            syn::visit::Visit::visit_file(&mut check, &file);
+            for (total, n) in seen.iter_mut().zip(check.seen) {
+                *total += n;
             }
         }
         assert!(seen.iter().all(|&n| n > 1000), "{seen:?}");
@@ -686,17 +695,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    texts.push(std::fs::read_to_string(path).unwrap());
-                }
-            }
-        }
+        texts.extend(own_sources());
         for text in &texts {
             // Every token lexed once: each name's count, and the literals that may name one.
             let mut idents: std::collections::HashMap<&str, usize> = Default::default();
