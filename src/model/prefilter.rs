@@ -318,7 +318,9 @@ struct UpgradeTriggers {
     scanner: Option<AhoCorasick>,
     /// The names that rmcp 3.x no longer has (`Content`, `CallToolRequestParam`, ...), for a
     /// package already on 3.x: there they must stand as whole identifiers, since most are the
-    /// start of a 3.x name (`Content` of `ContentBlock`).
+    /// start of a 3.x name (`Content` of `ContentBlock`). Longest first: an old name may start
+    /// another (`CreateElicitationRequest` of `..RequestParam`), and the shorter one found there
+    /// would not stand alone.
     old_names: Option<AhoCorasick>,
     /// The same names as the skeleton looks for them (`UpgradeKeys::Whole`).
     old_keys: Option<UpgradeKeys>,
@@ -364,7 +366,14 @@ impl UpgradeTriggers {
             } else {
                 scanner(&names)
             },
-            old_names: if old.is_empty() { None } else { scanner(&old) },
+            old_names: if old.is_empty() {
+                None
+            } else {
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&old)
+                    .ok()
+            },
             old_keys: (!old.is_empty()).then(|| {
                 let (plain, marked): (Vec<&'static str>, Vec<&'static str>) = old
                     .iter()
@@ -387,8 +396,16 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        old.find_iter(bytes)
-            .any(|m| crate::reading::lexer::stands_alone(bytes, m.start(), m.end()))
+        // A match that does not stand alone may hide another that starts inside it: the search
+        // goes on from its next byte, not from its end.
+        let mut at = 0;
+        while let Some(m) = old.find(aho_corasick::Input::new(bytes).span(at..bytes.len())) {
+            if crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
+                return true;
+            }
+            at = m.start() + 1;
+        }
+        false
     }
 
     /// Whether an upgrade name in `bytes` can find something in `package`: one that uses rmcp
@@ -584,6 +601,9 @@ mod tests {
             "no manifest: the file's `use` lines decide"
         );
         assert!(!filter.admits(current_block, Some(&new_rmcp)));
+        // An old name that starts another old one (`CreateElicitationRequest`) does not hide it.
+        let longer = b"fn t(p: CreateElicitationRequestParam) {}";
+        assert!(filter.admits(longer, Some(&new_rmcp)));
         // Another rule's trigger admits the file whatever its rmcp.
         let legacy =
             b"async fn t(p: Peer<RoleServer>) { p.list_roots().await; let _ = Tool::default(); }";
