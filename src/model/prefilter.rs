@@ -318,9 +318,7 @@ struct UpgradeTriggers {
     scanner: Option<AhoCorasick>,
     /// The names that rmcp 3.x no longer has (`Content`, `CallToolRequestParam`, ...), for a
     /// package already on 3.x: there they must stand as whole identifiers, since most are the
-    /// start of a 3.x name (`Content` of `ContentBlock`). Longest first: an old name may start
-    /// another (`CreateElicitationRequest` of `..RequestParam`), and the shorter one found there
-    /// would not stand alone.
+    /// start of a 3.x name (`Content` of `ContentBlock`); see `lexer::standing_alone`.
     old_names: Option<AhoCorasick>,
     /// The same names as the skeleton looks for them (`UpgradeKeys::Whole`).
     old_keys: Option<UpgradeKeys>,
@@ -369,10 +367,7 @@ impl UpgradeTriggers {
             old_names: if old.is_empty() {
                 None
             } else {
-                AhoCorasickBuilder::new()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&old)
-                    .ok()
+                crate::reading::lexer::whole_names_automaton(&old)
             },
             old_keys: (!old.is_empty()).then(|| {
                 let (plain, marked): (Vec<&'static str>, Vec<&'static str>) = old
@@ -383,7 +378,7 @@ impl UpgradeTriggers {
                     marked: if marked.is_empty() {
                         None
                     } else {
-                        scanner(&marked)
+                        crate::reading::lexer::whole_names_automaton(&marked)
                     },
                 }
             }),
@@ -396,16 +391,9 @@ impl UpgradeTriggers {
         let Some(old) = &self.old_names else {
             return false;
         };
-        // A match that does not stand alone may hide another that starts inside it: the search
-        // goes on from its next byte, not from its end.
-        let mut at = 0;
-        while let Some(m) = old.find(aho_corasick::Input::new(bytes).span(at..bytes.len())) {
-            if crate::reading::lexer::stands_alone(bytes, m.start(), m.end()) {
-                return true;
-            }
-            at = m.start() + 1;
-        }
-        false
+        crate::reading::lexer::standing_alone(old, bytes, 0..bytes.len())
+            .next()
+            .is_some()
     }
 
     /// Whether an upgrade name in `bytes` can find something in `package`: one that uses rmcp

@@ -38,6 +38,37 @@ pub fn stands_alone(bytes: &[u8], start: usize, end: usize) -> bool {
         && (end == start || !edge(end - 1) || !edge(end))
 }
 
+/// An automaton for names that must stand alone ([`standing_alone`]): leftmost-longest, since
+/// where identifier names start at the same byte only the longest can stand alone (the shorter
+/// is followed by the longer one's next byte). It keeps the SIMD search of the leftmost kinds.
+pub fn whole_names_automaton(names: &[&str]) -> Option<aho_corasick::AhoCorasick> {
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(names)
+        .ok()
+}
+
+/// The matches of `names` in `bytes[span]` that stand alone ([`stands_alone`], read against the
+/// whole of `bytes`). A match that does not may hide one that starts inside it
+/// (`CreateElicitationRequest` in `CreateElicitationRequestParam`, when only the longer one
+/// stands alone there and the automaton found the shorter): after it the search goes on from its
+/// next byte, not from its end.
+pub fn standing_alone<'a>(
+    names: &'a aho_corasick::AhoCorasick,
+    bytes: &'a [u8],
+    span: Range<usize>,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let mut at = span.start;
+    std::iter::from_fn(move || loop {
+        let m = names.find(aho_corasick::Input::new(bytes).span(at..span.end))?;
+        if stands_alone(bytes, m.start(), m.end()) {
+            at = m.end();
+            return Some((m.start(), m.end()));
+        }
+        at = m.start() + 1;
+    })
+}
+
 /// Whether `at` lies in prose: a `//` comment (doc comments included) or a string literal
 /// (plain, byte, C or raw) that opens on `at`'s line, lexed from the line's start by [`Lexer`].
 /// A block comment, or a string that began on an earlier line, is not seen; for a byte scan that
@@ -470,6 +501,39 @@ mod tests {
         }
         assert!(ident_runs(b"").next().is_none());
         assert!(ident_runs(b" :: ").next().is_none());
+    }
+
+    #[test]
+    fn names_standing_alone_are_found_past_a_match_that_does_not() {
+        let names = [
+            "CreateElicitationRequest",
+            "CreateElicitationRequestParam",
+            "a.raw",
+            ".raw.",
+        ];
+        let ac = whole_names_automaton(&names).unwrap();
+        let found = |text: &str| -> Vec<String> {
+            standing_alone(&ac, text.as_bytes(), 0..text.len())
+                .map(|(s, e)| text[s..e].to_string())
+                .collect()
+        };
+        // The longer name where both start; neither within a longer identifier.
+        assert_eq!(
+            found("p: CreateElicitationRequestParam, q: CreateElicitationRequestParams"),
+            ["CreateElicitationRequestParam"]
+        );
+        assert_eq!(
+            found("CreateElicitationRequest::new()"),
+            ["CreateElicitationRequest"]
+        );
+        // `a.raw` inside `ba.raw` does not stand alone; `.raw.`, which starts inside it, does.
+        assert_eq!(found("ba.raw.x"), [".raw."]);
+        // Only within the span, read against the whole text.
+        let text = "xCreateElicitationRequest CreateElicitationRequest";
+        let (s, e) = standing_alone(&ac, text.as_bytes(), 1..text.len())
+            .next()
+            .unwrap();
+        assert_eq!((s, e), (26, text.len()));
     }
 
     fn lex(text: &str) -> Vec<String> {

@@ -57,7 +57,7 @@ pub enum UpgradeKeys {
     /// Standing alone (a package on rmcp 3.x, where most old names start a current one:
     /// `Content` of `ContentBlock`): a plain name as one of the body's identifiers, looked up
     /// per identifier the skeleton's lexer listed; a name with punctuation in it (`.raw.`)
-    /// through `marked`, its match standing alone.
+    /// through `marked` (`lexer::whole_names_automaton`), its match standing alone.
     Whole {
         names: std::sync::Arc<WholeNames>,
         marked: Option<AhoCorasick>,
@@ -263,12 +263,15 @@ fn keep_upgrade_names(
             let b = &bodies[i];
             let from = b.open + 1;
             let to = (b.close + ac.max_pattern_len()).min(bytes.len());
-            for m in ac.find_iter(&bytes[from..to]) {
-                let (start, end) = (from + m.start(), from + m.end());
-                if start >= b.close {
-                    break;
+            let inside = |&start: &usize| start < b.close;
+            if whole {
+                let found = crate::reading::lexer::standing_alone(ac, bytes, from..to);
+                for start in found.map(|(start, _)| start).take_while(inside) {
+                    keep_around(bodies, kept, start, &mut |_| {});
                 }
-                if !whole || crate::reading::lexer::stands_alone(bytes, start, end) {
+            } else {
+                let found = ac.find_iter(&bytes[from..to]).map(|m| from + m.start());
+                for start in found.take_while(inside) {
                     keep_around(bodies, kept, start, &mut |_| {});
                 }
             }
@@ -523,7 +526,7 @@ fn h() { \"Content\" } // Content\n";
         let anywhere = UpgradeKeys::Anywhere(scanner(&names));
         let whole = UpgradeKeys::Whole {
             names: std::sync::Arc::new(WholeNames::new(&names[1..])),
-            marked: Some(scanner(&names[..1])),
+            marked: crate::reading::lexer::whole_names_automaton(&names[..1]),
         };
         for (upgrade, is_whole) in [(anywhere, false), (whole, true)] {
             let keys = BodyKeys {
