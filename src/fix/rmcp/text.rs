@@ -257,22 +257,27 @@ pub fn starts_line(src: &str, at: usize) -> bool {
 /// after a `.`), or inside a string literal as an inline format argument (`"{name}"`,
 /// `"{name:?}"`). Comments are not uses.
 pub fn uses_of(node: &impl ToTokens, idx: &LineIndex, name: &str) -> usize {
-    range_of(node, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+    uses_in(range_of(node, idx), idx, name)
 }
 
 /// [`uses_of`] an expression, its ends found without printing it (see [`expr_range`]).
 pub fn expr_uses_of(e: &syn::Expr, idx: &LineIndex, name: &str) -> usize {
-    expr_range(e, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+    uses_in(expr_range(e, idx), idx, name)
 }
 
 /// [`uses_of`] a block (see [`block_range`]).
 pub fn block_uses_of(b: &syn::Block, idx: &LineIndex, name: &str) -> usize {
-    block_range(b, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+    uses_in(block_range(b, idx), idx, name)
 }
 
 /// [`uses_of`] a statement (see [`stmt_range`]).
 pub fn stmt_uses_of(stmt: &syn::Stmt, idx: &LineIndex, name: &str) -> usize {
-    stmt_range(stmt, idx).map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
+    uses_in(stmt_range(stmt, idx), idx, name)
+}
+
+/// [`count_in`] the text of a node's range (none: no uses).
+fn uses_in(range: Option<(usize, usize)>, idx: &LineIndex, name: &str) -> usize {
+    range.map_or(0, |(s, e)| count_in(&idx.text()[s..e], name))
 }
 
 /// How many times `text` uses `name` (see [`uses_of`]): the count [`scan`] gives, without

@@ -30,8 +30,9 @@ pub struct Body<'a> {
     pub matches: Vec<&'a syn::ExprMatch>,
     pub fields: Vec<&'a syn::ExprField>,
     pub indexes: Vec<&'a syn::ExprIndex>,
-    /// What the words are read from, when a check first asks for them.
-    root: Root<'a>,
+    /// What the words are read from, when a check first asks for them (set by both
+    /// constructors).
+    root: Option<Root<'a>>,
     words: std::cell::OnceCell<Words>,
     /// Locals borrowed `&mut` somewhere (`getrandom::fill(&mut key)`): their initializer is not
     /// their value.
@@ -39,17 +40,16 @@ pub struct Body<'a> {
 }
 
 /// The code a body's index covers.
-#[derive(Default, Clone, Copy)]
+#[derive(Clone, Copy)]
 enum Root<'a> {
-    #[default]
-    Nothing,
     Block(&'a syn::Block),
     Expr(&'a syn::Expr),
 }
 
 /// Every name and string of a body. Most fns that start a check never ask for them (a legacy
-/// tool that elicits starts MCP108, which reads its calls), and collecting them was most of the
-/// cost of indexing a body: so they are collected on a check's first question.
+/// tool that elicits starts MCP108, which reads its calls), and collecting them was about half
+/// the cost of indexing a body (`perf` on the bench's all-parse tree): so they are collected on
+/// a check's first question.
 #[derive(Default)]
 struct Words {
     idents: HashSet<String>,
@@ -59,7 +59,7 @@ struct Words {
 impl<'a> Body<'a> {
     pub fn scan(sig: &'a syn::Signature, block: &'a syn::Block) -> Body<'a> {
         let mut b = Body {
-            root: Root::Block(block),
+            root: Some(Root::Block(block)),
             ..Body::default()
         };
         for input in &sig.inputs {
@@ -93,9 +93,9 @@ impl<'a> Body<'a> {
             let mut w = Words::default();
             let mut v = WordIndexer { w: &mut w };
             match self.root {
-                Root::Nothing => {}
-                Root::Block(b) => v.visit_block(b),
-                Root::Expr(e) => v.visit_expr(e),
+                Some(Root::Block(b)) => v.visit_block(b),
+                Some(Root::Expr(e)) => v.visit_expr(e),
+                None => {}
             }
             w
         })
@@ -734,7 +734,7 @@ impl<'a> Body<'a> {
     /// The index of a lone expression (a `static` or `const` initializer): no parameters.
     pub fn scan_expr(e: &'a syn::Expr) -> Body<'a> {
         let mut b = Body {
-            root: Root::Expr(e),
+            root: Some(Root::Expr(e)),
             ..Body::default()
         };
         let mut idx = Indexer { b: &mut b };
